@@ -1,0 +1,1 @@
+"""Config loading, config -> backend, run folders and their records."""

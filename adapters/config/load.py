@@ -1,0 +1,132 @@
+"""Read hardware_configs/*.yaml: plain YAML, a pydantic envelope, the backend's own Options."""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from substrates.backends.base import Backend, BackendOptions, Tier
+from substrates.backends.errors import UnknownBackendError
+from substrates.backends.registry import get_backend_class
+
+from .errors import ConfigError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class HardwareConfig(BaseModel):
+    """The envelope every config file has; `options` is validated by the backend."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    substrate: str
+    backend: str
+    options: dict[str, Any] = {}
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class ResolvedConfig:
+    """A config file whose backend exists and whose options are valid."""
+
+    path: Path
+    config: HardwareConfig
+    backend_class: type[Backend]
+    options: BackendOptions
+
+    @property
+    def tier(self) -> Tier:
+        return self.backend_class.resolved_tier(self.options)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The config as resolved: every option, defaults included."""
+        return {
+            "path": str(self.path),
+            "substrate": self.config.substrate,
+            "backend": self.config.backend,
+            "tier": self.tier,
+            "options": self.options.model_dump(mode="json"),
+        }
+
+
+def shipped_configs() -> dict[str, Path]:
+    """Configs that ship with the package, by stem ('aer_statevector', ...)."""
+    folder = files("substrates.hardware_configs")
+    return {
+        Path(item.name).stem: Path(str(item))
+        for item in folder.iterdir()
+        if item.name.endswith(".yaml")
+    }
+
+
+def config_path(name_or_path: str | Path) -> Path:
+    """A file path as given, or the shipped config of that name (with or without .yaml)."""
+    path = Path(name_or_path)
+    if path.is_file():
+        return path
+    shipped = shipped_configs()
+    if path.stem in shipped and path.parent == Path():
+        return shipped[path.stem]
+    raise ConfigError(
+        path, None, f"no such file, nor a shipped config; shipped: {', '.join(sorted(shipped))}"
+    )
+
+
+def load_config(name_or_path: str | Path) -> ResolvedConfig:
+    """Parse and validate a config; every failure is a ConfigError naming file and field."""
+    path = config_path(name_or_path)
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        problem = getattr(err, "problem", None) or str(err)
+        raise ConfigError(path, None, f"not valid YAML{where}: {problem}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(path, None, "expected a mapping with 'substrate', 'backend', 'options'")
+    config = _validated(path, HardwareConfig, raw, prefix="")
+    try:
+        backend_class = get_backend_class(config.backend)
+    except UnknownBackendError as err:
+        raise ConfigError(path, "backend", str(err)) from None
+    if backend_class.substrate != config.substrate:
+        raise ConfigError(
+            path,
+            "substrate",
+            f"{config.backend!r} is a {backend_class.substrate!r} backend, "
+            f"not {config.substrate!r}",
+        )
+    options = _validated(path, backend_class.Options, config.options, prefix="options.")
+    return ResolvedConfig(path, config, backend_class, options)
+
+
+def _validated(path: Path, model: type[M], data: Any, prefix: str) -> M:
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        location = ".".join(str(p) for p in first["loc"])
+        field = f"{prefix}{location}" if location else prefix.rstrip(".") or None
+        raise ConfigError(path, field, _explain(model, first)) from None
+
+
+def _explain(model: type[BaseModel], error: Any) -> str:
+    """pydantic's message, plus the allowed fields or values where it helps."""
+    kind, loc = error["type"], error["loc"]
+    if kind == "extra_forbidden":
+        allowed = ", ".join(model.model_fields)
+        return f"unknown field; allowed: {allowed}"
+    message = error["msg"]
+    if loc and loc[0] in model.model_fields and kind not in {"literal_error"}:
+        annotation = model.model_fields[loc[0]].annotation
+        choices = [a for a in typing.get_args(annotation) if a is not type(None)]
+        literals = [v for a in choices for v in typing.get_args(a)] if choices else []
+        if literals and all(isinstance(v, str) for v in literals):
+            message += f"; allowed: {', '.join(map(repr, literals))}"
+    return message.removeprefix("Value error, ")

@@ -1,0 +1,24 @@
+"""Backends: one interface per substrate, many implementations, found by registry name."""
+
+from .base import Backend, BackendOptions, Capabilities, Tier
+from .errors import (
+    BackendUnavailableError,
+    CapabilityError,
+    SubstratesError,
+    UnknownBackendError,
+)
+from .registry import create_backend, get_backend_class, list_backends
+
+__all__ = [
+    "Backend",
+    "BackendOptions",
+    "BackendUnavailableError",
+    "Capabilities",
+    "CapabilityError",
+    "SubstratesError",
+    "Tier",
+    "UnknownBackendError",
+    "create_backend",
+    "get_backend_class",
+    "list_backends",
+]

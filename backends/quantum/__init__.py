@@ -1,0 +1,1 @@
+"""Quantum backends: Qiskit circuits on Aer, PennyLane devices and IBM Quantum."""

@@ -1,0 +1,161 @@
+"""The quantum interface: Qiskit circuits in; counts, exact probabilities, expectation values out.
+
+Bitstrings follow Qiskit: classical bit 0 is the rightmost character, all registers
+joined without spaces.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from ..base import Backend, Capabilities
+from ..errors import CapabilityError
+
+if TYPE_CHECKING:
+    from qiskit import QuantumCircuit
+    from qiskit.quantum_info import SparsePauliOp
+
+JobJournal = Callable[[str, Mapping[str, Any]], None]
+"""Called with (job id, metadata) right after a job is submitted, before waiting on it."""
+
+
+@dataclass(frozen=True)
+class QuantumCapabilities(Capabilities):
+    """Limits of a quantum backend.
+
+    max_qubits: widest circuit it runs (None: known only once a device is chosen).
+    exact: whether exact probabilities and exact expectation values are available.
+    max_shots: most shots per circuit (None: unlimited).
+    """
+
+    max_qubits: int | None
+    exact: bool
+    max_shots: int | None = None
+
+
+@dataclass(frozen=True)
+class SampleResult:
+    """Measured outcomes of one circuit: bitstring -> count, summing to `shots`."""
+
+    counts: dict[str, int]
+    shots: int
+    job_id: str | None = None
+
+    def probabilities(self) -> dict[str, float]:
+        """Relative frequencies."""
+        return {k: v / self.shots for k, v in self.counts.items()}
+
+
+class QuantumBackend(Backend):
+    """A resource that runs Qiskit circuits (Qiskit's backend/primitive split: this is the backend)."""
+
+    substrate: ClassVar[str] = "quantum"
+    extra: ClassVar[str] = "quantum"
+
+    @property
+    @abstractmethod
+    def capabilities(self) -> QuantumCapabilities: ...
+
+    def validate(
+        self,
+        circuits: Sequence[QuantumCircuit],
+        *,
+        shots: int | None = None,
+        exact: bool = False,
+    ) -> None:
+        """Raise CapabilityError if this request exceeds the backend; spends no compute."""
+        caps = self.capabilities
+        if not circuits:
+            raise CapabilityError("no circuits given")
+        for circuit in circuits:
+            if caps.max_qubits is not None and circuit.num_qubits > caps.max_qubits:
+                raise CapabilityError(
+                    f"circuit {circuit.name!r} has {circuit.num_qubits} qubits; "
+                    f"{self.name} allows at most {caps.max_qubits} with these options"
+                )
+        if shots is not None:
+            if shots < 1:
+                raise CapabilityError(f"shots must be at least 1, got {shots}")
+            if caps.max_shots is not None and shots > caps.max_shots:
+                raise CapabilityError(f"{self.name} allows at most {caps.max_shots} shots")
+        if exact and not caps.exact:
+            raise CapabilityError(
+                f"{self.name} with these options gives no exact results; sample with shots instead"
+            )
+
+    def sample(
+        self,
+        circuits: Sequence[QuantumCircuit],
+        *,
+        shots: int,
+        seed: int | None = None,
+        journal: JobJournal | None = None,
+    ) -> list[SampleResult]:
+        """Measure each circuit `shots` times; `seed` fixes the simulator's randomness."""
+        circuits = list(circuits)
+        self.validate(circuits, shots=shots)
+        return self._sample(circuits, shots, seed, journal)
+
+    def probabilities(self, circuits: Sequence[QuantumCircuit]) -> list[dict[str, float]]:
+        """Exact outcome distribution of each circuit's measurements (exact backends only)."""
+        circuits = list(circuits)
+        self.validate(circuits, exact=True)
+        return self._probabilities(circuits)
+
+    def estimate(
+        self,
+        circuits: Sequence[QuantumCircuit],
+        observables: Sequence[SparsePauliOp | str],
+        *,
+        precision: float = 0.0,
+        seed: int | None = None,
+    ) -> np.ndarray:
+        """Expectation value of observables[i] in the state circuits[i] prepares.
+
+        Observables are Pauli sums (Qiskit labels: qubit 0 rightmost). precision=0 asks
+        for exact values (exact backends only); otherwise the target standard error.
+        """
+        circuits = list(circuits)
+        if len(observables) != len(circuits):
+            raise CapabilityError(
+                f"{len(circuits)} circuits but {len(observables)} observables; pair them one to one"
+            )
+        if precision < 0:
+            raise CapabilityError(f"precision must be >= 0, got {precision}")
+        self.validate(circuits, exact=precision == 0)
+        from qiskit.quantum_info import SparsePauliOp
+
+        paulis = [SparsePauliOp(o) if isinstance(o, str) else o for o in observables]
+        for circuit, pauli in zip(circuits, paulis, strict=True):
+            if pauli.num_qubits != circuit.num_qubits:
+                raise CapabilityError(
+                    f"observable acts on {pauli.num_qubits} qubits, circuit {circuit.name!r} "
+                    f"has {circuit.num_qubits}"
+                )
+        return self._estimate(circuits, paulis, precision, seed)
+
+    @abstractmethod
+    def _sample(
+        self,
+        circuits: list[QuantumCircuit],
+        shots: int,
+        seed: int | None,
+        journal: JobJournal | None,
+    ) -> list[SampleResult]: ...
+
+    @abstractmethod
+    def _estimate(
+        self,
+        circuits: list[QuantumCircuit],
+        observables: list[SparsePauliOp],
+        precision: float,
+        seed: int | None,
+    ) -> np.ndarray: ...
+
+    def _probabilities(self, circuits: list[QuantumCircuit]) -> list[dict[str, float]]:
+        raise CapabilityError(f"{self.name} gives no exact probabilities")

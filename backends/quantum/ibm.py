@@ -1,0 +1,190 @@
+"""IBM Quantum through qiskit-ibm-runtime: ISA transpilation, SamplerV2/EstimatorV2, jobs by id."""
+
+from __future__ import annotations
+
+import os
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
+
+import numpy as np
+from pydantic import Field, model_validator
+
+from ..base import BackendOptions, Unavailability
+from ..errors import SubstratesError
+from .base import JobJournal, QuantumBackend, QuantumCapabilities, SampleResult
+
+if TYPE_CHECKING:
+    from qiskit import QuantumCircuit
+    from qiskit.providers import BackendV2
+    from qiskit.quantum_info import SparsePauliOp
+
+_SAVED_ACCOUNT = Path.home() / ".qiskit" / "qiskit-ibm.json"
+_FAILED = {"CANCELLED", "ERROR"}
+
+
+class RuntimeOptions(BackendOptions):
+    """Options shared by `quantum.ibm` and `quantum.ibm_fake`.
+
+    optimization_level: preset pass manager level used to make ISA circuits.
+    execution: one job, a batch of independent jobs, or a session holding the device.
+    max_execution_time_s: cap on QPU seconds per job (None: the service default).
+    """
+
+    optimization_level: int = Field(2, ge=0, le=3)
+    execution: Literal["job", "batch", "session"] = "batch"
+    max_execution_time_s: int | None = Field(None, gt=0)
+
+
+class IBMOptions(RuntimeOptions):
+    """Options of `quantum.ibm`: name a device, or ask for the least busy one.
+
+    channel and instance select the account (None: the saved default); the token is
+    never an option: it comes from QISKIT_IBM_TOKEN or the saved account.
+    """
+
+    device: str | None = None
+    least_busy: bool = False
+    channel: Literal["ibm_quantum_platform", "ibm_cloud"] | None = None
+    instance: str | None = None
+
+    @model_validator(mode="after")
+    def _one_device_choice(self) -> Self:
+        if (self.device is None) == (not self.least_busy):
+            raise ValueError("set exactly one of 'device: <name>' and 'least_busy: true'")
+        return self
+
+
+class IBMBackend(QuantumBackend):
+    """Real IBM Quantum devices. Job ids go to the journal before any wait."""
+
+    name: ClassVar[str] = "quantum.ibm"
+    tier: ClassVar = "hardware"
+    Options: ClassVar[type[RuntimeOptions]] = IBMOptions
+    requires: ClassVar = ("qiskit", "qiskit_ibm_runtime")
+
+    options: Any
+
+    def __init__(self, options: BackendOptions | dict[str, Any] | None = None) -> None:
+        super().__init__(options)
+        self._device: BackendV2 | None = None
+
+    @classmethod
+    def unavailability(cls, options: BackendOptions) -> Unavailability | None:
+        problem = super().unavailability(options)
+        if problem is None and not (os.environ.get("QISKIT_IBM_TOKEN") or _SAVED_ACCOUNT.is_file()):
+            return Unavailability(
+                "no-credentials",
+                "no IBM Quantum credentials: set QISKIT_IBM_TOKEN or run "
+                "QiskitRuntimeService.save_account(token=..., set_as_default=True)",
+            )
+        return problem
+
+    # -- the parts the fake backend replaces ------------------------------------------
+    @cached_property
+    def _service(self) -> Any:
+        from qiskit_ibm_runtime import QiskitRuntimeService
+
+        return QiskitRuntimeService(channel=self.options.channel, instance=self.options.instance)
+
+    def _find_device(self, min_qubits: int) -> BackendV2:
+        if self.options.device is not None:
+            return self._service.backend(self.options.device)
+        return self._service.least_busy(
+            operational=True, simulator=False, min_num_qubits=min_qubits
+        )
+
+    def _primitive_options(self, seed: int | None) -> dict[str, Any]:
+        if self.options.max_execution_time_s is None:
+            return {}
+        return {"max_execution_time": self.options.max_execution_time_s}
+
+    def _retain(self, job: Any) -> None:
+        """Nothing to do: IBM keeps every job's result on its servers."""
+
+    def _result(self, job_id: str) -> Any:
+        job = self._service.job(job_id)
+        status = str(job.status())
+        if status in _FAILED:
+            raise SubstratesError(f"IBM job {job_id} ended {status}: {job.error_message()}")
+        return job.result()
+
+    # -- shared code path -------------------------------------------------------------
+    @property
+    def capabilities(self) -> QuantumCapabilities:
+        width = self._device.num_qubits if self._device is not None else None
+        return QuantumCapabilities(max_qubits=width, exact=False)
+
+    def device_for(self, circuits: list[QuantumCircuit]) -> BackendV2:
+        """Resolve (once) the device these circuits run on; widths are checked first."""
+        if self._device is None:
+            self._device = self._find_device(max(c.num_qubits for c in circuits))
+        self.validate(circuits)
+        return self._device
+
+    def _isa(self, circuits: list[QuantumCircuit], seed: int | None) -> list[QuantumCircuit]:
+        from qiskit.transpiler import generate_preset_pass_manager
+
+        manager = generate_preset_pass_manager(
+            optimization_level=self.options.optimization_level,
+            backend=self.device_for(circuits),
+            seed_transpiler=seed,
+        )
+        return list(manager.run(circuits))
+
+    def _submit(self, primitive: type, pubs: list[Any], seed: int | None, **run: Any) -> Any:
+        """Run a primitive on the resolved device in the configured execution mode."""
+        from qiskit_ibm_runtime import Batch, Session
+
+        device = self._device
+        options = self._primitive_options(seed)
+        if self.options.execution == "job":
+            return primitive(mode=device, options=options).run(pubs, **run)
+        mode_class = Batch if self.options.execution == "batch" else Session
+        with mode_class(backend=device) as mode:
+            return primitive(mode=mode, options=options).run(pubs, **run)
+
+    def _sample(
+        self,
+        circuits: list[QuantumCircuit],
+        shots: int,
+        seed: int | None,
+        journal: JobJournal | None,
+    ) -> list[SampleResult]:
+        from qiskit_ibm_runtime import SamplerV2
+
+        job = self._submit(SamplerV2, self._isa(circuits, seed), seed, shots=shots)
+        self._record(job, journal, "sampler", len(circuits), shots=shots)
+        self._retain(job)
+        return self.collect(job.job_id())
+
+    def collect(self, job_id: str) -> list[SampleResult]:
+        """Counts of a sampler job submitted earlier, fetched by id (waits until it ends)."""
+        return [
+            SampleResult(pub.join_data().get_counts(), pub.join_data().num_shots, job_id)
+            for pub in self._result(job_id)
+        ]
+
+    def _estimate(
+        self,
+        circuits: list[QuantumCircuit],
+        observables: list[SparsePauliOp],
+        precision: float,
+        seed: int | None,
+    ) -> np.ndarray:
+        from qiskit_ibm_runtime import EstimatorV2
+
+        bodies = [c.remove_final_measurements(inplace=False) for c in circuits]
+        isa = self._isa(bodies, seed)
+        pubs = [(c, o.apply_layout(c.layout)) for c, o in zip(isa, observables, strict=True)]
+        job = self._submit(EstimatorV2, pubs, seed, precision=precision)
+        self._retain(job)
+        return np.array([float(pub.data.evs) for pub in self._result(job.job_id())])
+
+    def _record(
+        self, job: Any, journal: JobJournal | None, kind: str, count: int, **extra: Any
+    ) -> None:
+        if journal is not None:
+            device = self._device.name if self._device is not None else None
+            journal(job.job_id(), {"primitive": kind, "device": device, "circuits": count, **extra})
+

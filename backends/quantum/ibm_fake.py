@@ -1,0 +1,50 @@
+"""The `quantum.ibm` code path on a real device's snapshot, in runtime local mode.
+
+Transpilation to the device's ISA, the SamplerV2/EstimatorV2 calls, execution modes and
+job journaling are IBMBackend's own; only the service differs: fake devices run locally
+and finished jobs are kept in a local store so they can be collected by id.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ..base import BackendOptions, Unavailability
+from . import local_jobs
+from .base import QuantumBackend
+from .device_snapshots import SnapshotName, load_snapshot
+from .ibm import IBMBackend, RuntimeOptions
+
+if TYPE_CHECKING:
+    from qiskit.providers import BackendV2
+
+
+class IBMFakeOptions(RuntimeOptions):
+    """Options of `quantum.ibm_fake`. device: a snapshot name such as 'fake_brisbane'."""
+
+    device: SnapshotName = "fake_brisbane"
+
+
+class IBMFakeBackend(IBMBackend):
+    """IBM's fake backends (real calibration snapshots, simulated with their noise)."""
+
+    name: ClassVar[str] = "quantum.ibm_fake"
+    tier: ClassVar = "simulator"
+    Options: ClassVar[type[RuntimeOptions]] = IBMFakeOptions
+
+    @classmethod
+    def unavailability(cls, options: BackendOptions) -> Unavailability | None:
+        # Only packages matter: a snapshot runs locally and needs no IBM credentials.
+        return QuantumBackend.unavailability.__func__(cls, options)
+
+    def _find_device(self, min_qubits: int) -> BackendV2:
+        return load_snapshot(self.options.device)
+
+    def _primitive_options(self, seed: int | None) -> dict[str, Any]:
+        return {} if seed is None else {"simulator": {"seed_simulator": seed}}
+
+    def _retain(self, job: Any) -> None:
+        local_jobs.keep(job)
+
+    def _result(self, job_id: str) -> Any:
+        return local_jobs.load(job_id)

@@ -1,0 +1,50 @@
+"""A job store for runtime local mode, so fake-device jobs can be collected by id later.
+
+IBM keeps a job's result on its servers; local mode keeps it only in the process that ran
+it. This store plays the server's part: results are written with the runtime's own JSON
+encoder under `$SUBSTRATES_LOCAL_JOBS` (default `~/.cache/substrates/local-jobs`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import SubstratesError
+
+if TYPE_CHECKING:
+    from qiskit.primitives import PrimitiveResult
+
+
+def store_dir() -> Path:
+    """Folder holding finished local jobs."""
+    default = Path.home() / ".cache" / "substrates" / "local-jobs"
+    return Path(os.environ.get("SUBSTRATES_LOCAL_JOBS", default))
+
+
+def keep(job: Any) -> None:
+    """Wait for a local job and store its result under its id (atomically)."""
+    from qiskit_ibm_runtime.json import RuntimeEncoder
+
+    text = json.dumps(job.result(), cls=RuntimeEncoder)
+    folder = store_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", dir=folder, suffix=".part", delete=False) as handle:
+        handle.write(text)
+    os.replace(handle.name, folder / f"{job.job_id()}.json")
+
+
+def load(job_id: str) -> PrimitiveResult:
+    """The stored result of local job `job_id`."""
+    from qiskit_ibm_runtime.json import RuntimeDecoder
+
+    path = store_dir() / f"{job_id}.json"
+    if not path.is_file():
+        raise SubstratesError(
+            f"local job {job_id} has no stored result in {path.parent}: it was lost with the "
+            "process that ran it; run again"
+        )
+    return json.loads(path.read_text(), cls=RuntimeDecoder)

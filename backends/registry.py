@@ -1,0 +1,89 @@
+"""Registry names -> backend classes, through the `substrates.backends` entry points.
+
+Loading a class imports only our own thin module; heavy libraries are imported by the
+backend when it first computes.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import asdict, dataclass
+from functools import cache
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any
+
+from .base import Backend, Tier
+from .errors import BackendUnavailableError, UnknownBackendError
+
+GROUP = "substrates.backends"
+
+
+@cache
+def _entry_points() -> dict[str, EntryPoint]:
+    return {ep.name: ep for ep in entry_points(group=GROUP)}
+
+
+def refresh() -> None:
+    """Forget the cached entry points (after installing a plugin in this process)."""
+    _entry_points.cache_clear()
+
+
+def names(substrate: str | None = None) -> list[str]:
+    """Every registered backend name, sorted; optionally only one substrate's."""
+    found = sorted(_entry_points())
+    return [n for n in found if substrate is None or n.split(".", 1)[0] == substrate]
+
+
+def get_backend_class(name: str) -> type[Backend]:
+    """The class registered under `name`; unknown names suggest the closest match."""
+    points = _entry_points()
+    if name not in points:
+        close = difflib.get_close_matches(name, points, n=1, cutoff=0.5)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise UnknownBackendError(
+            f"unknown backend {name!r}{hint} Known: {', '.join(sorted(points))}"
+        )
+    cls = points[name].load()
+    if getattr(cls, "name", None) != name:
+        raise UnknownBackendError(f"entry point {name!r} loads {cls!r}, whose name differs")
+    return cls
+
+
+def create_backend(name: str, options: dict[str, Any] | None = None) -> Backend:
+    """Build the backend `name` with `options`; raises BackendUnavailableError if it can't run."""
+    return get_backend_class(name)(options)
+
+
+@dataclass(frozen=True)
+class BackendStatus:
+    """One row of `substrates backends`."""
+
+    name: str
+    substrate: str
+    tier: Tier
+    usable: bool
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def status(name: str) -> BackendStatus:
+    """Whether `name` can run here with its default options, and if not, why."""
+    cls = get_backend_class(name)
+    try:
+        problem = cls.unavailability(cls.Options.model_construct())
+    except BackendUnavailableError as err:
+        problem = err
+    return BackendStatus(
+        name=name,
+        substrate=cls.substrate,
+        tier=cls.tier,
+        usable=problem is None,
+        reason="usable" if problem is None else problem.reason,
+    )
+
+
+def list_backends(substrate: str | None = None) -> list[BackendStatus]:
+    """Every registered backend with its status."""
+    return [status(n) for n in names(substrate)]

@@ -1,0 +1,1 @@
+"""Data containers, Arrow schemas, readers/writers of real file formats, synthetic generators."""

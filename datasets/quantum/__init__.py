@@ -1,0 +1,1 @@
+"""Quantum data: circuit files, counts tables, circuit generators."""

@@ -1,0 +1,1 @@
+"""The shipped hardware configs (*.yaml), one backend each; package data."""

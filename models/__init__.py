@@ -1,0 +1,1 @@
+"""Methods, written against the backend interfaces only."""

@@ -1,0 +1,46 @@
+"""The `substrates` command: list backends, check configs, run methods, collect jobs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from . import backends_cmd, check_cmd, jobs_cmd, run_cmd
+
+_COMMANDS = (backends_cmd, check_cmd, run_cmd, jobs_cmd)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="substrates",
+        description=(
+            "Run methods written once against an abstract backend on a simulator, a GPU or "
+            "real hardware. A YAML file in hardware_configs/ picks the backend; "
+            "'substrates check FILE' shows what it selects."
+        ),
+        epilog="Exit codes: 0 success, 2 bad input or a backend that cannot run here.",
+    )
+    from substrates import __version__
+
+    parser.add_argument("--version", action="version", version=f"substrates {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in _COMMANDS:
+        command.add_parser(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    from substrates.backends.errors import SubstratesError
+    from substrates.datasets.quantum.circuit_files import CircuitFileError
+
+    try:
+        return args.handler(args)
+    except (SubstratesError, CircuitFileError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

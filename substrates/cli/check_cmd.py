@@ -1,0 +1,43 @@
+"""`substrates check FILE`: validate a hardware config and show what it selects."""
+
+from __future__ import annotations
+
+import argparse
+
+_UNSET = {"max_qubits": "set by the device chosen at run time", "max_shots": "no limit"}
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "check",
+        help="validate a hardware config and show what it selects",
+        description=(
+            "Validate a hardware config (a path, or the name of a shipped config such as "
+            "aer_statevector) without computing anything: YAML syntax, backend name, "
+            "options, GPU presence, credentials, and with --circuit the circuit's width."
+        ),
+    )
+    parser.add_argument("config", help="config file, or a shipped config's name")
+    parser.add_argument("--circuit", help="also check that this QASM/QPY file fits the backend")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from substrates.adapters.config import backend_from_config, load_config
+
+    resolved = load_config(args.config)
+    backend = backend_from_config(resolved)
+    print(f"{resolved.path}: OK")
+    print(f"  {'substrate':<20} {resolved.config.substrate}")
+    print(f"  {'backend':<20} {backend.name} ({resolved.tier} tier)")
+    for key, value in resolved.options.model_dump(mode="json").items():
+        print(f"  {key:<20} {value}")
+    for key, value in vars(backend.capabilities).items():
+        print(f"  {key:<20} {_UNSET.get(key, 'none') if value is None else value}")
+    if args.circuit:
+        from substrates.datasets.quantum.circuit_files import load_circuits
+
+        circuits = load_circuits(args.circuit)
+        backend.validate(circuits)
+        print(f"  {'circuits':<20} {len(circuits)} in {args.circuit} fit")
+    return 0
