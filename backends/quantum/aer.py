@@ -148,7 +148,9 @@ class AerBackend(QuantumBackend):
     ) -> np.ndarray:
         from qiskit_aer.primitives import EstimatorV2
 
-        prepared = self._prepare([c.remove_final_measurements(inplace=False) for c in circuits], seed)
+        prepared = self._prepare(
+            [c.remove_final_measurements(inplace=False) for c in circuits], seed
+        )
         pubs = [
             (c, o.apply_layout(c.layout) if c.layout is not None else o)
             for c, o in zip(prepared, observables, strict=True)

@@ -55,7 +55,9 @@ class AerGpuBackend(AerBackend):
 
         out = subprocess.run(
             ["nvidia-smi", "--query-gpu=memory.total", "--format=csv,noheader,nounits"],
-            capture_output=True, text=True, check=True,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout
         return min(int(line) for line in out.split()) * 1024**2
 

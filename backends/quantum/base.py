@@ -52,7 +52,7 @@ class SampleResult:
 
 
 class QuantumBackend(Backend):
-    """A resource that runs Qiskit circuits (Qiskit's backend/primitive split: this is the backend)."""
+    """Runs Qiskit circuits: the backend half of Qiskit's backend/primitive split."""
 
     substrate: ClassVar[str] = "quantum"
     extra: ClassVar[str] = "quantum"

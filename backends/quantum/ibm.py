@@ -187,4 +187,3 @@ class IBMBackend(QuantumBackend):
         if journal is not None:
             device = self._device.name if self._device is not None else None
             journal(job.job_id(), {"primitive": kind, "device": device, "circuits": count, **extra})
-

@@ -37,7 +37,8 @@ def split_measurements(circuit: QuantumCircuit) -> MeasuredCircuit:
     stripped = circuit.remove_final_measurements(inplace=False)
     if any(i.operation.name == "measure" for i in stripped.data) or not pairs:
         raise CapabilityError(
-            f"circuit {circuit.name!r} needs final measurements only (none mid-circuit, at least one)"
+            f"circuit {circuit.name!r} needs final measurements only "
+            "(none mid-circuit, at least one)"
         )
     clbits = tuple(sorted(pairs))
     return MeasuredCircuit(
@@ -63,4 +64,6 @@ def distribution_to_bitstrings(
         for position, clbit in enumerate(clbits):
             keys |= ((index >> position) & 1) << clbit
     width = f"0{num_clbits}b"
-    return {format(int(k), width): float(probabilities[i]) for k, i in zip(keys, index, strict=True)}
+    return {
+        format(int(k), width): float(probabilities[i]) for k, i in zip(keys, index, strict=True)
+    }

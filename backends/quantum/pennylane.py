@@ -74,7 +74,9 @@ class PennyLaneBackend(QuantumBackend):
     @property
     def capabilities(self) -> QuantumCapabilities:
         memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-        copies = 2 if self.options.device == "default.qubit" else 1  # default.qubit copies the state
+        copies = (
+            2 if self.options.device == "default.qubit" else 1
+        )  # default.qubit copies the state
         return QuantumCapabilities(max_qubits=int(math.log2(memory / (16 * copies))), exact=True)
 
     def _run(self, tapes: list[tuple[Any, int]], seed: int | None) -> list[Any]:

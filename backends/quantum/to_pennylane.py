@@ -38,21 +38,38 @@ def _table() -> dict[str, Callable[..., Operator]]:
 
 
 _SUPPORTED = frozenset(
-    ["x", "y", "z", "h", "s", "sdg", "t", "tdg", "sx", "sxdg", "rx", "ry", "rz", "p", "u"]
-    + ["cx", "cy", "cz", "ch", "swap", "iswap", "ecr", "crx", "cry", "crz", "cp"]
-    + ["rxx", "ryy", "rzz", "ccx", "ccz", "cswap", "mcx"]
+    {"x", "y", "z", "h", "s", "sdg", "t", "tdg", "sx", "sxdg", "rx", "ry", "rz", "p", "u"}
+    | {"cx", "cy", "cz", "ch", "swap", "iswap", "ecr", "crx", "cry", "crz", "cp"}
+    | {"rxx", "ryy", "rzz", "ccx", "ccz", "cswap", "mcx"}
 )
+"""Gate names converted directly; any X with controls (cx_o0, ccx_o1, mcx, ...) is too."""
+
+
+def _is_controlled_x(op: Any) -> bool:
+    base = getattr(op, "base_gate", None)
+    return base is not None and base.name == "x"
+
+
+def _unknown(circuit: QuantumCircuit) -> set[str]:
+    return {
+        i.operation.name
+        for i in circuit.data
+        if i.operation.name not in _SUPPORTED | _IGNORED | {"measure"}
+        and not _is_controlled_x(i.operation)
+    }
+
+
+_MAX_DECOMPOSITIONS = 10
 
 
 def _decomposed(circuit: QuantumCircuit) -> QuantumCircuit:
-    names = set(circuit.count_ops()) - _IGNORED - {"measure"}
-    if names <= _SUPPORTED:
-        return circuit
-    from qiskit import transpile
-
-    return transpile(
-        circuit, basis_gates=sorted(_SUPPORTED | {"measure"}), optimization_level=0
-    )
+    """Expand gates outside the table by their Qiskit definitions until none is left."""
+    for _ in range(_MAX_DECOMPOSITIONS):
+        unknown = _unknown(circuit)
+        if not unknown:
+            return circuit
+        circuit = circuit.decompose(gates_to_decompose=sorted(unknown))
+    return circuit  # what is still unknown is reported gate by gate by the caller
 
 
 def to_pennylane_ops(circuit: QuantumCircuit) -> list[Operator]:
@@ -69,9 +86,9 @@ def to_pennylane_ops(circuit: QuantumCircuit) -> list[Operator]:
             continue
         wires = [circuit.find_bit(q).index for q in instruction.qubits]
         params: list[Any] = [float(p) for p in op.params]
-        if op.name == "mcx":
+        if _is_controlled_x(op):
             state = op.ctrl_state
-            values = [bool((state >> i) & 1) for i in range(len(wires) - 1)]
+            values = [bool((state >> i) & 1) for i in range(op.num_ctrl_qubits)]
             ops.append(qml.MultiControlledX(wires=wires, control_values=values))
         elif op.name in table:
             ops.append(table[op.name](*params, wires=wires))

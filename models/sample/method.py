@@ -25,7 +25,9 @@ def sample(
 ) -> pa.Table:
     """Counts of each circuit, plus exact probabilities where `exact` and the backend allow."""
     results = backend.sample(circuits, shots=shots, seed=seed, journal=journal)
-    probabilities = backend.probabilities(circuits) if exact and backend.capabilities.exact else None
+    probabilities = (
+        backend.probabilities(circuits) if exact and backend.capabilities.exact else None
+    )
     return tabulate([c.name for c in circuits], results, shots, probabilities)
 
 

@@ -35,9 +35,14 @@ def handle(args: argparse.Namespace) -> int:
     for key, value in vars(backend.capabilities).items():
         print(f"  {key:<20} {_UNSET.get(key, 'none') if value is None else value}")
     if args.circuit:
+        from substrates.adapters.config import ConfigError
+        from substrates.backends.errors import CapabilityError
         from substrates.datasets.quantum.circuit_files import load_circuits
 
         circuits = load_circuits(args.circuit)
-        backend.validate(circuits)
+        try:
+            backend.validate(circuits)
+        except CapabilityError as err:
+            raise ConfigError(resolved.path, "backend", f"{args.circuit}: {err}") from None
         print(f"  {'circuits':<20} {len(circuits)} in {args.circuit} fit")
     return 0

@@ -6,7 +6,12 @@ from typing import ClassVar
 
 import pytest
 
-from substrates.adapters.config import ConfigError, backend_from_config, load_config, shipped_configs
+from substrates.adapters.config import (
+    ConfigError,
+    backend_from_config,
+    load_config,
+    shipped_configs,
+)
 from substrates.backends.quantum.aer_gpu import AerGpuBackend
 from substrates.backends.quantum.base import QuantumBackend
 

@@ -1,0 +1,104 @@
+"""Our Qiskit -> PennyLane conversion, gate by gate, against qiskit.quantum_info."""
+
+from __future__ import annotations
+
+import numpy as np
+import pennylane as qml
+import pytest
+from qiskit import QuantumCircuit
+from qiskit.circuit.library import MCXGate, QFTGate
+from qiskit.quantum_info import Statevector
+
+from substrates.backends.errors import CapabilityError
+from substrates.backends.quantum.to_pennylane import _SUPPORTED, to_pennylane_ops
+
+ANGLES = (0.3, -1.1, 2.4)
+
+
+def _prepared(n: int) -> QuantumCircuit:
+    """A generic entangled state, so each gate acts on non-trivial amplitudes."""
+    circuit = QuantumCircuit(n)
+    rng = np.random.default_rng(1)
+    for q in range(n):
+        circuit.u(*rng.uniform(0, np.pi, 3), q)
+    for q in range(n - 1):
+        circuit.cx(q, q + 1)
+    return circuit
+
+
+def _pennylane_state(circuit: QuantumCircuit) -> np.ndarray:
+    n = circuit.num_qubits
+    ops = to_pennylane_ops(circuit)  # built outside the QNode, so queued once, by apply
+
+    @qml.qnode(qml.device("default.qubit", wires=n))
+    def state():
+        for op in ops:
+            qml.apply(op)
+        return qml.state()
+
+    # PennyLane's wire 0 is the most significant bit; Qiskit's qubit 0 the least.
+    return np.asarray(state()).reshape([2] * n).transpose(range(n)[::-1]).reshape(-1)
+
+
+def _assert_same_state(circuit: QuantumCircuit) -> None:
+    expected = Statevector(circuit).data
+    got = _pennylane_state(circuit)
+    overlap = abs(np.vdot(expected, got))
+    assert overlap == pytest.approx(1.0, abs=1e-10), circuit.count_ops()
+
+
+GATES = {
+    "x": lambda c: c.x(1), "y": lambda c: c.y(2), "z": lambda c: c.z(0), "h": lambda c: c.h(1),
+    "s": lambda c: c.s(0), "sdg": lambda c: c.sdg(1), "t": lambda c: c.t(2),
+    "tdg": lambda c: c.tdg(0), "sx": lambda c: c.sx(1), "sxdg": lambda c: c.sxdg(2),
+    "rx": lambda c: c.rx(ANGLES[0], 0), "ry": lambda c: c.ry(ANGLES[1], 1),
+    "rz": lambda c: c.rz(ANGLES[2], 2), "p": lambda c: c.p(ANGLES[0], 1),
+    "u": lambda c: c.u(*ANGLES, 2),
+    "cx": lambda c: c.cx(2, 0), "cy": lambda c: c.cy(0, 2), "cz": lambda c: c.cz(1, 2),
+    "ch": lambda c: c.ch(2, 1), "swap": lambda c: c.swap(0, 2), "iswap": lambda c: c.iswap(1, 0),
+    "ecr": lambda c: c.ecr(2, 0), "crx": lambda c: c.crx(ANGLES[0], 1, 0),
+    "cry": lambda c: c.cry(ANGLES[1], 0, 2), "crz": lambda c: c.crz(ANGLES[2], 2, 1),
+    "cp": lambda c: c.cp(ANGLES[0], 0, 1), "rxx": lambda c: c.rxx(ANGLES[0], 0, 2),
+    "ryy": lambda c: c.ryy(ANGLES[1], 1, 2), "rzz": lambda c: c.rzz(ANGLES[2], 2, 0),
+    "ccx": lambda c: c.ccx(2, 0, 1), "ccz": lambda c: c.ccz(0, 1, 2),
+    "cswap": lambda c: c.cswap(1, 2, 0),
+    "mcx": lambda c: c.append(MCXGate(3), [2, 0, 3, 1]),
+}  # fmt: skip
+
+
+def test_every_supported_gate_has_a_case() -> None:
+    assert set(GATES) == set(_SUPPORTED)
+
+
+@pytest.mark.parametrize("name", sorted(GATES))
+def test_gate_matches_qiskit(name: str) -> None:
+    circuit = _prepared(4)
+    GATES[name](circuit)
+    assert name in circuit.count_ops()
+    _assert_same_state(circuit)
+
+
+@pytest.mark.parametrize("controls", [1, 2, 3])
+def test_open_controls_convert_directly(controls: int) -> None:
+    for ctrl_state in range(2**controls):
+        circuit = _prepared(4)
+        circuit.append(MCXGate(controls, ctrl_state=ctrl_state), [3, 1, 0, 2][: controls + 1])
+        assert to_pennylane_ops(circuit)[-1].name == "MultiControlledX"
+        _assert_same_state(circuit)
+
+
+def test_gates_outside_the_table_are_decomposed() -> None:
+    circuit = _prepared(4)
+    circuit.append(QFTGate(3), [0, 2, 3])
+    circuit.r(0.4, 0.9, 1)
+    circuit.rccx(0, 1, 2)
+    _assert_same_state(circuit)
+
+
+def test_unbound_parameters_are_refused() -> None:
+    from qiskit.circuit import Parameter
+
+    circuit = QuantumCircuit(1)
+    circuit.rx(Parameter("theta"), 0)
+    with pytest.raises(CapabilityError, match="unbound parameters"):
+        to_pennylane_ops(circuit)
