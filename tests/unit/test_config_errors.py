@@ -10,6 +10,9 @@ from substrates.cli import main
 from substrates.datasets.quantum.generators import ghz
 
 
+QUANTUM = "substrate: quantum\n"
+
+
 def check(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, *extra: str) -> str:
     config = tmp_path / "config.yaml"
     config.write_text(text)
