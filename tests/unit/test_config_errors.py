@@ -9,7 +9,6 @@ import pytest
 from substrates.cli import main
 from substrates.datasets.quantum.generators import ghz
 
-
 QUANTUM = "substrate: quantum\n"
 
 
