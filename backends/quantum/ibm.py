@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
@@ -88,11 +89,14 @@ class IBMBackend(QuantumBackend):
         return QiskitRuntimeService(channel=self.options.channel, instance=self.options.instance)
 
     def _find_device(self, min_qubits: int) -> BackendV2:
-        if self.options.device is not None:
-            return self._service.backend(self.options.device)
-        return self._service.least_busy(
-            operational=True, simulator=False, min_num_qubits=min_qubits
-        )
+        try:
+            if self.options.device is not None:
+                return self._service.backend(self.options.device)
+            return self._service.least_busy(
+                operational=True, simulator=False, min_num_qubits=min_qubits
+            )
+        except Exception as err:  # the service raises many types; the user needs one line
+            raise SubstratesError(f"IBM Quantum: cannot choose a device: {err}") from err
 
     def _primitive_options(self, seed: int | None) -> dict[str, Any]:
         if self.options.max_execution_time_s is None:
@@ -115,19 +119,20 @@ class IBMBackend(QuantumBackend):
         width = self._device.num_qubits if self._device is not None else None
         return QuantumCapabilities(max_qubits=width, exact=False)
 
-    def device_for(self, circuits: list[QuantumCircuit]) -> BackendV2:
-        """Resolve (once) the device these circuits run on; widths are checked first."""
-        if self._device is None:
+    def validate(
+        self, circuits: Sequence[QuantumCircuit], *, shots: int | None = None, exact: bool = False
+    ) -> None:
+        """Choose the device (once, no hardware time spent), then check the request against it."""
+        if self._device is None and circuits:
             self._device = self._find_device(max(c.num_qubits for c in circuits))
-        self.validate(circuits)
-        return self._device
+        super().validate(circuits, shots=shots, exact=exact)
 
     def _isa(self, circuits: list[QuantumCircuit], seed: int | None) -> list[QuantumCircuit]:
         from qiskit.transpiler import generate_preset_pass_manager
 
         manager = generate_preset_pass_manager(
             optimization_level=self.options.optimization_level,
-            backend=self.device_for(circuits),
+            backend=self._device,
             seed_transpiler=seed,
         )
         return list(manager.run(circuits))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import ClassVar
 
 import pytest
@@ -33,8 +34,11 @@ def build(case: str) -> QuantumBackend:
     """The backend of one case, or pytest.skip with the reason it cannot run here."""
     if case == GPU_ON_CPU:
         return AerGpuCodePathOnCPU(load_config("aer_gpu").options)
+    resolved = load_config(case)
+    if resolved.tier == "hardware" and os.environ.get("SUBSTRATES_TEST_HARDWARE") != "1":
+        pytest.skip(f"{case}: real hardware spends QPU time; set SUBSTRATES_TEST_HARDWARE=1")
     try:
-        backend = backend_from_config(case)
+        backend = backend_from_config(resolved)
     except ConfigError as err:
         pytest.skip(f"{case}: {err.message}")
     assert isinstance(backend, QuantumBackend)

@@ -1,0 +1,109 @@
+"""The IBM path on a fake device: job ids recorded before waiting, collection after a crash,
+and the token never written anywhere."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pyarrow.parquet as pq
+import pytest
+
+from .cli import only_run_folder, substrates
+
+TOKEN = "tok-4f1d-NEVER-WRITE-ME"
+
+CRASH_AFTER_SUBMIT = """
+import os, sys
+from substrates.adapters.runs import sample_run
+sample_run._finish = lambda *a, **k: os._exit(17)  # dies after the job is stored remotely
+from substrates.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _files_under(*roots):
+    for root in roots:
+        for dirpath, _, names in os.walk(root):
+            for name in names:
+                yield os.path.join(dirpath, name)
+
+
+@pytest.mark.slow
+def test_crashed_run_is_collected_without_resubmitting(tmp_path, local_job_store) -> None:
+    env = {**os.environ, "QISKIT_IBM_TOKEN": TOKEN}
+    args = ["run", "sample", "--hardware", "ibm_fake_brisbane", "--seed", "4", "--shots", "3000"]
+    crashed = subprocess.run(
+        [sys.executable, "-c", CRASH_AFTER_SUBMIT, *args],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert crashed.returncode == 17, crashed.stderr
+    folder = only_run_folder(tmp_path / "runs")
+    assert "substrates jobs collect" in crashed.stderr
+    assert not (folder / "results.parquet").exists()
+    record = json.loads((folder / "provenance.json").read_text())
+    assert record["status"] == "running"
+    (job,) = json.loads((folder / "jobs.json").read_text())["jobs"]
+    assert job["device"] == "fake_brisbane" and job["primitive"] == "sampler"
+    stored = sorted(os.listdir(local_job_store))
+    assert stored == [f"{job['job_id']}.json"]
+
+    listed = substrates("jobs", "list", str(folder), cwd=tmp_path, env={"QISKIT_IBM_TOKEN": TOKEN})
+    assert job["job_id"] in listed.stdout and "running" in listed.stdout
+
+    collected = substrates(
+        "jobs", "collect", str(folder), cwd=tmp_path, env={"QISKIT_IBM_TOKEN": TOKEN}
+    )
+    assert "grover3: 101:" in collected.stdout
+    assert sorted(os.listdir(local_job_store)) == stored  # nothing was resubmitted
+    table = pq.read_table(folder / "results.parquet").to_pylist()
+    assert table[0]["bitstring"] == "101" and sum(r["count"] for r in table) == 3000
+    assert all(r["probability"] is None for r in table)
+    record = json.loads((folder / "provenance.json").read_text())
+    assert record["status"] == "complete" and "collected_at" in record
+
+    again = substrates("jobs", "collect", str(folder), cwd=tmp_path)
+    assert "already complete" in again.stdout
+
+    outputs = [crashed.stdout, crashed.stderr, listed.stdout, collected.stdout, collected.stderr]
+    assert not any(TOKEN in text for text in outputs)
+    for path in _files_under(tmp_path, local_job_store):
+        with open(path, "rb") as handle:
+            assert TOKEN.encode() not in handle.read(), path
+
+
+def test_a_job_lost_with_its_local_process_is_reported(tmp_path) -> None:
+    folder = tmp_path / "run"
+    folder.mkdir()
+    record = {
+        "method": "sample",
+        "status": "running",
+        "parameters": {"circuits": ["c"], "shots": 10},
+        "backend": {"backend": "quantum.ibm_fake", "options": {"device": "fake_brisbane"}},
+    }
+    (folder / "provenance.json").write_text(json.dumps(record))
+    (folder / "jobs.json").write_text(json.dumps({"jobs": [{"job_id": "gone-1"}]}))
+    result = substrates("jobs", "collect", str(folder), cwd=tmp_path, check=False)
+    assert result.returncode == 2
+    assert "local job gone-1 has no stored result" in result.stderr
+    assert not (folder / "results.parquet").exists()
+
+
+def test_synchronous_runs_have_nothing_to_collect(tmp_path) -> None:
+    substrates("run", "sample", "--shots", "10", cwd=tmp_path)
+    folder = only_run_folder(tmp_path / "runs")
+    (folder / "results.parquet").unlink()
+    record = json.loads((folder / "provenance.json").read_text())
+    record["status"] = "running"
+    (folder / "provenance.json").write_text(json.dumps(record))
+    result = substrates("jobs", "collect", str(folder), cwd=tmp_path, check=False)
+    assert result.returncode == 2 and "submitted no jobs" in result.stderr
+
+
+def test_check_with_credentials_never_prints_the_token(tmp_path) -> None:
+    result = substrates("check", "ibm_hardware", cwd=tmp_path, env={"QISKIT_IBM_TOKEN": TOKEN})
+    assert "quantum.ibm (hardware tier)" in result.stdout
+    assert "set by the device chosen at run time" in result.stdout
+    assert TOKEN not in result.stdout + result.stderr
