@@ -35,12 +35,12 @@ def build(case: str) -> QuantumBackend:
     if case == GPU_ON_CPU:
         return AerGpuCodePathOnCPU(load_config("aer_gpu").options)
     resolved = load_config(case)
-    if resolved.tier == "hardware" and os.environ.get("SUBSTRATES_TEST_HARDWARE") != "1":
-        pytest.skip(f"{case}: real hardware spends QPU time; set SUBSTRATES_TEST_HARDWARE=1")
     try:
         backend = backend_from_config(resolved)
     except ConfigError as err:
         pytest.skip(f"{case}: {err.message}")
+    if resolved.tier == "hardware" and os.environ.get("SUBSTRATES_TEST_HARDWARE") != "1":
+        pytest.skip(f"{case}: real hardware spends QPU time; set SUBSTRATES_TEST_HARDWARE=1")
     assert isinstance(backend, QuantumBackend)
     return backend
 
