@@ -102,11 +102,17 @@ class AerBackend(QuantumBackend):
                 optimization_level=1, backend=self.simulator, seed_transpiler=seed
             )
             return list(manager.run(circuits))
-        known = self.simulator.target.operation_names
         return [
-            c if set(c.count_ops()) <= known else transpile(c, self.simulator, optimization_level=0)
+            c
+            if c.count_ops().keys() <= self._native_operations
+            else transpile(c, self.simulator, optimization_level=0)
             for c in circuits
         ]
+
+    @cached_property
+    def _native_operations(self) -> frozenset[str]:
+        """Instructions Aer runs as they are (reading `target` rebuilds it: cache once)."""
+        return frozenset(self.simulator.target.operation_names) | {"barrier"}
 
     def _sample(
         self,
