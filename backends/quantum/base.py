@@ -139,6 +139,10 @@ class QuantumBackend(Backend):
                 )
         return self._estimate(circuits, paulis, precision, seed)
 
+    def collect(self, job_id: str) -> list[SampleResult]:
+        """Counts of a job submitted earlier, fetched by id; only job-based backends have jobs."""
+        raise CapabilityError(f"{self.name} runs synchronously; it has no jobs to collect")
+
     @abstractmethod
     def _sample(
         self,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
+from importlib.util import find_spec
 from typing import TYPE_CHECKING, Annotated
 
 from pydantic import AfterValidator
@@ -12,23 +13,25 @@ if TYPE_CHECKING:
 
 
 @cache
-def snapshot_names() -> tuple[str, ...]:
-    """Names of every device snapshot, e.g. 'fake_brisbane' (imports qiskit-ibm-runtime)."""
+def _snapshot_classes() -> dict[str, type[FakeBackendV2]]:
     import warnings
-
-    from qiskit_ibm_runtime.fake_provider import FakeProviderForBackendV2
 
     with warnings.catch_warnings():  # some snapshots warn that their values are not typical
         warnings.simplefilter("ignore", UserWarning)
-        return tuple(sorted(b.name for b in FakeProviderForBackendV2().backends()))
+        from qiskit_ibm_runtime.fake_provider import FakeProviderForBackendV2
+
+        return {b.name: type(b) for b in FakeProviderForBackendV2().backends()}
+
+
+def snapshot_names() -> tuple[str, ...]:
+    """Names of every device snapshot, e.g. 'fake_brisbane' (imports qiskit-ibm-runtime)."""
+    return tuple(sorted(_snapshot_classes()))
 
 
 def _known_snapshot(name: str) -> str:
-    from importlib.util import find_spec
-
     if find_spec("qiskit_ibm_runtime") is None:
         return name  # the backend's availability check names the missing package
-    if name not in snapshot_names():
+    if name not in _snapshot_classes():
         shown = ", ".join(snapshot_names()[:8])
         raise ValueError(f"unknown device snapshot {name!r}; known include {shown}, ...")
     return name
@@ -39,7 +42,5 @@ SnapshotName = Annotated[str, AfterValidator(_known_snapshot)]
 
 
 def load_snapshot(name: str) -> FakeBackendV2:
-    """The fake backend called `name` (a real device's calibration snapshot)."""
-    from qiskit_ibm_runtime.fake_provider import FakeProviderForBackendV2
-
-    return FakeProviderForBackendV2().backend(name)
+    """A fresh fake backend called `name` (a real device's calibration snapshot)."""
+    return _snapshot_classes()[name]()

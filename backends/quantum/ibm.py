@@ -159,7 +159,9 @@ class IBMBackend(QuantumBackend):
         from qiskit_ibm_runtime import SamplerV2
 
         job = self._submit(SamplerV2, self._isa(circuits, seed), seed, shots=shots)
-        self._record(job, journal, "sampler", len(circuits), shots=shots)
+        if journal is not None:
+            info = {"primitive": "sampler", "circuits": len(circuits), "shots": shots}
+            journal(job.job_id(), {"device": job.backend().name, **info})
         self._retain(job)
         return self.collect(job.job_id())
 
@@ -185,10 +187,3 @@ class IBMBackend(QuantumBackend):
         job = self._submit(EstimatorV2, pubs, seed, precision=precision)
         self._retain(job)
         return np.array([float(pub.data.evs) for pub in self._result(job.job_id())])
-
-    def _record(
-        self, job: Any, journal: JobJournal | None, kind: str, count: int, **extra: Any
-    ) -> None:
-        if journal is not None:
-            device = self._device.name if self._device is not None else None
-            journal(job.job_id(), {"primitive": kind, "device": device, "circuits": count, **extra})

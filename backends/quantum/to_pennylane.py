@@ -86,12 +86,12 @@ def to_pennylane_ops(circuit: QuantumCircuit) -> list[Operator]:
             continue
         wires = [circuit.find_bit(q).index for q in instruction.qubits]
         params: list[Any] = [float(p) for p in op.params]
-        if _is_controlled_x(op):
+        if op.name in table:
+            ops.append(table[op.name](*params, wires=wires))
+        elif _is_controlled_x(op):  # mcx, and open-controlled variants such as cx_o0
             state = op.ctrl_state
             values = [bool((state >> i) & 1) for i in range(op.num_ctrl_qubits)]
             ops.append(qml.MultiControlledX(wires=wires, control_values=values))
-        elif op.name in table:
-            ops.append(table[op.name](*params, wires=wires))
         else:
             raise CapabilityError(
                 f"circuit {circuit.name!r}: operation {op.name!r} has no PennyLane equivalent"

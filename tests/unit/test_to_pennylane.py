@@ -83,7 +83,9 @@ def test_open_controls_convert_directly(controls: int) -> None:
     for ctrl_state in range(2**controls):
         circuit = _prepared(4)
         circuit.append(MCXGate(controls, ctrl_state=ctrl_state), [3, 1, 0, 2][: controls + 1])
-        assert to_pennylane_ops(circuit)[-1].name == "MultiControlledX"
+        closed = ctrl_state == 2**controls - 1  # all controls closed: the table's CNOT/Toffoli
+        expected = {"MultiControlledX"} if not closed else {"CNOT", "Toffoli", "MultiControlledX"}
+        assert to_pennylane_ops(circuit)[-1].name in expected
         _assert_same_state(circuit)
 
 
@@ -102,3 +104,11 @@ def test_unbound_parameters_are_refused() -> None:
     circuit.rx(Parameter("theta"), 0)
     with pytest.raises(CapabilityError, match="unbound parameters"):
         to_pennylane_ops(circuit)
+
+
+def test_table_gates_keep_their_native_pennylane_class() -> None:
+    circuit = QuantumCircuit(3)
+    circuit.cx(0, 1)
+    circuit.ccx(0, 1, 2)
+    circuit.append(MCXGate(2), [0, 1, 2])
+    assert [op.name for op in to_pennylane_ops(circuit)] == ["CNOT", "Toffoli", "Toffoli"]

@@ -1,0 +1,68 @@
+"""DESIGN.md's direction of imports: CLI -> adapters -> models -> backends/*/base.py <- impls;
+datasets is used by all and uses none of them."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+LAYERS = ("backends", "models", "datasets", "adapters")
+
+
+def _imports(folder: str) -> list[tuple[Path, str]]:
+    """(file, absolute module name) for every substrates import in a top-level folder."""
+    found = []
+    for path in (REPO / folder).rglob("*.py"):
+        package = ["substrates", *path.relative_to(REPO).parent.parts]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package[: len(package) - node.level + 1]
+                    module = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    module = node.module or ""
+                names = [f"{module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            found += [(path, n) for n in names if n.startswith("substrates.")]
+    return found
+
+
+def _layer(module: str) -> str:
+    return module.split(".")[1]
+
+
+@pytest.mark.parametrize(
+    ("folder", "forbidden"),
+    [
+        ("backends", {"models", "adapters", "cli"}),
+        ("datasets", {"backends", "models", "adapters", "cli"}),
+        ("models", {"adapters", "cli"}),
+        ("adapters", {"cli"}),
+    ],
+)
+def test_no_import_against_the_direction(folder: str, forbidden: set[str]) -> None:
+    bad = [(str(p), m) for p, m in _imports(folder) if _layer(m) in forbidden]
+    assert bad == []
+
+
+def test_models_use_only_backend_interfaces() -> None:
+    allowed_tails = ("base", "errors")
+    bad = []
+    for path, module in _imports("models"):
+        parts = module.split(".")
+        if parts[1] != "backends":
+            continue
+        if not any(tail in parts[2:] for tail in allowed_tails):
+            bad.append((str(path), module))
+    assert bad == []
+
+
+def test_checker_sees_relative_imports() -> None:
+    modules = {m for _, m in _imports("backends")}
+    assert "substrates.backends.quantum.base.QuantumBackend" in modules
