@@ -1,0 +1,84 @@
+"""A run folder: every file is written to a temporary name, then renamed into place."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from substrates.backends.errors import SubstratesError
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+class RunFolder:
+    """The folder one run writes: results.parquet, provenance.json, plots, jobs.json."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+
+    @classmethod
+    def create(cls, root: str | os.PathLike[str], method: str) -> RunFolder:
+        """A new, empty folder `root/<method>-<UTC time>-<random>`."""
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+        path = Path(root) / f"{method}-{stamp}-{secrets.token_hex(2)}"
+        path.mkdir(parents=True)
+        return cls(path)
+
+    @classmethod
+    def existing(cls, path: str | os.PathLike[str]) -> RunFolder:
+        """A folder written by an earlier run; it must hold provenance.json."""
+        folder = cls(path)
+        if not (folder.path / "provenance.json").is_file():
+            raise SubstratesError(f"{folder.path}: not a run folder (no provenance.json)")
+        return folder
+
+    def file(self, name: str) -> Path:
+        return self.path / name
+
+    @contextmanager
+    def _atomic(self, name: str, mode: str) -> Iterator[IO[Any]]:
+        with tempfile.NamedTemporaryFile(
+            mode, dir=self.path, prefix=f".{name}.", suffix=".part", delete=False
+        ) as handle:
+            try:
+                yield handle
+            except BaseException:
+                handle.close()
+                os.unlink(handle.name)
+                raise
+        os.chmod(handle.name, 0o666 & ~_umask())  # temp files are private; results are not
+        os.replace(handle.name, self.path / name)
+
+    def write_json(self, name: str, record: Any) -> None:
+        with self._atomic(name, "w") as handle:
+            json.dump(record, handle, indent=2, sort_keys=False, default=str)
+            handle.write("\n")
+
+    def read_json(self, name: str) -> Any:
+        return json.loads(self.file(name).read_text())
+
+    def write_table(self, name: str, table: pa.Table) -> None:
+        with self._atomic(name, "wb") as handle:
+            pq.write_table(table, handle)
+
+    def read_table(self, name: str) -> pa.Table:
+        return pq.read_table(self.file(name))
+
+    def save_figure(self, name: str, figure: Any) -> None:
+        """Save a matplotlib figure as PNG."""
+        with self._atomic(name, "wb") as handle:
+            figure.savefig(handle, format="png", dpi=120, bbox_inches="tight")

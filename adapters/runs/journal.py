@@ -1,0 +1,36 @@
+"""jobs.json: hardware job ids, written the moment a job is submitted."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .folder import RunFolder
+from .provenance import now
+
+JOBS_FILE = "jobs.json"
+
+
+class JobLog:
+    """A JobJournal that appends each submitted job to the run folder's jobs.json."""
+
+    def __init__(self, folder: RunFolder, echo: Callable[[str], None] | None = None) -> None:
+        self.folder = folder
+        self.echo = echo
+        self.jobs: list[dict[str, Any]] = []
+
+    def __call__(self, job_id: str, info: Mapping[str, Any]) -> None:
+        self.jobs.append({"job_id": job_id, "submitted_at": now(), **info})
+        self.folder.write_json(JOBS_FILE, {"jobs": self.jobs})
+        if self.echo is not None:
+            self.echo(
+                f"submitted job {job_id} to {info.get('device')}; waiting. If interrupted, "
+                f"finish it with: substrates jobs collect {self.folder.path}"
+            )
+
+
+def recorded_jobs(folder: RunFolder) -> list[dict[str, Any]]:
+    """The jobs a run submitted ([] when it ran synchronously)."""
+    if not folder.file(JOBS_FILE).is_file():
+        return []
+    return list(folder.read_json(JOBS_FILE)["jobs"])

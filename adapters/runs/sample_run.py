@@ -1,0 +1,113 @@
+"""`substrates run sample` and `substrates jobs collect` for it."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from substrates.backends.errors import SubstratesError
+from substrates.backends.quantum.base import QuantumBackend
+from substrates.backends.registry import get_backend_class
+from substrates.datasets.quantum.circuit_files import load_circuits, save_qpy
+from substrates.models.sample import sample, tabulate
+
+from ..config.build import backend_from_config
+from ..config.errors import ConfigError
+from ..config.load import load_config
+from .folder import RunFolder
+from .journal import JobLog, recorded_jobs
+from .plots import close_figure, counts_figure
+from .provenance import now, provenance
+
+CIRCUITS_FILE = "circuits.qpy"
+
+
+def quantum_backend(hardware: str | Path) -> tuple[Any, QuantumBackend]:
+    """The resolved config and its backend, which must be a quantum one."""
+    resolved = load_config(hardware)
+    backend = backend_from_config(resolved)
+    if not isinstance(backend, QuantumBackend):
+        raise ConfigError(resolved.path, "substrate", "the sample method needs a quantum backend")
+    return resolved, backend
+
+
+def run_sample(
+    hardware: str | Path,
+    circuit_file: str | Path,
+    *,
+    shots: int,
+    seed: int | None,
+    out: str | Path,
+    exact: bool = True,
+    echo: Callable[[str], None] | None = None,
+) -> RunFolder:
+    """Sample every circuit in `circuit_file` on the configured backend; returns the run folder.
+
+    Nothing is written until the config, the circuits and the request are valid. `echo`
+    receives a line per submitted hardware job, saying how to collect it after a crash.
+    """
+    resolved, backend = quantum_backend(hardware)
+    circuits = load_circuits(circuit_file)
+    backend.validate(circuits, shots=shots)
+    folder = RunFolder.create(out, "sample")
+    parameters = {
+        "circuit_file": str(circuit_file),
+        "circuits": [c.name for c in circuits],
+        "shots": shots,
+        "seed": seed,
+        "exact": exact,
+    }
+    record = provenance("sample", resolved, backend, parameters)
+    folder.write_json("provenance.json", record)
+    save_qpy(folder.file(CIRCUITS_FILE), circuits)
+    start = time.perf_counter()
+    try:
+        table = sample(
+            backend, circuits, shots=shots, seed=seed, exact=exact, journal=JobLog(folder, echo)
+        )
+    except BaseException as err:
+        record.update(status="failed", error=f"{type(err).__name__}: {err}", finished_at=now())
+        folder.write_json("provenance.json", record)
+        raise
+    _finish(folder, record, table, wall_time_s=time.perf_counter() - start)
+    return folder
+
+
+def collect(run_dir: str | Path) -> tuple[RunFolder, bool]:
+    """Finish a run whose jobs were submitted earlier, fetching results by job id.
+
+    Nothing is resubmitted. Returns the folder and whether anything had to be collected.
+    """
+    folder = RunFolder.existing(run_dir)
+    record = folder.read_json("provenance.json")
+    if record["status"] == "complete" and folder.file("results.parquet").is_file():
+        return folder, False
+    jobs = recorded_jobs(folder)
+    if not jobs:
+        raise SubstratesError(
+            f"{folder.path}: this run submitted no jobs that could be collected; run it again"
+        )
+    backend = get_backend_class(record["backend"]["backend"]).from_dict(record["backend"])
+    if record["method"] != "sample" or not isinstance(backend, QuantumBackend):
+        raise SubstratesError(f"{folder.path}: cannot collect a {record['method']!r} run")
+    start = time.perf_counter()
+    results = [result for job in jobs for result in backend.collect(job["job_id"])]
+    parameters = record["parameters"]
+    table = tabulate(parameters["circuits"], results, parameters["shots"])
+    record["collected_at"] = now()
+    _finish(folder, record, table, wall_time_s=time.perf_counter() - start)
+    return folder, True
+
+
+def _finish(folder: RunFolder, record: dict[str, Any], table: pa.Table, wall_time_s: float) -> None:
+    folder.write_table("results.parquet", table)
+    backend = record["backend"]["backend"]
+    figure = counts_figure(table, f"sample on {backend}")
+    folder.save_figure("counts.png", figure)
+    close_figure(figure)
+    record.update(status="complete", finished_at=now(), wall_time_s=round(wall_time_s, 6))
+    folder.write_json("provenance.json", record)
