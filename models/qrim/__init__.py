@@ -1,0 +1,22 @@
+"""QRIM: robust RL whose inner minimization over the uncertainty set is quantum minimum finding."""
+
+from .envs import ENVIRONMENTS, make_env
+from .inner import ExhaustiveMin, InnerMinimizer, InnerResult, QuantumMinimumFinder
+from .mdp import RobustMDP
+from .q_learning import robust_q_learning
+from .solution import RobustSolution
+from .value_iteration import nominal_policy, robust_value_iteration
+
+__all__ = [
+    "ENVIRONMENTS",
+    "ExhaustiveMin",
+    "InnerMinimizer",
+    "InnerResult",
+    "QuantumMinimumFinder",
+    "RobustMDP",
+    "RobustSolution",
+    "make_env",
+    "nominal_policy",
+    "robust_q_learning",
+    "robust_value_iteration",
+]
