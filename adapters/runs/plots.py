@@ -41,3 +41,34 @@ def close_figure(figure: Any) -> None:
     import matplotlib.pyplot as plt
 
     plt.close(figure)
+
+
+def qrim_figure(mdp: Any, robust: Any, nominal: Any, title: str) -> Any:
+    """Left: return of the QRIM and nominal policies under every member of U.
+    Right: oracle queries per inner minimization against |U| for exhaustive search."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    returns_robust = mdp.policy_values(robust.policy)[:, mdp.start]
+    returns_nominal = mdp.policy_values(nominal)[:, mdp.start]
+    members = np.arange(mdp.num_members)
+    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained")
+    width = 0.4
+    left.bar(members - width / 2, returns_robust, width, label="QRIM robust policy")
+    left.bar(members + width / 2, returns_nominal, width, label="nominal policy")
+    left.axhline(returns_robust.min(), color="tab:blue", ls="--", lw=1)
+    left.axhline(returns_nominal.min(), color="tab:orange", ls="--", lw=1)
+    left.set_xlabel("member u of the uncertainty set")
+    left.set_ylabel("expected discounted return")
+    left.legend(fontsize=8)
+    queries = robust.table()["oracle_queries"].to_numpy()
+    right.hist(queries, bins=30, color="tab:green")
+    right.axvline(mdp.num_members, color="k", ls="--", label=f"exhaustive: |U| = {mdp.num_members}")
+    right.set_xlabel("oracle queries per inner minimization")
+    right.set_ylabel("minimizations")
+    right.legend(fontsize=8)
+    figure.suptitle(title, fontsize=11)
+    return figure

@@ -114,6 +114,9 @@ class AerBackend(QuantumBackend):
         """Instructions Aer runs as they are (reading `target` rebuilds it: cache once)."""
         return frozenset(self.simulator.target.operation_names) | {"barrier"}
 
+    def _compiled(self, circuits: list[QuantumCircuit]) -> list[QuantumCircuit]:
+        return self._prepare(circuits, seed=None)
+
     def _sample(
         self,
         circuits: list[QuantumCircuit],

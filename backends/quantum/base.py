@@ -139,6 +139,15 @@ class QuantumBackend(Backend):
                 )
         return self._estimate(circuits, paulis, precision, seed)
 
+    def compiled(self, circuits: Sequence[QuantumCircuit]) -> list[QuantumCircuit]:
+        """The circuits as this backend executes them (mapped to a device where it has one)."""
+        circuits = list(circuits)
+        self.validate(circuits)
+        return self._compiled(circuits)
+
+    def _compiled(self, circuits: list[QuantumCircuit]) -> list[QuantumCircuit]:
+        return circuits
+
     def collect(self, job_id: str) -> list[SampleResult]:
         """Counts of a job submitted earlier, fetched by id; only job-based backends have jobs."""
         raise CapabilityError(f"{self.name} runs synchronously; it has no jobs to collect")

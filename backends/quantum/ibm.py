@@ -137,6 +137,9 @@ class IBMBackend(QuantumBackend):
         )
         return list(manager.run(circuits))
 
+    def _compiled(self, circuits: list[QuantumCircuit]) -> list[QuantumCircuit]:
+        return self._isa(circuits, seed=None)
+
     def _submit(self, primitive: type, pubs: list[Any], seed: int | None, **run: Any) -> Any:
         """Run a primitive on the resolved device in the configured execution mode."""
         from qiskit_ibm_runtime import Batch, Session

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..errors import CapabilityError
 
 if TYPE_CHECKING:
@@ -40,7 +42,7 @@ def _table() -> dict[str, Callable[..., Operator]]:
 _SUPPORTED = frozenset(
     {"x", "y", "z", "h", "s", "sdg", "t", "tdg", "sx", "sxdg", "rx", "ry", "rz", "p", "u"}
     | {"cx", "cy", "cz", "ch", "swap", "iswap", "ecr", "crx", "cry", "crz", "cp"}
-    | {"rxx", "ryy", "rzz", "ccx", "ccz", "cswap", "mcx"}
+    | {"rxx", "ryy", "rzz", "ccx", "ccz", "cswap", "mcx", "diagonal"}
 )
 """Gate names converted directly; any X with controls (cx_o0, ccx_o1, mcx, ...) is too."""
 
@@ -85,8 +87,10 @@ def to_pennylane_ops(circuit: QuantumCircuit) -> list[Operator]:
         if op.name in _IGNORED:
             continue
         wires = [circuit.find_bit(q).index for q in instruction.qubits]
-        params: list[Any] = [float(p) for p in op.params]
-        if op.name in table:
+        params: list[Any] = [] if op.name == "diagonal" else [float(p) for p in op.params]
+        if op.name == "diagonal":  # PennyLane indexes from the first wire, Qiskit from qubit 0
+            ops.append(qml.DiagonalQubitUnitary(np.asarray(op.params), wires=wires[::-1]))
+        elif op.name in table:
             ops.append(table[op.name](*params, wires=wires))
         elif _is_controlled_x(op):  # mcx, and open-controlled variants such as cx_o0
             state = op.ctrl_state

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .qrim_cmd import add_qrim_parser
+
 DEFAULT_HARDWARE = "aer_statevector"
 
 
@@ -40,6 +42,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="skip exact probabilities on backends that can compute them",
     )  # fmt: skip
     sample.set_defaults(handler=handle_sample)
+    add_qrim_parser(methods)
 
 
 def handle_sample(args: argparse.Namespace) -> int:

@@ -6,7 +6,7 @@ import numpy as np
 import pennylane as qml
 import pytest
 from qiskit import QuantumCircuit
-from qiskit.circuit.library import MCXGate, QFTGate
+from qiskit.circuit.library import DiagonalGate, MCXGate, QFTGate
 from qiskit.quantum_info import Statevector
 
 from substrates.backends.errors import CapabilityError
@@ -63,6 +63,7 @@ GATES = {
     "ccx": lambda c: c.ccx(2, 0, 1), "ccz": lambda c: c.ccz(0, 1, 2),
     "cswap": lambda c: c.cswap(1, 2, 0),
     "mcx": lambda c: c.append(MCXGate(3), [2, 0, 3, 1]),
+    "diagonal": lambda c: c.append(DiagonalGate(list(np.exp(1j * np.arange(8) ** 1.5))), [3, 0, 2]),
 }  # fmt: skip
 
 
