@@ -28,7 +28,7 @@ from .provenance import now, provenance
 from .sample_run import quantum_backend
 
 Outer = Literal["value_iteration", "q_learning"]
-OracleChoice = Literal["auto", "gates", "diagonal"]
+OracleChoice = Literal["gates", "diagonal"]
 
 
 def run_qrim(
@@ -51,9 +51,7 @@ def run_qrim(
     except ValueError as err:
         raise SubstratesError(str(err)) from None
     resolved, backend = quantum_backend(hardware)
-    construction = (
-        oracle if oracle != "auto" else ("diagonal" if backend.capabilities.exact else "gates")
-    )
+    construction = oracle
     qrim = QuantumMinimumFinder(backend, construction, repetitions=repetitions, seed=seed)
     try:
         qrim.check_width(uncertainty)

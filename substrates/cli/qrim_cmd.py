@@ -37,10 +37,11 @@ def add_qrim_parser(methods: argparse._SubParsersAction) -> None:
         help="outer loop: robust value iteration, or sampling-based robust Q-learning",
     )  # fmt: skip
     parser.add_argument(
-        "--oracle", choices=["auto", "gates", "diagonal"], default="auto",
-        help="oracle construction: 'gates' (lookup + comparator, what runs on hardware), "
-        "'diagonal' (one diagonal unitary, fast on simulators); auto picks diagonal on exact "
-        "backends and gates on sampling ones",
+        "--oracle", choices=["diagonal", "gates"], default="diagonal",
+        help="oracle construction: 'diagonal' (one diagonal unitary; Qiskit compiles it "
+        "exactly to CX and RZ gates for devices) or 'gates' (a lookup writes each member's "
+        "value rank to a register, a comparator marks those below the threshold: the "
+        "general construction, far deeper; default: diagonal)",
     )  # fmt: skip
     parser.add_argument("--gamma", type=float, default=0.95, help="discount in (0, 1)")
     parser.add_argument(
