@@ -103,6 +103,10 @@ class IBMBackend(QuantumBackend):
             return {}
         return {"max_execution_time": self.options.max_execution_time_s}
 
+    def _executor(self) -> Any:
+        """What primitives run on: the device itself."""
+        return self._device
+
     def _retain(self, job: Any) -> None:
         """Nothing to do: IBM keeps every job's result on its servers."""
 
@@ -144,7 +148,7 @@ class IBMBackend(QuantumBackend):
         """Run a primitive on the resolved device in the configured execution mode."""
         from qiskit_ibm_runtime import Batch, Session
 
-        device = self._device
+        device = self._executor()
         options = self._primitive_options(seed)
         if self.options.execution == "job":
             return primitive(mode=device, options=options).run(pubs, **run)
@@ -164,7 +168,7 @@ class IBMBackend(QuantumBackend):
         job = self._submit(SamplerV2, self._isa(circuits, seed), seed, shots=shots)
         if journal is not None:
             info = {"primitive": "sampler", "circuits": len(circuits), "shots": shots}
-            journal(job.job_id(), {"device": job.backend().name, **info})
+            journal(job.job_id(), {"device": self._device.name, **info})
         self._retain(job)
         return self.collect(job.job_id())
 

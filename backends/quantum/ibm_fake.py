@@ -7,6 +7,7 @@ and finished jobs are kept in a local store so they can be collected by id.
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..base import BackendOptions, Unavailability
@@ -39,6 +40,16 @@ class IBMFakeBackend(IBMBackend):
 
     def _find_device(self, min_qubits: int) -> BackendV2:
         return load_snapshot(self.options.device)
+
+    @cached_property
+    def _simulator(self) -> Any:
+        from qiskit_aer import AerSimulator
+
+        return AerSimulator.from_backend(self._device)
+
+    def _executor(self) -> Any:
+        """The snapshot's noisy simulator, built once: a fake backend rebuilds it per job."""
+        return self._simulator
 
     def _primitive_options(self, seed: int | None) -> dict[str, Any]:
         return {} if seed is None else {"simulator": {"seed_simulator": seed}}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 
@@ -19,6 +19,14 @@ from substrates.backends.quantum.base import QuantumBackend
 
 from .oracle import Construction, dense_ranks, grover_circuit, marked
 from .search import Request, SearchOutcome, durr_hoyer
+
+MAX_CACHED_CIRCUITS = 4096
+"""Distributions (exact backends) or unused shots (sampling ones) kept, least recent dropped."""
+
+
+def _forget_oldest(store: OrderedDict) -> None:
+    while len(store) > MAX_CACHED_CIRCUITS:
+        store.popitem(last=False)
 
 
 @dataclass(frozen=True)
@@ -103,8 +111,8 @@ class QuantumMinimumFinder(InnerMinimizer):
             raise ValueError("repetitions must be at least 1")
         self._rng = np.random.default_rng(self.seed)
         self._exact = self.backend.capabilities.exact
-        self._distributions: dict[tuple, np.ndarray] = {}
-        self._pools: dict[tuple, list[int]] = defaultdict(list)
+        self._distributions: OrderedDict[tuple, np.ndarray] = OrderedDict()
+        self._pools: OrderedDict[tuple, list[int]] = OrderedDict()
 
     def required_qubits(self, num_members: int) -> int:
         """Widest circuit a search over num_members can need (index + value + flag)."""
@@ -186,19 +194,24 @@ class QuantumMinimumFinder(InnerMinimizer):
         keys = [self._key(table, request) for table, request in requests]
         if self._exact:
             self._compute_distributions(requests, keys)
-            return [self._draw(self._distributions[key]) for key in keys]
+            drawn = [self._draw(self._distributions[key]) for key in keys]
+            _forget_oldest(self._distributions)
+            return drawn
         needed: dict[tuple, int] = defaultdict(int)
         for key in keys:
             needed[key] += 1
         self._refill_pools(requests, keys, needed)
-        return [self._pools[key].pop() for key in keys]
+        drawn = [self._pools[key].pop() for key in keys]
+        _forget_oldest(self._pools)
+        return drawn
 
     def _circuits_for(
         self, requests: list[tuple[np.ndarray, Request]], keys: list[tuple], missing: set[tuple]
     ) -> tuple[list[tuple], list]:
-        order, circuits = [], []
+        order, circuits, seen = [], [], set()
         for (table, request), key in zip(requests, keys, strict=True):
-            if key in missing and key not in order:
+            if key in missing and key not in seen:
+                seen.add(key)
                 order.append(key)
                 circuits.append(
                     grover_circuit(
@@ -208,6 +221,9 @@ class QuantumMinimumFinder(InnerMinimizer):
         return order, circuits
 
     def _compute_distributions(self, requests: list, keys: list[tuple]) -> None:
+        for key in keys:
+            if key in self._distributions:
+                self._distributions.move_to_end(key)
         missing = {k for k in keys if k not in self._distributions}
         if not missing:
             return
@@ -224,6 +240,9 @@ class QuantumMinimumFinder(InnerMinimizer):
         return int(np.searchsorted(np.cumsum(distribution), self._rng.random(), side="right"))
 
     def _refill_pools(self, requests: list, keys: list[tuple], needed: dict) -> None:
+        for key in needed:
+            self._pools.setdefault(key, [])
+            self._pools.move_to_end(key)
         missing = {k for k, n in needed.items() if len(self._pools[k]) < n}
         if not missing:
             return
