@@ -102,7 +102,7 @@ class QuantumMinimumFinder(InnerMinimizer):
     construction: Construction = "diagonal"
     repetitions: int = 1
     seed: int | None = None
-    shots: int = 64
+    shots: int = 1024
     use: BackendUse = field(default_factory=BackendUse)
     name: str = "qrim"
 
