@@ -2,14 +2,17 @@
 
 IBM keeps a job's result on its servers; local mode keeps it only in the process that ran
 it. This store plays the server's part: results are written with the runtime's own JSON
-encoder under `$SUBSTRATES_LOCAL_JOBS` (default `~/.cache/substrates/local-jobs`).
+encoder under `$SUBSTRATES_LOCAL_JOBS` (default `~/.cache/substrates/local-jobs`) and kept
+for RETENTION_DAYS.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +20,9 @@ from ..errors import SubstratesError
 
 if TYPE_CHECKING:
     from qiskit.primitives import PrimitiveResult
+
+
+RETENTION_DAYS = 30
 
 
 def store_dir() -> Path:
@@ -35,6 +41,16 @@ def keep(job: Any) -> None:
     with tempfile.NamedTemporaryFile("w", dir=folder, suffix=".part", delete=False) as handle:
         handle.write(text)
     os.replace(handle.name, folder / f"{job.job_id()}.json")
+    _prune(folder)
+
+
+def _prune(folder: Path) -> None:
+    """Forget results older than RETENTION_DAYS."""
+    cutoff = time.time() - RETENTION_DAYS * 86400
+    for path in folder.glob("*.json"):
+        with contextlib.suppress(FileNotFoundError):  # another process pruned it first
+            if path.stat().st_mtime < cutoff:
+                path.unlink()
 
 
 def load(job_id: str) -> PrimitiveResult:

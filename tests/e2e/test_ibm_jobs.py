@@ -107,3 +107,21 @@ def test_check_with_credentials_never_prints_the_token(tmp_path) -> None:
     assert "quantum.ibm (hardware tier)" in result.stdout
     assert "set by the device chosen at run time" in result.stdout
     assert TOKEN not in result.stdout + result.stderr
+
+
+def test_local_job_store_forgets_old_results(local_job_store) -> None:
+    from qiskit import QuantumCircuit
+
+    from substrates.backends.quantum import local_jobs
+    from substrates.backends.registry import create_backend
+
+    old = local_job_store / "old-job.json"
+    old.write_text("{}")
+    month_ago = os.path.getmtime(old) - (local_jobs.RETENTION_DAYS + 1) * 86400
+    os.utime(old, (month_ago, month_ago))
+    circuit = QuantumCircuit(1)
+    circuit.x(0)
+    circuit.measure_all()
+    (result,) = create_backend("quantum.ibm_fake").sample([circuit], shots=10, seed=1)
+    assert not old.exists()
+    assert (local_job_store / f"{result.job_id}.json").exists()
