@@ -23,6 +23,7 @@ from substrates.models.qrim import (
 from substrates.models.qrim.oracle import grover_circuit
 
 from .folder import RunFolder
+from .journal import JobLog
 from .plots import close_figure, qrim_figure
 from .provenance import now, provenance
 from .sample_run import quantum_backend
@@ -59,6 +60,7 @@ def run_qrim(
         raise SubstratesError(f"uncertainty set too wide for {resolved.path}: {err}") from None
 
     folder = RunFolder.create(out, "qrim")
+    qrim.journal = JobLog(folder)
     parameters = {
         "env": env, "uncertainty": uncertainty, "outer": outer, "oracle": construction,
         "gamma": gamma, "repetitions": repetitions, "steps": steps, "seed": seed,

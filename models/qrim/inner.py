@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from substrates.backends.errors import CapabilityError
-from substrates.backends.quantum.base import QuantumBackend
+from substrates.backends.quantum.base import JobJournal, QuantumBackend
 
 from .oracle import Construction, dense_ranks, grover_circuit, marked
 from .search import Request, SearchOutcome, durr_hoyer
@@ -96,6 +96,7 @@ class QuantumMinimumFinder(InnerMinimizer):
     construction: 'gates' (QROM + comparator, runs on hardware) or 'diagonal'.
     shots: on sampling backends, shots per distinct circuit; the search draws its
         one-shot measurements from them in order, as if it had run the circuit each time.
+    journal: told each hardware job id as it is submitted.
     """
 
     backend: QuantumBackend
@@ -103,6 +104,7 @@ class QuantumMinimumFinder(InnerMinimizer):
     repetitions: int = 1
     seed: int | None = None
     shots: int = 1024
+    journal: JobJournal | None = None
     use: BackendUse = field(default_factory=BackendUse)
     name: str = "qrim"
 
@@ -252,9 +254,8 @@ class QuantumMinimumFinder(InnerMinimizer):
         self.use.calls += 1
         self.use.circuits += len(circuits)
         self.use.shots += shots * len(circuits)
-        for key, result in zip(
-            order, self.backend.sample(circuits, shots=shots, seed=seed), strict=True
-        ):
+        results = self.backend.sample(circuits, shots=shots, seed=seed, journal=self.journal)
+        for key, result in zip(order, results, strict=True):
             outcomes = [int(b, 2) for b, c in result.counts.items() for _ in range(c)]
             self._rng.shuffle(outcomes)
             self._pools[key].extend(outcomes)

@@ -114,7 +114,8 @@ def print_report(folder: object, summary: dict) -> None:
     )
     c = s["circuit"]
     print(
-        f"circuit ({c['construction']} oracle): {c['qubits']} qubits, one Grover iteration "
+        f"circuit ({c['construction']} oracle): {c['qubits']} qubit{'s' * (c['qubits'] > 1)}, "
+        "one Grover iteration "
         f"compiled: depth {c['compiled_depth']}, {c['compiled_two_qubit_gates']} two-qubit gates"
     )
     print(f"run folder: {folder.path}")  # type: ignore[attr-defined]

@@ -74,3 +74,18 @@ def test_bad_input_is_one_line(tmp_path, args: list[str], message: str) -> None:
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
     assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.slow
+def test_hardware_path_on_a_device_snapshot(tmp_path) -> None:
+    result = substrates(
+        "run", "qrim", "--env", "frozenlake4", "--uncertainty", "2",
+        "--hardware", "ibm_fake_brisbane", cwd=tmp_path,
+    )  # fmt: skip
+    assert "exhaustive search: 2" in result.stdout
+    folder = only_run_folder(tmp_path / "runs")
+    jobs = json.loads((folder / "jobs.json").read_text())["jobs"]
+    assert jobs and all(job["device"] == "fake_brisbane" for job in jobs)
+    summary = json.loads((folder / "provenance.json").read_text())["summary"]
+    assert summary["backend_shots"] == 1024 * summary["backend_circuits"] > 0
+    assert summary["exact_minimum_rate"] >= 0.95
