@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -73,6 +73,24 @@ class RobustMDP:
         worst = int(np.argmin(returns))
         return float(returns[worst]), worst
 
-    def sample_next(self, u: int, state: int, action: int, rng: np.random.Generator) -> int:
-        """One transition of member u: a classical environment step."""
-        return int(rng.choice(self.num_states, p=self.transitions[u, state, action]))
+    def step(
+        self, u: int, state: int, action: int, rng: np.random.Generator
+    ) -> tuple[int, float, bool]:
+        """Run member u classically for one step: (next state, reward, episode over)."""
+        following = int(rng.choice(self.num_states, p=self.transitions[u, state, action]))
+        return (
+            following,
+            float(self.rewards[u, state, action, following]),
+            bool(self.terminal[following]),
+        )
+
+    def member(self, u: int) -> RobustMDP:
+        """Member u alone: an ordinary MDP (an uncertainty set of one)."""
+        return replace(
+            self,
+            name=f"{self.name}[{u}]",
+            transitions=self.transitions[u : u + 1],
+            rewards=self.rewards[u : u + 1],
+            nominal=0,
+            members=self.members[u : u + 1],
+        )

@@ -97,3 +97,17 @@ def test_policy_evaluation_matches_iterative_bellman() -> None:
 def test_bad_environment_requests(args: tuple, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         make_env(*args)
+
+
+def test_each_member_runs_classically() -> None:
+    mdp = make_env("frozenlake4", 8)
+    rng = np.random.default_rng(0)
+    u, state, action = 5, 6, 2
+    draws = [mdp.step(u, state, action, rng) for _ in range(20000)]
+    frequencies = np.bincount([d[0] for d in draws], minlength=mdp.num_states) / len(draws)
+    assert np.allclose(frequencies, mdp.transitions[u, state, action], atol=0.015)
+    assert all(done == bool(mdp.terminal[s]) for s, _, done in draws)
+    alone = mdp.member(u)
+    assert alone.num_members == 1 and alone.members == (mdp.members[u],)
+    policy = robust_value_iteration(alone, ExhaustiveMin()).policy
+    assert np.allclose(alone.policy_values(policy)[0], mdp.policy_values(policy)[u])
