@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .options import add_run_options
+
 ARROWS = "←↓→↑"
 
 
@@ -20,10 +22,7 @@ def add_qrim_parser(methods: argparse._SubParsersAction) -> None:
             "|U| = 16, robust value iteration on the Aer simulator (well under a minute)."
         ),
     )
-    parser.add_argument(
-        "--hardware", default="aer_statevector",
-        help="hardware config file or shipped config name (default: aer_statevector)",
-    )  # fmt: skip
+    add_run_options(parser, seed_help="seed of the search and the agents (default 0)")
     parser.add_argument(
         "--env", default="frozenlake4",
         help="frozenlake4, frozenlake8 or inventory (default: frozenlake4)",
@@ -49,9 +48,7 @@ def add_qrim_parser(methods: argparse._SubParsersAction) -> None:
         help="independent minimum-finding runs per minimization, best kept (default 1)",
     )  # fmt: skip
     parser.add_argument("--steps", type=int, default=2000, help="Q-learning steps (16 agents)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the search and the agents")
-    parser.add_argument("--out", default="runs", help="folder for run folders (default: runs)")
-    parser.set_defaults(handler=handle_qrim)
+    parser.set_defaults(handler=handle_qrim, seed=0)
 
 
 def handle_qrim(args: argparse.Namespace) -> int:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .options import add_run_options
 from .qrim_cmd import add_qrim_parser
-
-DEFAULT_HARDWARE = "aer_statevector"
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -29,14 +28,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
             "Aer simulator."
         ),
     )
-    sample.add_argument(
-        "--hardware", default=DEFAULT_HARDWARE,
-        help=f"hardware config file or shipped config name (default: {DEFAULT_HARDWARE})",
-    )  # fmt: skip
+    add_run_options(sample, seed_help="simulator and transpiler seed")
     sample.add_argument("--circuit", help="circuit file (default: the shipped grover3.qasm)")
     sample.add_argument("--shots", type=int, default=4096, help="shots per circuit (default 4096)")
-    sample.add_argument("--seed", type=int, default=None, help="simulator and transpiler seed")
-    sample.add_argument("--out", default="runs", help="folder for run folders (default: runs)")
     sample.add_argument(
         "--no-exact", dest="exact", action="store_false",
         help="skip exact probabilities on backends that can compute them",
