@@ -23,11 +23,6 @@ def _entry_points() -> dict[str, EntryPoint]:
     return {ep.name: ep for ep in entry_points(group=GROUP)}
 
 
-def refresh() -> None:
-    """Forget the cached entry points (after installing a plugin in this process)."""
-    _entry_points.cache_clear()
-
-
 def names(substrate: str | None = None) -> list[str]:
     """Every registered backend name, sorted; optionally only one substrate's."""
     found = sorted(_entry_points())

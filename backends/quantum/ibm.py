@@ -120,8 +120,11 @@ class IBMBackend(QuantumBackend):
     # -- shared code path -------------------------------------------------------------
     @property
     def capabilities(self) -> QuantumCapabilities:
-        width = self._device.num_qubits if self._device is not None else None
-        return QuantumCapabilities(max_qubits=width, exact=False)
+        if self._device is None:
+            return QuantumCapabilities(max_qubits=None, exact=False)
+        configuration = getattr(self._device, "configuration", None)
+        shots = getattr(configuration(), "max_shots", None) if configuration else None
+        return QuantumCapabilities(max_qubits=self._device.num_qubits, exact=False, max_shots=shots)
 
     def validate(
         self, circuits: Sequence[QuantumCircuit], *, shots: int | None = None, exact: bool = False

@@ -38,12 +38,3 @@ def counts_table(
             columns["shots"].append(shots)
             columns["probability"].append(None if exact is None else exact[i].get(bitstring, 0.0))
     return pa.table(columns, schema=COUNTS_SCHEMA)
-
-
-def counts_from_table(table: pa.Table) -> dict[str, dict[str, int]]:
-    """circuit -> {bitstring: count}, dropping outcomes never observed."""
-    out: dict[str, dict[str, int]] = {}
-    for row in table.select(["circuit", "bitstring", "count"]).to_pylist():
-        if row["count"]:
-            out.setdefault(row["circuit"], {})[row["bitstring"]] = row["count"]
-    return out

@@ -167,3 +167,12 @@ def test_to_dict_recreates_the_backend(backend) -> None:
     again = type(backend).from_dict(record)  # the CPU stand-in of a GPU tier rebuilds as itself
     assert again.to_dict() == record
     assert record["options"] == backend.options.model_dump(mode="json")
+
+
+def test_shot_limit_is_enforced_before_compute(backend) -> None:
+    backend.validate([bell()])  # a device-backed backend learns its limits here
+    limit = backend.capabilities.max_shots
+    if limit is None:
+        pytest.skip(f"{backend.name} has no shot limit")
+    with pytest.raises(CapabilityError, match=f"at most {limit} shots"):
+        backend.sample([bell()], shots=limit + 1)
