@@ -1,0 +1,1 @@
+"""Microwave-link backends: real operator data and (to come) simulated link networks."""

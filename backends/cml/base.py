@@ -1,0 +1,61 @@
+"""The CML interface: link geometry plus attenuation time series for a time range."""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..base import Backend, Capabilities
+from ..errors import CapabilityError
+
+
+@dataclass(frozen=True)
+class CMLCapabilities(Capabilities):
+    """What a CML source holds.
+
+    links: number of cml_id; sublinks: sublinks per link; start/end: ISO times covered
+    (None: unbounded, e.g. a simulator); time_step_s: sampling interval in seconds.
+    """
+
+    links: int
+    sublinks: int
+    start: str | None
+    end: str | None
+    time_step_s: float
+
+
+class CMLBackend(Backend):
+    """A source of CML data in the OpenSense convention (see datasets/cml/opensense.py)."""
+
+    substrate: ClassVar[str] = "cml"
+    extra: ClassVar[str] = "cml"
+
+    @property
+    @abstractmethod
+    def capabilities(self) -> CMLCapabilities: ...
+
+    def validate(self, start: Any, end: Any) -> None:
+        """Refuse a time range the source does not cover, before reading anything."""
+        caps = self.capabilities
+        begin, finish = np.datetime64(start), np.datetime64(end)
+        if finish <= begin:
+            raise CapabilityError(f"time range is empty: {start} to {end}")
+        if (
+            caps.start is not None
+            and caps.end is not None
+            and (finish < np.datetime64(caps.start) or begin > np.datetime64(caps.end))
+        ):
+            raise CapabilityError(
+                f"{self.name} holds {caps.start} to {caps.end}; nothing between {start} and {end}"
+            )
+
+    def load(self, start: Any, end: Any) -> Any:
+        """OpenSense xarray Dataset (rsl, tsl in dBm) for start <= time < end."""
+        self.validate(start, end)
+        return self._load(start, end)
+
+    @abstractmethod
+    def _load(self, start: Any, end: Any) -> Any: ...

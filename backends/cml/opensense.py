@@ -1,0 +1,75 @@
+"""Real CML data from operators: OpenSense-convention netCDF files (or pycomlink's layout).
+
+Without a path, the backend reads the real data shipped inside the pycomlink wheel:
+500 links with two sublinks each, one-minute samples, 10–20 May 2018.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..base import BackendOptions
+from ..errors import SubstratesError
+from .base import CMLBackend, CMLCapabilities
+
+
+class OpenSenseOptions(BackendOptions):
+    """Options of `cml.opensense`. path: a netCDF file; None reads pycomlink's example data."""
+
+    path: str | None = None
+
+
+class OpenSenseBackend(CMLBackend):
+    """Link metadata and rsl/tsl series from a file, validated on open."""
+
+    name: ClassVar[str] = "cml.opensense"
+    tier: ClassVar = "hardware"
+    Options: ClassVar = OpenSenseOptions
+    requires: ClassVar = ("xarray", "netCDF4", "pycomlink")
+
+    options: OpenSenseOptions
+
+    @cached_property
+    def _opened(self) -> tuple[Any, Any]:
+        from substrates.datasets.cml.opensense import (
+            CMLDataError,
+            open_dataset,
+            pycomlink_example,
+        )
+
+        try:
+            return open_dataset(self.options.path or pycomlink_example())
+        except CMLDataError as err:
+            raise SubstratesError(str(err)) from None
+
+    @property
+    def dataset(self) -> Any:
+        """The whole file, lazily: nothing is read until a range is loaded."""
+        return self._opened[0]
+
+    @property
+    def cleaning(self) -> Any:
+        """What validation changed so far (renames, spellings, fill values masked)."""
+        return self._opened[1]
+
+    @property
+    def capabilities(self) -> CMLCapabilities:
+        times = self.dataset["time"].values
+        step = float(np.median(np.diff(times[:1000])) / np.timedelta64(1, "s"))
+        return CMLCapabilities(
+            links=self.dataset.sizes["cml_id"],
+            sublinks=self.dataset.sizes["sublink_id"],
+            start=str(times[0]),
+            end=str(times[-1]),
+            time_step_s=step,
+        )
+
+    def _load(self, start: Any, end: Any) -> Any:
+        from substrates.datasets.cml.opensense import mask_fill_values
+
+        end_exclusive = np.datetime64(end) - np.timedelta64(1, "ns")
+        window = self.dataset.sel(time=slice(np.datetime64(start), end_exclusive)).load()
+        return mask_fill_values(window, self.cleaning)

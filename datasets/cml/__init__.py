@@ -1,0 +1,1 @@
+"""Commercial microwave link data in the OpenSense convention."""

@@ -1,0 +1,1 @@
+"""Microwave-link methods: rain from attenuation and rain-field reconstruction."""

@@ -1,0 +1,119 @@
+"""The OpenSense data layer: files written by xarray/netCDF4, validated and cleaned by us."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+import xarray as xr
+
+from substrates.datasets.cml.opensense import CMLDataError, open_dataset, to_parquet, validate
+
+
+def opensense(links: int = 3, times: int = 10, **overrides) -> xr.Dataset:
+    rng = np.random.default_rng(0)
+    coords = {
+        "cml_id": [f"c{i}" for i in range(links)],
+        "sublink_id": ["s0", "s1"],
+        "time": np.arange(times).astype("datetime64[m]").astype("datetime64[ns]"),
+        "frequency": (("cml_id", "sublink_id"), np.full((links, 2), 23.0)),
+        "polarization": (("cml_id", "sublink_id"), np.full((links, 2), "v")),
+        "length": ("cml_id", np.linspace(1.0, 9.0, links)),
+        "site_0_lat": ("cml_id", rng.uniform(57, 58, links)),
+        "site_0_lon": ("cml_id", rng.uniform(11, 12, links)),
+        "site_1_lat": ("cml_id", rng.uniform(57, 58, links)),
+        "site_1_lon": ("cml_id", rng.uniform(11, 12, links)),
+    }
+    shape = (links, 2, times)
+    data = {
+        "rsl": (("cml_id", "sublink_id", "time"), rng.normal(-45, 2, shape)),
+        "tsl": (("cml_id", "sublink_id", "time"), np.full(shape, 10.0)),
+    }
+    dataset = xr.Dataset(data, coords=coords)
+    for name, value in overrides.items():
+        dataset = dataset.assign_coords({name: (dataset[name].dims, value)})
+    return dataset
+
+
+def write(dataset: xr.Dataset, tmp_path) -> str:
+    path = tmp_path / "cml.nc"
+    dataset.to_netcdf(path, engine="netcdf4")
+    return str(path)
+
+
+def test_valid_file_round_trips(tmp_path) -> None:
+    dataset, cleaning = open_dataset(write(opensense(), tmp_path))
+    assert dict(dataset.sizes) == {"cml_id": 3, "sublink_id": 2, "time": 10}
+    assert cleaning.to_dict()["frequency_converted_from"] is None
+    assert dataset["frequency"].attrs["units"] == "GHz"
+
+
+def test_missing_variables_are_named(tmp_path) -> None:
+    with pytest.raises(CMLDataError, match=r"cml\.nc: missing tsl, length"):
+        open_dataset(write(opensense().drop_vars(["tsl", "length"]), tmp_path))
+
+
+@pytest.mark.parametrize(("scale", "unit"), [(1e3, "MHz"), (1e9, "Hz")])
+def test_frequencies_in_mhz_or_hz_are_converted_and_counted(scale: float, unit: str) -> None:
+    base = opensense()
+    dataset, cleaning = validate(
+        opensense(frequency=base["frequency"].values * scale), source="test"
+    )
+    assert np.allclose(dataset["frequency"].values, 23.0)
+    assert cleaning.frequency_converted_from == unit
+
+
+def test_frequency_in_no_band_is_refused() -> None:
+    with pytest.raises(CMLDataError, match="no microwave-link band"):
+        validate(opensense(frequency=np.full((3, 2), 2e7)), source="test")
+
+
+def test_declared_units_are_trusted_and_checked() -> None:
+    dataset = opensense(frequency=np.full((3, 2), 23000.0))
+    dataset["frequency"].attrs["units"] = "MHz"
+    cleaned, _ = validate(dataset, source="test")
+    assert np.allclose(cleaned["frequency"].values, 23.0)
+    dataset["frequency"].attrs["units"] = "kHz"
+    with pytest.raises(CMLDataError, match="frequency units 'kHz'"):
+        validate(dataset, source="test")
+
+
+def test_unknown_polarization_is_refused() -> None:
+    with pytest.raises(CMLDataError, match=r"unknown polarization \['x'\]"):
+        validate(opensense(polarization=np.full((3, 2), "x")), source="test")
+
+
+def test_spellings_are_normalised_and_counted() -> None:
+    spelled = np.array([["H", "vertical"], ["Horizontal", "v"], ["h", "V"]])
+    dataset, cleaning = validate(opensense(polarization=spelled), source="test")
+    assert dataset["polarization"].values.tolist() == [["h", "v"], ["h", "v"], ["h", "v"]]
+    assert cleaning.polarization_spellings == 4
+
+
+def test_zero_length_links_are_refused() -> None:
+    with pytest.raises(CMLDataError, match="zero or missing length: cml_id c0"):
+        validate(opensense(length=np.array([0.0, 2.0, 3.0])), source="test")
+
+
+def test_pycomlink_layout_is_renamed() -> None:
+    old = opensense().rename(
+        {
+            "sublink_id": "channel_id",
+            "site_0_lat": "site_a_latitude",
+            "site_1_lon": "site_b_longitude",
+        }
+    )
+    dataset, cleaning = validate(old, source="test")
+    assert "sublink_id" in dataset.dims and "site_0_lat" in dataset.coords
+    assert cleaning.renamed["channel_id"] == "sublink_id"
+
+
+def test_parquet_export(tmp_path) -> None:
+    dataset, _ = validate(opensense(), source="test")
+    to_parquet(dataset, tmp_path / "cml.parquet")
+    table = pq.read_table(tmp_path / "cml.parquet")
+    assert table.num_rows == 3 * 2 * 10
+    assert {"cml_id", "sublink_id", "time", "rsl", "tsl", "frequency", "length"} <= set(
+        table.column_names
+    )
+    assert table.schema.metadata[b"frequency"] == b"GHz"
