@@ -27,12 +27,13 @@ def handle(args: argparse.Namespace) -> int:
 
     resolved = load_config(args.config)
     backend = backend_from_config(resolved)
+    capabilities = backend.capabilities  # a data source opens its file here
     print(f"{resolved.path}: OK")
     print(f"  {'substrate':<20} {resolved.config.substrate}")
     print(f"  {'backend':<20} {backend.name} ({resolved.tier} tier)")
     for key, value in resolved.options.model_dump(mode="json").items():
         print(f"  {key:<20} {value}")
-    for key, value in vars(backend.capabilities).items():
+    for key, value in vars(capabilities).items():
         print(f"  {key:<20} {_UNSET.get(key, 'none') if value is None else value}")
     if args.circuit:
         from substrates.adapters.config import ConfigError

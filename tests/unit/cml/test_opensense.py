@@ -117,3 +117,15 @@ def test_parquet_export(tmp_path) -> None:
         table.column_names
     )
     assert table.schema.metadata[b"frequency"] == b"GHz"
+
+
+def test_check_names_a_missing_data_file(tmp_path, capsys) -> None:
+    from substrates.cli import main
+
+    config = tmp_path / "cml.yaml"
+    config.write_text(
+        f"substrate: cml\nbackend: cml.opensense\noptions:\n  path: {tmp_path / 'none.nc'}\n"
+    )
+    assert main(["check", str(config)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("none.nc: no such file") and len(err.splitlines()) == 1
