@@ -53,9 +53,31 @@ class CMLBackend(Backend):
             )
 
     def load(self, start: Any, end: Any) -> Any:
-        """OpenSense xarray Dataset (rsl, tsl in dBm) for start <= time < end."""
-        self.validate(start, end)
-        return self._load(start, end)
+        """OpenSense xarray Dataset (rsl, tsl in dBm) for start <= time < end; operators' fill
+        values become NaN and are counted in `cleaning`."""
+        from substrates.datasets.cml.opensense import mask_fill_values
 
+        self.validate(start, end)
+        end_exclusive = np.datetime64(end) - np.timedelta64(1, "ns")
+        window = self.dataset.sel(time=slice(np.datetime64(start), end_exclusive)).load()
+        return mask_fill_values(window, self.cleaning)
+
+    @property
     @abstractmethod
-    def _load(self, start: Any, end: Any) -> Any: ...
+    def dataset(self) -> Any:
+        """Everything the source holds, validated, as a lazy OpenSense Dataset."""
+
+    @property
+    @abstractmethod
+    def cleaning(self) -> Any:
+        """What validation and loading changed so far (datasets.cml.opensense.Cleaning)."""
+
+    def _time_capabilities(self) -> CMLCapabilities:
+        times = self.dataset["time"].values
+        return CMLCapabilities(
+            links=self.dataset.sizes["cml_id"],
+            sublinks=self.dataset.sizes["sublink_id"],
+            start=str(times[0]),
+            end=str(times[-1]),
+            time_step_s=float(np.median(np.diff(times[:1000])) / np.timedelta64(1, "s")),
+        )

@@ -9,8 +9,6 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any, ClassVar
 
-import numpy as np
-
 from ..base import BackendOptions
 from ..errors import SubstratesError
 from .base import CMLBackend, CMLCapabilities
@@ -57,19 +55,4 @@ class OpenSenseBackend(CMLBackend):
 
     @property
     def capabilities(self) -> CMLCapabilities:
-        times = self.dataset["time"].values
-        step = float(np.median(np.diff(times[:1000])) / np.timedelta64(1, "s"))
-        return CMLCapabilities(
-            links=self.dataset.sizes["cml_id"],
-            sublinks=self.dataset.sizes["sublink_id"],
-            start=str(times[0]),
-            end=str(times[-1]),
-            time_step_s=step,
-        )
-
-    def _load(self, start: Any, end: Any) -> Any:
-        from substrates.datasets.cml.opensense import mask_fill_values
-
-        end_exclusive = np.datetime64(end) - np.timedelta64(1, "ns")
-        window = self.dataset.sel(time=slice(np.datetime64(start), end_exclusive)).load()
-        return mask_fill_values(window, self.cleaning)
+        return self._time_capabilities()

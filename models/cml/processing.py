@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from .itu_p838 import k_alpha
+from substrates.datasets.cml.itu_p838 import k_alpha
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from pycomlink.processing.k_R_relation import ITU_table_2005
 
-from substrates.models.cml.itu_p838 import k_alpha, rain_rate, specific_attenuation
+from substrates.datasets.cml.itu_p838 import k_alpha, rain_rate, specific_attenuation
 
 
 @pytest.mark.parametrize(
