@@ -54,6 +54,8 @@ class SimBackend(CMLBackend):
     requires: ClassVar = ("xarray",)
 
     options: SimOptions
+    torch_device: ClassVar[str | None] = None
+    """None: numpy. The GPU tier computes the fields and path integrals with torch."""
 
     @cached_property
     def _simulation(self) -> tuple[Any, Any, Any]:
@@ -71,9 +73,9 @@ class SimBackend(CMLBackend):
             size=o.grid_cells, cell_km=o.cell_km, wet_fraction=o.wet_fraction,
             median_mm_h=o.median_rain_mm_h, velocity_km_h=o.velocity_km_h,
         )  # fmt: skip
-        fields = rain_fields(model, steps, step_min, seed=o.seed)
+        fields = rain_fields(model, steps, step_min, seed=o.seed, device=self.torch_device)
         network = random_network(o.links, o.grid_cells * o.cell_km, rng)
-        along = path_rain(fields, o.cell_km, network)  # (time, link, samples)
+        along = path_rain(fields, o.cell_km, network, device=self.torch_device)
         attenuation = attenuation_along(along, network)  # (time, link, sublink)
         averaged = np.repeat(along.mean(axis=-1)[..., None], 2, axis=-1)
         observed = attenuation.copy()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -55,14 +56,24 @@ def random_network(links: int, domain_km: float, rng: np.random.Generator) -> Li
 
 
 def path_rain(
-    fields: np.ndarray, cell_km: float, network: LinkNetwork, samples: int = 40
+    fields: np.ndarray,
+    cell_km: float,
+    network: LinkNetwork,
+    samples: int = 40,
+    device: str | None = None,
 ) -> np.ndarray:
     """Rain rate (mm/h) at `samples` segment midpoints along each path, by bilinear
-    interpolation of the field: shape (steps, links, samples)."""
+    interpolation of the field: shape (steps, links, samples). With a torch `device` the
+    interpolation runs there (the same arithmetic)."""
     fraction = (np.arange(samples) + 0.5) / samples
     x = network.x0[:, None] + fraction * (network.x1 - network.x0)[:, None]
     y = network.y0[:, None] + fraction * (network.y1 - network.y0)[:, None]
-    return bilinear(fields, x / cell_km - 0.5, y / cell_km - 0.5)
+    if device is None:
+        return bilinear(fields, x / cell_km - 0.5, y / cell_km - 0.5)
+    import torch
+
+    on_device = torch.as_tensor(fields, device=device)
+    return bilinear(on_device, x / cell_km - 0.5, y / cell_km - 0.5).cpu().numpy()
 
 
 def attenuation_along(rain: np.ndarray, network: LinkNetwork) -> np.ndarray:
@@ -80,13 +91,18 @@ def attenuation_along(rain: np.ndarray, network: LinkNetwork) -> np.ndarray:
     return out
 
 
-def bilinear(fields: np.ndarray, col: np.ndarray, row: np.ndarray) -> np.ndarray:
-    """fields (steps, rows, cols) at fractional (row, col) positions; edges clamp."""
+def bilinear(fields: Any, col: np.ndarray, row: np.ndarray) -> Any:
+    """fields (steps, rows, cols; numpy or torch) at fractional (row, col) positions given
+    as numpy arrays; edges clamp. A torch field is interpolated on its own device."""
     rows, cols = fields.shape[1:]
     col = np.clip(col, 0, cols - 1.000001)
     row = np.clip(row, 0, rows - 1.000001)
     c0, r0 = np.floor(col).astype(int), np.floor(row).astype(int)
     fc, fr = col - c0, row - r0
+    if not isinstance(fields, np.ndarray):  # a torch tensor: gather and weigh on its device
+        import torch
+
+        c0, r0, fc, fr = (torch.as_tensor(a, device=fields.device) for a in (c0, r0, fc, fr))
     top = fields[:, r0, c0] * (1 - fc) + fields[:, r0, c0 + 1] * fc
     bottom = fields[:, r0 + 1, c0] * (1 - fc) + fields[:, r0 + 1, c0 + 1] * fc
     return top * (1 - fr) + bottom * fr

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.special import ndtri
@@ -33,35 +34,58 @@ def _spectral_amplitude(model: RainFieldModel) -> np.ndarray:
     return radius ** (-model.beta / 2)
 
 
-def rain_fields(model: RainFieldModel, steps: int, step_min: float, seed: int) -> np.ndarray:
-    """Rain rate (mm/h) on the grid at each step, shape (steps, size, size); row = north."""
+def rain_fields(
+    model: RainFieldModel, steps: int, step_min: float, seed: int, device: str | None = None
+) -> np.ndarray:
+    """Rain rate (mm/h) on the grid at each step, shape (steps, size, size); row = north.
+
+    device: None computes with numpy; a torch device ('cpu', 'cuda') computes the FFTs and
+    transforms there from the same random numbers, so both agree to rounding.
+    """
     rng = np.random.default_rng(seed)
-    amplitude = _spectral_amplitude(model)
+    xp, put = _backend(device)
+    amplitude = put(_spectral_amplitude(model))
     keep = np.exp(-step_min / model.lifetime_min)
     shape = (model.size, model.size)
 
-    def noise() -> np.ndarray:
-        return np.fft.fft2(rng.standard_normal(shape)) * amplitude
+    def noise() -> Any:
+        return xp.fft.fft2(put(rng.standard_normal(shape))) * amplitude
 
     spectrum = noise()
-    threshold = ndtri(1 - model.wet_fraction)
+    threshold = float(ndtri(1 - model.wet_fraction))
     k = 2 * np.pi * np.fft.fftfreq(model.size)
     k_north, k_east = np.meshgrid(k, k, indexing="ij")
     east, north = (v * step_min / 60 / model.cell_km for v in model.velocity_km_h)
-    shift = np.exp(-1j * (k_east * east + k_north * north))  # advection by Fourier shift
-    fields = np.empty((steps, *shape))
+    shift = put(np.exp(-1j * (k_east * east + k_north * north)))  # advection by Fourier shift
+    fields = []
     for t in range(steps):
         if t:
             spectrum = shift * (keep * spectrum + np.sqrt(1 - keep**2) * noise())
-        gaussian = np.fft.ifft2(spectrum).real
-        gaussian = (gaussian - gaussian.mean()) / gaussian.std()
-        excess = np.clip(gaussian - threshold, 0, None)
+        gaussian = xp.fft.ifft2(spectrum).real
+        gaussian = (gaussian - gaussian.mean()) / _std(gaussian)
+        excess = xp.clip(gaussian - threshold, 0, None)
         # lognormal intensity where wet: the Gaussian's tail above the threshold maps to
-        # the median and spread of the wet rain rates
-        fields[t] = np.where(
-            excess > 0, model.median_mm_h * np.exp(model.sigma_log * (excess - 0.5)), 0.0
-        )
-    return fields
+        # the scale and spread of the wet rain rates
+        wet = model.median_mm_h * xp.exp(model.sigma_log * (excess - 0.5))
+        fields.append(xp.where(excess > 0, wet, 0 * wet))
+    return _to_numpy(xp.stack(fields))
+
+
+def _backend(device: str | None) -> tuple[Any, Any]:
+    """(array namespace, host-array -> namespace array) for numpy or torch on `device`."""
+    if device is None:
+        return np, np.asarray
+    import torch
+
+    return torch, lambda a: torch.as_tensor(a, device=device)
+
+
+def _std(values: Any) -> Any:
+    return values.std() if isinstance(values, np.ndarray) else values.std(correction=0)
+
+
+def _to_numpy(values: Any) -> np.ndarray:
+    return values if isinstance(values, np.ndarray) else values.cpu().numpy()
 
 
 def spectral_slope(field: np.ndarray) -> float:

@@ -84,3 +84,29 @@ def test_the_standard_chain_recovers_the_true_path_rain() -> None:
     retrieved = process(data)["R"].transpose("cml_id", "sublink_id", "time").values
     valid = np.isfinite(retrieved)
     assert np.corrcoef(retrieved[valid], truth[valid])[0, 1] > 0.6  # 0.76 at seed 0
+
+
+def test_gpu_code_path_on_the_cpu_equals_the_numpy_simulator() -> None:
+    pytest.importorskip("torch")
+    from substrates.backends.cml.sim_gpu import SimGpuBackend
+
+    class OnCPU(SimGpuBackend):
+        torch_device = "cpu"
+
+    options = {"links": 15, "duration_h": 1.0, "seed": 5}
+    ours = OnCPU(options)
+    reference = create_backend("cml.sim", options)
+    end = "2020-06-01T01:00"
+    a, b = ours.load(START, end), reference.load(START, end)
+    assert np.allclose(a.rsl.values, b.rsl.values, atol=1e-9, equal_nan=True)
+    truth_a, truth_b = ours.truth(START, end), reference.truth(START, end)
+    assert np.allclose(truth_a.rain.values, truth_b.rain.values, atol=1e-9)
+    assert np.allclose(truth_a.A_rain.values, truth_b.A_rain.values, atol=1e-9)
+
+
+def test_gpu_tier_without_a_gpu_fails_with_the_reason(monkeypatch) -> None:
+    from substrates.backends.errors import BackendUnavailableError
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    with pytest.raises(BackendUnavailableError, match="no CUDA device"):
+        create_backend("cml.sim_gpu")
