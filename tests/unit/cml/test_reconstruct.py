@@ -1,0 +1,64 @@
+"""Reconstruction baselines: IDW against brute force, kriging's exactness, scores on truth."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from substrates.backends.registry import create_backend
+from substrates.models.cml.reconstruct import field_scores, idw, midpoints_km, ordinary_kriging
+
+RNG = np.random.default_rng(0)
+POINTS = RNG.uniform(0, 30, (40, 2))
+VALUES = RNG.gamma(1.0, 2.0, 40)
+GRID = RNG.uniform(0, 30, (200, 2))
+
+
+def test_idw_equals_brute_force_with_all_neighbours() -> None:
+    distance = np.linalg.norm(GRID[:, None] - POINTS[None], axis=-1)
+    weights = distance**-2
+    expected = (weights * VALUES).sum(axis=1) / weights.sum(axis=1)
+    assert np.allclose(idw(POINTS, VALUES, GRID, nnear=len(POINTS)), expected, rtol=1e-12)
+
+
+def test_both_are_exact_at_the_links_and_keep_constants() -> None:
+    assert np.allclose(idw(POINTS, VALUES, POINTS), VALUES)
+    assert np.allclose(ordinary_kriging(POINTS, VALUES, POINTS), VALUES, atol=1e-6)
+    assert np.allclose(ordinary_kriging(POINTS, np.full(40, 3.0), GRID), 3.0)
+    assert np.allclose(idw(POINTS, np.full(40, 3.0), GRID), 3.0)
+
+
+def test_missing_values_are_left_out() -> None:
+    values = VALUES.copy()
+    values[:5] = np.nan
+    assert np.isfinite(idw(POINTS, values, GRID)).all()
+    assert np.isfinite(ordinary_kriging(POINTS, values, GRID)).all()
+
+
+def test_scores() -> None:
+    reference = RNG.normal(size=100)
+    assert field_scores(reference, reference).rmse == 0
+    shifted = field_scores(reference + 1.0, reference)
+    assert shifted.bias == pytest.approx(1.0) and shifted.pearson == pytest.approx(1.0)
+
+
+def test_maps_from_true_path_rain_resemble_the_true_field() -> None:
+    sim = create_backend("cml.sim", {"links": 80, "seed": 1})
+    start, end = "2020-06-01T00:00", "2020-06-01T06:00"
+    data, truth = sim.load(start, end), sim.truth(start, end)
+    points = midpoints_km(
+        (data.site_0_lat.values, data.site_0_lon.values),
+        (data.site_1_lat.values, data.site_1_lon.values),
+        origin=(57.7, 11.97),
+    )
+    x, y = np.meshgrid(truth.x_km.values, truth.y_km.values)
+    grid = np.stack([x.ravel(), y.ravel()], axis=1)
+    scores = {"idw": [], "kriging": []}
+    for step in range(30, 360, 30):
+        values = truth.R_path.isel(time=step, sublink_id=0).values
+        reference = truth.rain.isel(time=step).values.ravel()
+        scores["idw"].append(field_scores(idw(points, values, grid), reference).pearson)
+        scores["kriging"].append(
+            field_scores(ordinary_kriging(points, values, grid), reference).pearson
+        )
+    assert np.nanmean(scores["idw"]) > 0.4 and np.nanmean(scores["kriging"]) > 0.4
