@@ -5,6 +5,8 @@ from __future__ import annotations
 import platform
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -13,6 +15,7 @@ from typing import Any
 from substrates.backends.base import Backend
 
 from ..config.load import ResolvedConfig
+from .folder import RunFolder
 
 _DISTRIBUTIONS = (
     "substrates", "numpy", "pyarrow", "pydantic", "qiskit", "qiskit-aer", "qiskit-aer-gpu",
@@ -66,3 +69,14 @@ def provenance(
         "git_revision": git_revision(),
         "argv": sys.argv,
     }
+
+
+@contextmanager
+def recording_failure(folder: RunFolder, record: dict[str, Any]) -> Iterator[None]:
+    """Mark the run `failed` in provenance.json, with the error, if the block raises."""
+    try:
+        yield
+    except BaseException as err:
+        record.update(status="failed", error=f"{type(err).__name__}: {err}", finished_at=now())
+        folder.write_json("provenance.json", record)
+        raise

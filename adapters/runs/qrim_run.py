@@ -25,7 +25,7 @@ from substrates.models.qrim.oracle import grover_circuit
 from .folder import RunFolder
 from .journal import JobLog
 from .plots import close_figure, qrim_figure
-from .provenance import now, provenance
+from .provenance import now, provenance, recording_failure
 from .sample_run import quantum_backend
 
 Outer = Literal["value_iteration", "q_learning"]
@@ -52,8 +52,7 @@ def run_qrim(
     except ValueError as err:
         raise SubstratesError(str(err)) from None
     resolved, backend = quantum_backend(hardware)
-    construction = oracle
-    qrim = QuantumMinimumFinder(backend, construction, repetitions=repetitions, seed=seed)
+    qrim = QuantumMinimumFinder(backend, oracle, repetitions=repetitions, seed=seed)
     try:
         qrim.check_width(uncertainty)
     except CapabilityError as err:
@@ -62,7 +61,7 @@ def run_qrim(
     folder = RunFolder.create(out, "qrim")
     qrim.journal = JobLog(folder)
     parameters = {
-        "env": env, "uncertainty": uncertainty, "outer": outer, "oracle": construction,
+        "env": env, "uncertainty": uncertainty, "outer": outer, "oracle": oracle,
         "gamma": gamma, "repetitions": repetitions, "steps": steps, "seed": seed,
     }  # fmt: skip
     record = provenance("qrim", resolved, backend, parameters)
@@ -75,17 +74,13 @@ def run_qrim(
         return robust_q_learning(mdp, minimizer, steps=steps, seed=seed, progress=report)
 
     start = time.perf_counter()
-    try:
+    with recording_failure(folder, record):
         robust = solve(qrim, "qrim")
         wall_qrim = time.perf_counter() - start
         reference = solve(ExhaustiveMin(), "exhaustive")
-    except BaseException as err:
-        record.update(status="failed", error=f"{type(err).__name__}: {err}", finished_at=now())
-        folder.write_json("provenance.json", record)
-        raise
     nominal = nominal_policy(mdp)
     summary = _summary(mdp, robust, reference, nominal, qrim)
-    summary["circuit"] = _circuit_cost(mdp, construction, backend)
+    summary["circuit"] = _circuit_cost(mdp, oracle, backend)
     folder.write_table("results.parquet", robust.table())
     folder.write_table(
         "policy.parquet", _policy_table(mdp, robust.policy, reference.policy, nominal)

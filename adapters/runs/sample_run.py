@@ -21,7 +21,7 @@ from ..config.load import load_config
 from .folder import RunFolder
 from .journal import JobLog, recorded_jobs
 from .plots import close_figure, counts_figure
-from .provenance import now, provenance
+from .provenance import now, provenance, recording_failure
 
 CIRCUITS_FILE = "circuits.qpy"
 
@@ -65,14 +65,10 @@ def run_sample(
     folder.write_json("provenance.json", record)
     save_qpy(folder.file(CIRCUITS_FILE), circuits)
     start = time.perf_counter()
-    try:
+    with recording_failure(folder, record):
         table = sample(
             backend, circuits, shots=shots, seed=seed, exact=exact, journal=JobLog(folder, echo)
         )
-    except BaseException as err:
-        record.update(status="failed", error=f"{type(err).__name__}: {err}", finished_at=now())
-        folder.write_json("provenance.json", record)
-        raise
     _finish(folder, record, table, wall_time_s=time.perf_counter() - start)
     return folder
 
