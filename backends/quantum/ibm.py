@@ -63,6 +63,8 @@ class IBMBackend(QuantumBackend):
     tier: ClassVar = "hardware"
     Options: ClassVar[type[RuntimeOptions]] = IBMOptions
     requires: ClassVar = ("qiskit", "qiskit_ibm_runtime")
+    needs_credentials: ClassVar[bool] = True
+    """False where the device runs locally (the fake snapshots)."""
 
     options: Any
 
@@ -73,13 +75,15 @@ class IBMBackend(QuantumBackend):
     @classmethod
     def unavailability(cls, options: BackendOptions) -> Unavailability | None:
         problem = super().unavailability(options)
-        if problem is None and not (os.environ.get("QISKIT_IBM_TOKEN") or _SAVED_ACCOUNT.is_file()):
+        if problem is not None or not cls.needs_credentials:
+            return problem
+        if not (os.environ.get("QISKIT_IBM_TOKEN") or _SAVED_ACCOUNT.is_file()):
             return Unavailability(
                 "no-credentials",
                 "no IBM Quantum credentials: set QISKIT_IBM_TOKEN or run "
                 "QiskitRuntimeService.save_account(token=..., set_as_default=True)",
             )
-        return problem
+        return None
 
     # -- the parts the fake backend replaces ------------------------------------------
     @cached_property

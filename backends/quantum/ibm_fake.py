@@ -10,9 +10,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..base import BackendOptions, Unavailability
 from . import local_jobs
-from .base import QuantumBackend
 from .device_snapshots import SnapshotName, load_snapshot
 from .ibm import IBMBackend, RuntimeOptions
 
@@ -32,11 +30,7 @@ class IBMFakeBackend(IBMBackend):
     name: ClassVar[str] = "quantum.ibm_fake"
     tier: ClassVar = "simulator"
     Options: ClassVar[type[RuntimeOptions]] = IBMFakeOptions
-
-    @classmethod
-    def unavailability(cls, options: BackendOptions) -> Unavailability | None:
-        # Only packages matter: a snapshot runs locally and needs no IBM credentials.
-        return QuantumBackend.unavailability.__func__(cls, options)
+    needs_credentials: ClassVar[bool] = False  # a snapshot runs locally
 
     def _find_device(self, min_qubits: int) -> BackendV2:
         return load_snapshot(self.options.device)
