@@ -33,10 +33,6 @@ class CMLBackend(Backend):
     substrate: ClassVar[str] = "cml"
     extra: ClassVar[str] = "cml"
 
-    @property
-    @abstractmethod
-    def capabilities(self) -> CMLCapabilities: ...
-
     def validate(self, start: Any, end: Any) -> None:
         """Refuse a time range the source does not cover, before reading anything."""
         caps = self.capabilities
@@ -58,9 +54,12 @@ class CMLBackend(Backend):
         from substrates.datasets.cml.opensense import mask_fill_values
 
         self.validate(start, end)
+        return mask_fill_values(self._window(self.dataset, start, end).load(), self.cleaning)
+
+    def _window(self, data: Any, start: Any, end: Any) -> Any:
+        """`data` for start <= time < end."""
         end_exclusive = np.datetime64(end) - np.timedelta64(1, "ns")
-        window = self.dataset.sel(time=slice(np.datetime64(start), end_exclusive)).load()
-        return mask_fill_values(window, self.cleaning)
+        return data.sel(time=slice(np.datetime64(start), end_exclusive))
 
     @property
     @abstractmethod
@@ -72,7 +71,9 @@ class CMLBackend(Backend):
     def cleaning(self) -> Any:
         """What validation and loading changed so far (datasets.cml.opensense.Cleaning)."""
 
-    def _time_capabilities(self) -> CMLCapabilities:
+    @property
+    def capabilities(self) -> CMLCapabilities:
+        """Read off the dataset (a simulator may answer without building it)."""
         times = self.dataset["time"].values
         return CMLCapabilities(
             links=self.dataset.sizes["cml_id"],

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 from ..base import BackendOptions
 from ..errors import SubstratesError
-from .base import CMLBackend, CMLCapabilities
+from .base import CMLBackend
 
 
 class OpenSenseOptions(BackendOptions):
@@ -52,7 +52,3 @@ class OpenSenseBackend(CMLBackend):
     def cleaning(self) -> Any:
         """What validation changed so far (renames, spellings, fill values masked)."""
         return self._opened[1]
-
-    @property
-    def capabilities(self) -> CMLCapabilities:
-        return self._time_capabilities()

@@ -130,8 +130,7 @@ class SimBackend(CMLBackend):
     def truth(self, start: Any, end: Any) -> Any:
         """The rain field and each link's rain attenuation and path-averaged rain."""
         self.validate(start, end)
-        end_exclusive = np.datetime64(end) - np.timedelta64(1, "ns")
-        return self._simulation[2].sel(time=slice(np.datetime64(start), end_exclusive))
+        return self._window(self._simulation[2], start, end)
 
     @property
     def capabilities(self) -> CMLCapabilities:
