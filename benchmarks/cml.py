@@ -13,29 +13,10 @@ import argparse
 import time
 
 import numpy as np
-import pycomlink as pycml
 
 from substrates.backends.registry import create_backend
 from substrates.models.cml.processing import process
-
-
-def pycomlink_chain(data):
-    c = data.copy()
-    c["trsl"] = (c.tsl - c.rsl).interpolate_na(
-        dim="time", max_gap=np.timedelta64(5, "m"), method="linear"
-    )
-    c["wet"] = c.trsl.rolling(time=60, center=True).std() > 0.8
-    c["baseline"] = pycml.processing.baseline.baseline_constant(
-        trsl=c.trsl, wet=c.wet, n_average_last_dry=5
-    )
-    c["waa"] = pycml.processing.wet_antenna.waa_schleiss_2013(
-        rsl=c.trsl, baseline=c.baseline, wet=c.wet, waa_max=2.2, delta_t=1, tau=15
-    )
-    c["A"] = (c.trsl - c.baseline - c.waa).clip(min=0)
-    c["R"] = pycml.processing.k_R_relation.calc_R_from_A(
-        A=c.A, L_km=c.length, f_GHz=c.frequency, pol=c.polarization
-    )
-    return c
+from substrates.models.cml.pycomlink_reference import pycomlink_chain
 
 
 def best(call, data, repeats: int) -> float:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-import pycomlink as pycml
 import pytest
 
 from substrates.backends.registry import create_backend
 from substrates.models.cml.processing import ChainParameters, process
+from substrates.models.cml.pycomlink_reference import pycomlink_chain
 
 
 @pytest.fixture(scope="module")
@@ -19,22 +19,7 @@ def day():
 @pytest.fixture(scope="module")
 def reference(day):
     """pycomlink's chain, as in its basic-processing notebook."""
-    c = day.copy()
-    c["trsl"] = (c.tsl - c.rsl).interpolate_na(
-        dim="time", max_gap=np.timedelta64(5, "m"), method="linear"
-    )
-    c["wet"] = c.trsl.rolling(time=60, center=True).std() > 0.8
-    c["baseline"] = pycml.processing.baseline.baseline_constant(
-        trsl=c.trsl, wet=c.wet, n_average_last_dry=5
-    )
-    c["waa"] = pycml.processing.wet_antenna.waa_schleiss_2013(
-        rsl=c.trsl, baseline=c.baseline, wet=c.wet, waa_max=2.2, delta_t=1, tau=15
-    )
-    c["A"] = (c.trsl - c.baseline - c.waa).clip(min=0)
-    c["R"] = pycml.processing.k_R_relation.calc_R_from_A(
-        A=c.A, L_km=c.length, f_GHz=c.frequency, pol=c.polarization
-    )
-    return c.transpose("cml_id", "sublink_id", "time")
+    return pycomlink_chain(day).transpose("cml_id", "sublink_id", "time")
 
 
 @pytest.fixture(scope="module")
