@@ -82,3 +82,8 @@ class RunFolder:
         """Save a matplotlib figure as PNG."""
         with self._atomic(name, "wb") as handle:
             figure.savefig(handle, format="png", dpi=120, bbox_inches="tight")
+
+    def write_netcdf(self, name: str, dataset: Any) -> None:
+        """Write an xarray Dataset as netCDF (to a temporary name, then renamed)."""
+        with self._atomic(name, "wb") as handle:
+            handle.write(dataset.to_netcdf())

@@ -72,3 +72,50 @@ def qrim_figure(mdp: Any, robust: Any, nominal: Any, title: str) -> Any:
     right.legend(fontsize=8)
     figure.suptitle(title, fontsize=11)
     return figure
+
+
+def cml_maps_figure(
+    grid: Any,
+    ends_km: tuple[Any, Any, Any, Any],
+    times: Any,
+    fields: dict[str, Any],
+    std: Any,
+    reference: Any,
+    title: str,
+) -> Any:
+    """Rain maps (mm/h) at the wettest step: the reference, each method, the posterior
+    standard deviation; link paths drawn over each."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    wettest_of = reference.field if reference.field is not None else next(iter(fields.values()))
+    t = int(np.nanargmax(np.nanmean(wettest_of, axis=(1, 2))))
+    panels = [(reference.label, reference.field[t])] if reference.field is not None else []
+    panels += [(f"{m} mean" if m == "bayes" else m, f[t]) for m, f in fields.items()]
+    extent = (grid.x0_km, grid.x0_km + grid.nx * grid.cell_km,
+              grid.y0_km, grid.y0_km + grid.ny * grid.cell_km)  # fmt: skip
+    top = max(float(np.nanpercentile(f, 99.5)) for _, f in panels) or 1.0
+    count = len(panels) + (std is not None)
+    figure, axes = plt.subplots(1, count, figsize=(3.4 * count, 3.6), layout="constrained")
+    axes = np.atleast_1d(axes)
+    for axis, (name, field) in zip(axes, panels, strict=False):
+        image = axis.imshow(field, origin="lower", extent=extent, vmin=0, vmax=top, cmap="Blues")
+        axis.set_title(name, fontsize=9)
+    figure.colorbar(image, ax=axes[: len(panels)], label="rain (mm/h)", shrink=0.8)
+    if std is not None:
+        spread = axes[-1].imshow(std[t], origin="lower", extent=extent, cmap="Oranges")
+        axes[-1].set_title("bayes posterior std", fontsize=9)
+        figure.colorbar(spread, ax=axes[-1], label="std (mm/h)", shrink=0.8)
+    x0, y0, x1, y1 = ends_km
+    for axis in axes:
+        axis.plot(np.stack([x0, x1]), np.stack([y0, y1]), color="k", lw=0.5, alpha=0.6)
+        axis.set_xlim(extent[:2])
+        axis.set_ylim(extent[2:])
+        axis.set_xlabel("east (km)", fontsize=8)
+        axis.tick_params(labelsize=7)
+    axes[0].set_ylabel("north (km)", fontsize=8)
+    figure.suptitle(f"{title}, {np.datetime_as_string(times[t], unit='m')}", fontsize=10)
+    return figure

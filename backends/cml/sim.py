@@ -61,7 +61,12 @@ class SimBackend(CMLBackend):
     def _simulation(self) -> tuple[Any, Any, Any]:
         import xarray as xr
 
-        from substrates.datasets.cml.network import attenuation_along, path_rain, random_network
+        from substrates.datasets.cml.network import (
+            attenuation_along,
+            path_rain,
+            random_network,
+            wet_antenna_pastorek,
+        )
         from substrates.datasets.cml.opensense import validate
         from substrates.datasets.cml.rain_fields import RainFieldModel, rain_fields
 
@@ -78,9 +83,8 @@ class SimBackend(CMLBackend):
         along = path_rain(fields, o.cell_km, network, device=self.torch_device)
         attenuation = attenuation_along(along, network)  # (time, link, sublink)
         averaged = np.repeat(along.mean(axis=-1)[..., None], 2, axis=-1)
-        observed = attenuation.copy()
-        if o.wet_antenna:  # Pastorek et al. 2021: A_max (1 − exp(−d R^ζ))
-            observed += 14.0 * (1 - np.exp(-0.1 * averaged**0.55))
+        wet_antenna = wet_antenna_pastorek(averaged) if o.wet_antenna else 0 * averaged
+        observed = attenuation + wet_antenna
         drift = np.cumsum(
             rng.normal(0, o.drift_db_per_h * np.sqrt(step_min / 60), observed.shape), axis=0
         )
@@ -112,9 +116,15 @@ class SimBackend(CMLBackend):
                 "rain": (("time", "y_km", "x_km"), fields, {"units": "mm/h"}),
                 "A_rain": (dims, attenuation.transpose(1, 2, 0), {"units": "dB"}),
                 "R_path": (dims, averaged.transpose(1, 2, 0), {"units": "mm/h"}),
+                "A_wet_antenna": (dims, wet_antenna.transpose(1, 2, 0), {"units": "dB"}),
+                "baseline": (
+                    dims, (BASE_LOSS_DB + drift).transpose(1, 2, 0),
+                    {"units": "dB", "long_name": "tsl − rsl of the dry link (loss + drift)"},
+                ),
             },
             coords={"time": coords["time"], "y_km": axis, "x_km": axis, "cml_id": ids,
                     "sublink_id": coords["sublink_id"]},
+            attrs={"origin_lat": network.origin[0], "origin_lon": network.origin[1]},
         )  # fmt: skip
         dataset, cleaning = validate(dataset, source=self.name)
         return dataset, cleaning, truth
@@ -128,7 +138,9 @@ class SimBackend(CMLBackend):
         return self._simulation[1]
 
     def truth(self, start: Any, end: Any) -> Any:
-        """The rain field and each link's rain attenuation and path-averaged rain."""
+        """The rain field (mm/h) and, per sublink, rain attenuation, wet-antenna attenuation and
+        dry baseline (dB) and path-averaged rain (mm/h); attrs origin_lat/lon place x_km,
+        y_km (cell centres) on the globe."""
         self.validate(start, end)
         return self._window(self._simulation[2], start, end)
 

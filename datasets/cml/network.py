@@ -91,6 +91,15 @@ def attenuation_along(rain: np.ndarray, network: LinkNetwork) -> np.ndarray:
     return out
 
 
+def wet_antenna_pastorek(
+    rain_mm_h: Any, a_max_db: float = 14.0, zeta: float = 0.55, d: float = 0.1
+) -> Any:
+    """Wet-antenna attenuation (dB) of a link under path-averaged rain R (mm/h), Pastorek et
+    al. 2021: A_max (1 − exp(−d R^ζ)); numpy or torch (differentiable)."""
+    xp = np if isinstance(rain_mm_h, np.ndarray | float) else __import__("torch")
+    return a_max_db * (1 - xp.exp(-d * (rain_mm_h + 1e-12) ** zeta))
+
+
 def bilinear(fields: Any, col: np.ndarray, row: np.ndarray) -> Any:
     """fields (steps, rows, cols; numpy or torch) at fractional (row, col) positions given
     as numpy arrays; edges clamp. A torch field is interpolated on its own device."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .cml_cmd import add_cml_parser
 from .options import add_run_options
 from .qrim_cmd import add_qrim_parser
 
@@ -37,6 +38,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     sample.set_defaults(handler=handle_sample)
     add_qrim_parser(methods)
+    add_cml_parser(methods)
 
 
 def handle_sample(args: argparse.Namespace) -> int:

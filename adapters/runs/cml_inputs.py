@@ -1,0 +1,221 @@
+"""What `cml-reconstruct` feeds its methods: link observations on the reconstruction time
+steps, the grid, and the reference (simulator truth or radar) on the same steps and grid."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from substrates.backends.cml.base import CMLBackend
+from substrates.backends.errors import SubstratesError
+from substrates.datasets.cml.opensense import CMLDataError
+from substrates.models.cml.grid import Grid, link_ends_km, to_km
+from substrates.models.cml.processing import process
+
+SPIN_UP = np.timedelta64(2, "h")
+"""Data read before the first step: the chain's rolling window and baseline need history."""
+DEFAULT_HOURS = 3
+
+
+@dataclass
+class LinkInputs:
+    """Per reconstruction step (the interval (time − every, time]): attenuation above the
+    chain's baseline (dB; links × sublinks) and the chain's path-averaged rain (mm/h, mean
+    of the sublinks); `links` is the OpenSense dataset for the geometry."""
+
+    times: np.ndarray
+    attenuation_db: np.ndarray
+    path_rain_mm_h: np.ndarray
+    links: Any
+
+
+@dataclass
+class Reference:
+    """Reference rain (mm/h) on the steps: field (steps, ny, nx) on the grid and path
+    averages (steps, links); either may be None. `label` names where it comes from."""
+
+    label: str
+    field: np.ndarray | None
+    path: np.ndarray | None
+
+
+def time_range(
+    backend: CMLBackend, start: str | None, end: str | None, path_reference: Any
+) -> tuple[np.datetime64, np.datetime64]:
+    """The period to reconstruct: as given; else a simulator's whole period; else the
+    wettest DEFAULT_HOURS of the radar path reference."""
+    try:
+        begin = None if start is None else np.datetime64(start, "ns")
+        finish = None if end is None else np.datetime64(end, "ns")
+    except ValueError as err:
+        raise SubstratesError(f"--start/--end: not an ISO time: {err}") from None
+    caps = backend.capabilities
+    if begin is None and finish is None:
+        if hasattr(backend, "truth"):
+            return np.datetime64(caps.start, "ns"), np.datetime64(caps.end, "ns")
+        if path_reference is None:
+            raise SubstratesError("give --start and --end: this source has no default period")
+        hourly = path_reference.mean("cml_id").resample(time="1h").mean()
+        wettest = hourly.rolling(time=DEFAULT_HOURS).mean().idxmax("time").values
+        return wettest - np.timedelta64(DEFAULT_HOURS - 1, "h"), wettest + np.timedelta64(1, "h")
+    if begin is None or finish is None:
+        raise SubstratesError("give both --start and --end, or neither")
+    if finish <= begin:
+        raise SubstratesError(f"--end {end} is not after --start {start}")
+    return begin, finish
+
+
+def link_inputs(
+    backend: CMLBackend,
+    start: np.datetime64,
+    end: np.datetime64,
+    every_min: int,
+    true_baseline: bool = False,
+) -> LinkInputs:
+    """Run the standard chain over the period (plus spin-up) and average it per step.
+
+    true_baseline (simulator only): use the true dry baseline and wet-antenna attenuation
+    instead of the chain's estimates, so that every method sees the links' rain attenuation
+    with measurement noise only and the comparison isolates the reconstruction.
+    """
+    caps = backend.capabilities
+    first = max(start - SPIN_UP, np.datetime64(caps.start, "ns"))
+    after = end + np.timedelta64(1, "s")
+    processed = process(backend.load(first, after))
+    above = (processed["trsl"] - processed["baseline"]).clip(min=0)
+    rain = processed["R"]
+    if true_baseline:
+        if not hasattr(backend, "truth"):
+            raise SubstratesError("--true-baseline needs a simulator: real links have no truth")
+        truth = backend.truth(first, after)
+        above = (processed["trsl"] - truth["baseline"]).clip(min=0)
+        rain = _rain_rate((above - truth["A_wet_antenna"]).clip(min=0), processed)
+    steps, labels = _steps(processed["time"].values, start, end, every_min)
+    keep = steps > 0
+    grouped = {
+        name: values.isel(time=keep).assign_coords(step=("time", steps[keep])).groupby("step")
+        for name, values in (("A", above), ("R", rain.mean("sublink_id")))
+    }
+    attenuation = grouped["A"].mean().transpose("step", "cml_id", "sublink_id").values
+    rain = grouped["R"].mean().transpose("step", "cml_id").values
+    if len(attenuation) != len(labels):
+        raise SubstratesError(f"no data in some {every_min}-minute steps of {start} to {end}")
+    return LinkInputs(labels, attenuation, rain, processed)
+
+
+def _rain_rate(attenuation: Any, links: Any, rain_min_mm_h: float = 0.1) -> Any:
+    """Path-averaged rain (mm/h) from rain attenuation (dB) by the ITU-R power law, rates
+    below rain_min_mm_h set to 0 as the chain does."""
+    k, alpha = _k_alpha(links)
+    rain = (attenuation / (k * links["length"])) ** (1 / alpha)
+    return rain.where(~(rain < rain_min_mm_h), 0.0)
+
+
+def _k_alpha(links: Any) -> tuple[Any, Any]:
+    """ITU-R P.838-3 k and α per (cml_id, sublink_id) of an OpenSense dataset."""
+    from substrates.datasets.cml.itu_p838 import k_alpha
+
+    frequency = links["frequency"]
+    k, alpha = xr.zeros_like(frequency, dtype=float), xr.zeros_like(frequency, dtype=float)
+    for pol in ("h", "v"):
+        rows = links["polarization"] == pol
+        pol_k, pol_alpha = k_alpha(frequency.values, pol)
+        k, alpha = k.where(~rows, pol_k), alpha.where(~rows, pol_alpha)
+    return k, alpha
+
+
+def _steps(
+    times: np.ndarray, start: np.datetime64, end: np.datetime64, every_min: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Step number of each time (0: outside) and the step labels: step k covers
+    (start + (k−1)·every, start + k·every], labelled by its end, as radar sums are."""
+    every = np.timedelta64(every_min, "m")
+    count = int((end - start) // every)
+    if count < 1:
+        raise SubstratesError(f"the period {start} to {end} is shorter than --every {every_min}")
+    k = np.ceil((times - start) / every).astype(int)
+    k[(k < 1) | (k > count)] = 0
+    return k, start + every * np.arange(1, count + 1)
+
+
+def grid_for(backend: CMLBackend, links: Any, cell_km: float | None) -> Grid:
+    """The simulator's own grid; for real data a grid of cell_km (default 2) over the links."""
+    if hasattr(backend, "truth"):
+        if cell_km is not None:
+            raise SubstratesError("--cell-km applies to real data; the simulator has its grid")
+        truth = backend.truth(*_first_minute(backend))
+        cell = float(truth.x_km[1] - truth.x_km[0])
+        return Grid(
+            (truth.attrs["origin_lat"], truth.attrs["origin_lon"]), cell,
+            truth.sizes["x_km"], truth.sizes["y_km"],
+            float(truth.x_km[0]) - cell / 2, float(truth.y_km[0]) - cell / 2,
+        )  # fmt: skip
+    return Grid.covering(links, cell_km or 2.0)
+
+
+def _first_minute(backend: CMLBackend) -> tuple[np.datetime64, np.datetime64]:
+    start = np.datetime64(backend.capabilities.start, "ns")
+    return start, start + np.timedelta64(1, "m")
+
+
+def simulator_reference(
+    backend: Any, start: np.datetime64, end: np.datetime64, every_min: int
+) -> Reference:
+    """The simulator's true rain field and path-averaged rain, averaged like the links."""
+    truth = backend.truth(start, end + np.timedelta64(1, "s"))
+    steps, _ = _steps(truth["time"].values, start, end, every_min)
+    keep = steps > 0
+    field = truth["rain"].isel(time=keep).assign_coords(step=("time", steps[keep]))
+    path = truth["R_path"].isel(sublink_id=0, time=keep).assign_coords(step=("time", steps[keep]))
+    return Reference(
+        "simulator truth",
+        field.groupby("step").mean().values,
+        path.groupby("step").mean().transpose("step", "cml_id").values,
+    )
+
+
+def radar_reference(
+    areal: Any, path: Any, grid: Grid, inputs: LinkInputs
+) -> Reference:  # fmt: skip
+    """Radar rain on the steps: pixels averaged into the grid's cells; path averages of the
+    same links. Steps the radar does not hold are an error."""
+    labels = inputs.times
+    field = None
+    if areal is not None:
+        missing = np.setdiff1d(labels, areal["time"].values)
+        if len(missing):
+            raise CMLDataError(f"the areal reference has no field at {missing[0]}")
+        x, y = to_km(areal["latitudes"].values, areal["longitudes"].values, grid.origin)
+        col = np.floor((x - grid.x0_km) / grid.cell_km).astype(int).ravel()
+        row = np.floor((y - grid.y0_km) / grid.cell_km).astype(int).ravel()
+        inside = (col >= 0) & (col < grid.nx) & (row >= 0) & (row < grid.ny)
+        cell = row[inside] * grid.nx + col[inside]
+        counts = np.bincount(cell, minlength=grid.nx * grid.ny).astype(float)
+        counts[counts == 0] = np.nan
+        frames = areal["rain"].sel(time=labels).values.reshape(len(labels), -1)[:, inside]
+        field = np.stack([
+            np.bincount(cell, weights=np.nan_to_num(f), minlength=grid.nx * grid.ny) / counts
+            for f in frames
+        ]).reshape(len(labels), grid.ny, grid.nx)  # fmt: skip
+    averaged = None
+    if path is not None:
+        ids = inputs.links["cml_id"].values.astype(str)
+        path = path.assign_coords(cml_id=path["cml_id"].values.astype(str))
+        averaged = path.reindex(time=labels, cml_id=ids).transpose("time", "cml_id").values
+    return Reference("radar (pycomlink's RADOLAN YW reference)", field, averaged)
+
+
+def near_links(grid: Grid, links: Any, within_km: float) -> np.ndarray:
+    """(ny, nx) mask of cells whose centre lies within `within_km` of some link path."""
+    x0, y0, x1, y1 = link_ends_km(links, grid.origin)
+    points = grid.points()
+    dx, dy = x1 - x0, y1 - y0
+    along = ((points[:, :1] - x0) * dx + (points[:, 1:] - y0) * dy) / np.maximum(
+        dx**2 + dy**2, 1e-12
+    )
+    along = np.clip(along, 0, 1)
+    distance = np.hypot(points[:, :1] - x0 - along * dx, points[:, 1:] - y0 - along * dy)
+    return (distance.min(axis=1) <= within_km).reshape(grid.ny, grid.nx)

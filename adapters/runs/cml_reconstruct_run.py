@@ -1,0 +1,288 @@
+"""`substrates run cml-reconstruct`: rain maps from links by IDW, ordinary kriging and the
+Bayesian inverse problem, scored against the simulator's truth or a radar reference."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from substrates.adapters.config import ConfigError, backend_from_config, load_config
+from substrates.backends.cml.base import CMLBackend
+from substrates.backends.errors import BackendUnavailableError, SubstratesError
+from substrates.backends.gpu import no_cuda_reason
+from substrates.backends.registry import create_backend
+from substrates.datasets.cml.opensense import CMLDataError
+from substrates.datasets.cml.radar_reference import (
+    areal_reference,
+    path_reference,
+    pycomlink_references,
+)
+from substrates.models.cml.bayesian import BayesianSettings, reconstruct_bayesian
+from substrates.models.cml.grid import Grid, link_ends_km
+from substrates.models.cml.path_operator import PathOperator
+from substrates.models.cml.reconstruct import field_scores, idw, ordinary_kriging
+
+from .cml_inputs import (
+    LinkInputs,
+    Reference,
+    grid_for,
+    link_inputs,
+    near_links,
+    radar_reference,
+    simulator_reference,
+    time_range,
+)
+from .folder import RunFolder
+from .plots import close_figure, cml_maps_figure
+from .provenance import now, provenance, recording_failure
+
+METHODS = ("idw", "kriging", "bayes")
+Progress = Callable[[str, int, int], None]
+"""progress(method, done, total)."""
+
+
+def run_cml_reconstruct(
+    source: str | Path,
+    *,
+    data: str | None = None,
+    start: str | None = None,
+    end: str | None = None,
+    every_min: int = 5,
+    cell_km: float | None = None,
+    near_km: float = 5.0,
+    true_baseline: bool = False,
+    methods: Sequence[str] = METHODS,
+    settings: BayesianSettings | None = None,
+    device: str = "cpu",
+    seed: int = 0,
+    out: str | Path = "runs",
+    reference_files: tuple[str | None, str | None] = (None, None),
+    progress: Progress | None = None,
+) -> tuple[RunFolder, dict[str, Any]]:
+    """Reconstruct rain fields every `every_min` minutes of [start, end] and score them.
+
+    data: a netCDF file for a cml.opensense source; reference_files: (areal, path) radar
+    references (default for pycomlink's example data: the ones shipped with it); near_km:
+    cells farther from every link are left out of the field scores; true_baseline: see
+    `link_inputs` (simulator only).
+    """
+    unknown = sorted(set(methods) - set(METHODS))
+    if unknown or not methods:
+        raise SubstratesError(f"--methods: unknown {unknown}; allowed: {', '.join(METHODS)}")
+    if every_min < 1:
+        raise SubstratesError(f"--every must be at least 1 minute, got {every_min}")
+    if device.startswith("cuda") and (reason := no_cuda_reason()):
+        raise BackendUnavailableError(f"--device {device}: {reason}")
+    settings = settings or BayesianSettings()
+    resolved, backend = _cml_source(source, data)
+    areal, path = _references(backend, reference_files)
+    try:
+        first, last = time_range(backend, start, end, path)
+        inputs = link_inputs(backend, first, last, every_min, true_baseline)
+        grid = grid_for(backend, inputs.links, cell_km)
+        reference = (
+            simulator_reference(backend, first, last, every_min)
+            if hasattr(backend, "truth")
+            else radar_reference(areal, path, grid, inputs)
+        )
+    except CMLDataError as err:
+        raise SubstratesError(str(err)) from None
+
+    folder = RunFolder.create(out, "cml-reconstruct")
+    parameters = {
+        "data": data, "start": str(first), "end": str(last), "every_min": every_min,
+        "grid": {"cell_km": grid.cell_km, "nx": grid.nx, "ny": grid.ny, "origin": grid.origin},
+        "near_km": near_km, "true_baseline": true_baseline, "methods": list(methods),
+        "bayesian": _settings_dict(settings),
+        "device": device, "seed": seed, "reference": reference.label,
+    }  # fmt: skip
+    record = provenance("cml-reconstruct", resolved, backend, parameters)
+    record["cleaning"] = backend.cleaning.to_dict()
+    folder.write_json("provenance.json", record)
+    with recording_failure(folder, record):
+        fields, timings, extra = _reconstruct(
+            inputs, grid, methods, settings, device, seed, progress
+        )
+    mask = near_links(grid, inputs.links, near_km)
+    table = _scores(inputs, grid, fields, reference, mask)
+    folder.write_table("results.parquet", table)
+    _write_fields(folder, inputs, grid, fields, extra, reference)
+    figure = cml_maps_figure(
+        grid, link_ends_km(inputs.links, grid.origin), inputs.times, fields, extra.get("std"),
+        reference, f"{backend.name}: rain maps",
+    )  # fmt: skip
+    folder.save_figure("maps.png", figure)
+    close_figure(figure)
+    summary = _summary(table, timings, len(inputs.times), extra)
+    record.update(status="complete", finished_at=now(), summary=summary)
+    folder.write_json("provenance.json", record)
+    return folder, summary
+
+
+def _cml_source(source: str | Path, data: str | None) -> tuple[Any, CMLBackend]:
+    resolved = load_config(source)
+    if resolved.config.substrate != "cml":
+        raise ConfigError(resolved.path, "substrate", "cml-reconstruct needs a cml source")
+    if data is None:
+        return resolved, backend_from_config(resolved)
+    if resolved.config.backend != "cml.opensense":
+        raise SubstratesError(f"--data needs a cml.opensense source, not {resolved.config.backend}")
+    if not Path(data).is_file():
+        raise SubstratesError(f"--data {data}: no such file")
+    options = {**resolved.options.model_dump(), "path": str(data)}
+    return resolved, create_backend("cml.opensense", options)
+
+
+def _references(backend: CMLBackend, files: tuple[str | None, str | None]) -> tuple[Any, Any]:
+    """Radar references for real data: the files given, else pycomlink's for its example."""
+    if hasattr(backend, "truth"):
+        if any(files):
+            raise SubstratesError("radar references apply to real data; the simulator has truth")
+        return None, None
+    areal_file, path_file = files
+    if not any(files) and getattr(backend.options, "path", None) is None:
+        areal_file, path_file = pycomlink_references()
+    try:
+        return (
+            None if areal_file is None else areal_reference(areal_file),
+            None if path_file is None else path_reference(path_file),
+        )
+    except CMLDataError as err:
+        raise SubstratesError(str(err)) from None
+
+
+def _reconstruct(
+    inputs: LinkInputs,
+    grid: Grid,
+    methods: Sequence[str],
+    settings: BayesianSettings,
+    device: str,
+    seed: int,
+    progress: Progress | None,
+) -> tuple[dict[str, np.ndarray], dict[str, float], dict[str, Any]]:
+    """Fields (steps, ny, nx) per method, seconds per method, and Bayesian extras."""
+    x0, y0, x1, y1 = link_ends_km(inputs.links, grid.origin)
+    points, cells = np.stack([(x0 + x1) / 2, (y0 + y1) / 2], axis=1), grid.points()
+    steps = len(inputs.times)
+    fields, timings, extra = {}, {}, {}
+    for method in methods:
+        began = time.perf_counter()
+        if method == "bayes":
+            operator = PathOperator.from_dataset(inputs.links, grid, device=device)
+            report = None if progress is None else (lambda i, n: progress("bayes", i, n))
+            posterior = reconstruct_bayesian(
+                inputs.attenuation_db, inputs.path_rain_mm_h, operator, (grid.ny, grid.nx),
+                settings, seed=seed, on_iteration=report,
+            )  # fmt: skip
+            fields[method] = posterior.mean
+            extra.update(
+                std=posterior.std, wet_fraction=posterior.wet_fraction,
+                median_mm_h=posterior.median_mm_h, acceptance=posterior.acceptance,
+            )  # fmt: skip
+        else:
+            interpolate = idw if method == "idw" else ordinary_kriging
+            maps = []
+            for t in range(steps):
+                maps.append(interpolate(points, inputs.path_rain_mm_h[t], cells))
+                if progress is not None:
+                    progress(method, t + 1, steps)
+            fields[method] = np.stack(maps).reshape(steps, grid.ny, grid.nx)
+        timings[method] = time.perf_counter() - began
+    return fields, timings, extra
+
+
+def _scores(
+    inputs: LinkInputs,
+    grid: Grid,
+    fields: dict[str, np.ndarray],
+    reference: Reference,
+    mask: np.ndarray,
+) -> pa.Table:
+    """One row per (step, method, target): target 'field' scores the map on cells near
+    links, 'path' the rain averaged along each link path ('chain': the links themselves)."""
+    import torch
+
+    operator = PathOperator.from_dataset(inputs.links, grid)
+    along = {"chain": inputs.path_rain_mm_h}
+    for method, field in fields.items():
+        rain = torch.as_tensor(np.nan_to_num(field), dtype=operator.weight.dtype)
+        along[method] = operator.path_rain(rain).mean(-1).numpy()
+    rows = []
+    for t, label in enumerate(inputs.times):
+        for target, estimates, truth in (
+            ("field", fields, None if reference.field is None else reference.field[t][mask]),
+            ("path", along, None if reference.path is None else reference.path[t]),
+        ):
+            for method, estimate in estimates.items():
+                mine = estimate[t][mask] if target == "field" else estimate[t]
+                score = field_scores(mine, truth) if truth is not None else None
+                rows.append({
+                    "time": label, "method": method, "target": target,
+                    "rmse_mm_h": None if score is None else score.rmse,
+                    "bias_mm_h": None if score is None else score.bias,
+                    "pearson_r": None if score is None else score.pearson,
+                    "mean_mm_h": float(np.nanmean(mine)),
+                    "reference_mean_mm_h": None if truth is None else float(np.nanmean(truth)),
+                })  # fmt: skip
+    table = pa.Table.from_pylist(rows)
+    return table.replace_schema_metadata({"reference": reference.label, "units": "mm/h"})
+
+
+def _summary(
+    table: pa.Table, timings: dict[str, float], steps: int, extra: dict[str, Any]
+) -> dict[str, Any]:
+    """Mean scores per (target, method) over the steps, and seconds per step."""
+    frame = table.to_pandas()
+    scores = (
+        frame.groupby(["target", "method"], sort=False)[["rmse_mm_h", "bias_mm_h", "pearson_r"]]
+        .mean()
+        .reset_index()
+        .to_dict(orient="records")
+    )
+    summary: dict[str, Any] = {
+        "steps": steps,
+        "scores": scores,
+        "seconds_per_step": {m: round(s / steps, 4) for m, s in timings.items()},
+    }
+    if "acceptance" in extra:
+        summary["bayes_acceptance_mean"] = float(np.nanmean(extra["acceptance"]))
+    return summary
+
+
+def _write_fields(
+    folder: RunFolder,
+    inputs: LinkInputs,
+    grid: Grid,
+    fields: dict[str, np.ndarray],
+    extra: dict[str, Any],
+    reference: Reference,
+) -> None:
+    """fields.nc: every map (time, y_km, x_km) in mm/h, the posterior std and the reference."""
+    import xarray as xr
+
+    dims = ("time", "y_km", "x_km")
+    variables = {f"rain_{m}": (dims, f, {"units": "mm/h"}) for m, f in fields.items()}
+    if "std" in extra:
+        variables["rain_bayes_std"] = (dims, extra["std"], {"units": "mm/h"})
+        variables["prior_wet_fraction"] = ("time", extra["wet_fraction"])
+        variables["prior_median"] = ("time", extra["median_mm_h"], {"units": "mm/h"})
+    if reference.field is not None:
+        variables["rain_reference"] = (dims, reference.field, {"units": "mm/h"})
+    dataset = xr.Dataset(
+        variables,
+        coords={"time": inputs.times, "y_km": grid.y_km, "x_km": grid.x_km},
+        attrs={"origin_lat": grid.origin[0], "origin_lon": grid.origin[1],
+               "reference": reference.label},
+    )  # fmt: skip
+    folder.write_netcdf("fields.nc", dataset)
+
+
+def _settings_dict(settings: BayesianSettings) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    return asdict(settings)

@@ -1,0 +1,62 @@
+"""Radar rain references for CML data: areal fields and path averages, as shipped with
+pycomlink (RADOLAN YW: 5-minute rainfall sums in mm on a 1 km grid, and the same radar
+averaged along each link path). Both are returned as rain rates in mm/h."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .opensense import CMLDataError
+
+
+def _rate(amount: Any, source: str) -> Any:
+    """mm per interval -> mm/h, the interval read off the time axis."""
+    step = np.median(np.diff(amount["time"].values[:100])) / np.timedelta64(1, "s")
+    if not step > 0:
+        raise CMLDataError(f"{source}: cannot tell the accumulation interval from its times")
+    return amount * (3600.0 / step)
+
+
+def _open(path: str | os.PathLike[str]) -> Any:
+    import xarray as xr
+
+    path = Path(path)
+    if not path.is_file():
+        raise CMLDataError(f"{path}: no such file")
+    dataset = xr.open_dataset(path)
+    if "rainfall_amount" not in dataset:
+        raise CMLDataError(f"{path}: no variable rainfall_amount (mm per interval)")
+    return dataset
+
+
+def areal_reference(path: str | os.PathLike[str]) -> Any:
+    """Dataset with rain (time, y, x) in mm/h and 2-D coordinates latitudes, longitudes."""
+    dataset = _open(path)
+    for name in ("latitudes", "longitudes"):
+        if name not in dataset.variables:
+            raise CMLDataError(f"{path}: no coordinate {name} (degrees per pixel)")
+    rain = _rate(dataset["rainfall_amount"], str(path)).assign_attrs(units="mm/h")
+    return rain.to_dataset(name="rain")
+
+
+def path_reference(path: str | os.PathLike[str]) -> Any:
+    """DataArray (time, cml_id) of the radar's path-averaged rain in mm/h."""
+    dataset = _open(path)
+    if "cml_id" not in dataset["rainfall_amount"].dims:
+        raise CMLDataError(f"{path}: rainfall_amount has no cml_id dimension")
+    return _rate(dataset["rainfall_amount"], str(path)).assign_attrs(units="mm/h")
+
+
+def pycomlink_references() -> tuple[Path, Path]:
+    """(areal, path-averaged) radar references shipped with pycomlink's example data."""
+    from importlib.resources import files
+
+    folder = files("pycomlink.io") / "example_data"
+    return (
+        Path(str(folder / "example_areal_reference_data.nc")),
+        Path(str(folder / "example_path_averaged_reference_data.nc")),
+    )

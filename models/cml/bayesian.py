@@ -1,0 +1,157 @@
+"""Rain fields from links as a Bayesian inverse problem.
+
+Observations: each sublink's attenuation above its dry baseline (dB). Forward operator:
+the ITU-R P.838-3 power law integrated along the link path (`PathOperator`), plus
+Pastorek wet-antenna attenuation. Prior: `RainPrior`, its levels fitted per step.
+Likelihood: Gaussian with standard deviation noise_db + relative_noise·A (dB).
+Posterior: HMC (`hmc`), all time steps and chains in one batch; the mean field and the
+pointwise standard deviation are accumulated over post-warm-up states.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .hmc import hmc
+from .path_operator import PathOperator
+from .rain_prior import FieldPrior, RainPrior, fit_levels, threshold
+
+
+@dataclass(frozen=True)
+class BayesianSettings:
+    """chains per time step; iterations of HMC (warmup of them adapt the step) with
+    `leapfrog` steps each; noise_db, relative_noise: observation error (dB, share of A);
+    wet_antenna: model Pastorek wet-antenna attenuation; level_window: time steps pooled
+    when fitting the prior's levels; steps_per_batch: time steps sampled together (memory
+    grows with it)."""
+
+    chains: int = 4
+    iterations: int = 300
+    warmup: int = 150
+    leapfrog: int = 10
+    noise_db: float = 0.3
+    relative_noise: float = 0.1
+    wet_antenna: bool = True
+    level_window: int = 15
+    steps_per_batch: int = 32
+    prior: RainPrior = field(default_factory=RainPrior)
+
+
+@dataclass
+class Posterior:
+    """mean, std: (steps, ny, nx) rain in mm/h; wet_fraction, median_mm_h: the fitted prior
+    levels per step; acceptance, step_size: HMC diagnostics per step (NaN when dry)."""
+
+    mean: np.ndarray
+    std: np.ndarray
+    wet_fraction: np.ndarray
+    median_mm_h: np.ndarray
+    acceptance: np.ndarray
+    step_size: np.ndarray
+
+
+def reconstruct_bayesian(
+    attenuation_db: np.ndarray,
+    path_rain_mm_h: np.ndarray,
+    operator: PathOperator,
+    shape: tuple[int, int],
+    settings: BayesianSettings | None = None,
+    seed: int = 0,
+    steps: np.ndarray | None = None,
+    on_iteration: Callable[[int, int], None] | None = None,
+) -> Posterior:
+    """Posterior rain fields at the time indices `steps` (default: all).
+
+    attenuation_db: (time, links, sublinks) attenuation above baseline, NaN where missing;
+    path_rain_mm_h: (time, links) path-averaged rain from the standard chain, used only to
+    fit the prior's wet fraction and median. shape: the grid (ny, nx) of `operator`.
+    on_iteration(done, total) reports HMC iterations over all batches.
+    """
+    import torch
+
+    s = settings or BayesianSettings()
+    dtype, device = operator.weight.dtype, operator.weight.device
+    generator = torch.Generator(device=device).manual_seed(seed)
+    prior = FieldPrior(s.prior, shape, dtype, device)
+    chosen = np.arange(len(attenuation_db)) if steps is None else np.asarray(steps)
+    wet_fraction, median = fit_levels(
+        prior, operator, path_rain_mm_h, window=s.level_window, generator=generator
+    )
+    wet_fraction, median = wet_fraction[chosen], median[chosen]
+    attenuation_db = attenuation_db[chosen]
+    steps = len(chosen)
+    out = Posterior(
+        mean=np.zeros((steps, *shape)), std=np.zeros((steps, *shape)),
+        wet_fraction=wet_fraction, median_mm_h=median,
+        acceptance=np.full(steps, np.nan), step_size=np.full(steps, np.nan),
+    )  # fmt: skip
+    wet_steps = np.flatnonzero(wet_fraction > 0)
+    total = -(-len(wet_steps) // s.steps_per_batch) * s.iterations
+    for first in range(0, len(wet_steps), s.steps_per_batch):
+        chosen = wet_steps[first : first + s.steps_per_batch]
+        offset = first // s.steps_per_batch * s.iterations
+        report = (
+            None if on_iteration is None else (lambda i, o=offset: on_iteration(o + i + 1, total))
+        )
+        _sample(attenuation_db, chosen, operator, prior, s, generator, out, report)
+    return out
+
+
+def _sample(
+    attenuation_db: np.ndarray,
+    chosen: np.ndarray,
+    operator: PathOperator,
+    prior: FieldPrior,
+    s: BayesianSettings,
+    generator: Any,
+    out: Posterior,
+    on_iteration: Callable[[int], None] | None,
+) -> None:
+    """Sample the time steps `chosen` (s.chains chains each) and write them into `out`."""
+    import torch
+
+    dtype, device = operator.weight.dtype, operator.weight.device
+    rows = np.repeat(chosen, s.chains)
+
+    def put(a: np.ndarray) -> Any:
+        return torch.as_tensor(a[rows], dtype=dtype, device=device)
+
+    observed = put(attenuation_db)
+    seen = torch.isfinite(observed)
+    observed = torch.nan_to_num(observed)
+    sigma = s.noise_db + s.relative_noise * observed
+    theta, level = put(threshold(out.wet_fraction)), put(out.median_mm_h)
+
+    def potential(v: Any) -> Any:
+        modelled = operator.attenuation(prior.rain(v, theta, level), s.wet_antenna)
+        residual = torch.where(seen, (modelled - observed) / sigma, 0.0)
+        return 0.5 * (residual**2).sum((1, 2))
+
+    total = torch.zeros((len(rows), *prior.shape), dtype=dtype, device=device)
+    square = torch.zeros_like(total)
+
+    def accumulate(v: Any) -> None:
+        with torch.no_grad():
+            rain = prior.rain(v, theta, level)
+            total.add_(rain)
+            square.add_(rain**2)
+
+    initial = torch.randn(
+        (len(rows), *prior.latent_shape), generator=generator, dtype=dtype, device=device
+    )
+    result = hmc(
+        potential, initial, s.iterations, s.warmup, s.leapfrog, generator=generator,
+        on_sample=accumulate, on_iteration=on_iteration,
+    )  # fmt: skip
+    draws = (s.iterations - s.warmup) * s.chains
+    per_step = (len(chosen), s.chains, *prior.shape)
+    mean = total.reshape(per_step).sum(1) / draws
+    second = square.reshape(per_step).sum(1) / draws
+    out.mean[chosen] = mean.cpu().numpy()
+    out.std[chosen] = (second - mean**2).clamp_min(0).sqrt().cpu().numpy()
+    out.acceptance[chosen] = result.acceptance.reshape(len(chosen), -1).mean(1).cpu().numpy()
+    out.step_size[chosen] = result.step.reshape(len(chosen), -1).mean(1).cpu().numpy()

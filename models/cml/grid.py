@@ -1,0 +1,63 @@
+"""A regular grid in a local east/north km frame, and link ends placed in that frame."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from substrates.datasets.cml.network import KM_PER_DEGREE
+
+
+def to_km(lat: Any, lon: Any, origin: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """(east, north) in km of (lat, lon) degrees, equirectangular about `origin` (lat, lon)."""
+    east = (np.asarray(lon) - origin[1]) * KM_PER_DEGREE * np.cos(np.radians(origin[0]))
+    north = (np.asarray(lat) - origin[0]) * KM_PER_DEGREE
+    return east, north
+
+
+@dataclass(frozen=True)
+class Grid:
+    """ny × nx cells of cell_km; cell centres at x0_km + (i + ½) cell_km east (and likewise
+    north) of `origin` (lat, lon in degrees)."""
+
+    origin: tuple[float, float]
+    cell_km: float
+    nx: int
+    ny: int
+    x0_km: float = 0.0
+    y0_km: float = 0.0
+
+    @property
+    def x_km(self) -> np.ndarray:
+        return self.x0_km + (np.arange(self.nx) + 0.5) * self.cell_km
+
+    @property
+    def y_km(self) -> np.ndarray:
+        return self.y0_km + (np.arange(self.ny) + 0.5) * self.cell_km
+
+    def points(self) -> np.ndarray:
+        """Cell centres (east, north) in km, shape (ny·nx, 2), rows north-major."""
+        x, y = np.meshgrid(self.x_km, self.y_km)
+        return np.stack([x.ravel(), y.ravel()], axis=1)
+
+    @classmethod
+    def covering(cls, dataset: Any, cell_km: float, margin_km: float = 2.0) -> Grid:
+        """The smallest grid holding every link of an OpenSense dataset, plus a margin."""
+        origin = (float(dataset["site_0_lat"].mean()), float(dataset["site_0_lon"].mean()))
+        x0, y0, x1, y1 = link_ends_km(dataset, origin)
+        east, north = np.concatenate([x0, x1]), np.concatenate([y0, y1])
+        west, south = east.min() - margin_km, north.min() - margin_km
+        nx = int(np.ceil((east.max() + margin_km - west) / cell_km))
+        ny = int(np.ceil((north.max() + margin_km - south) / cell_km))
+        return cls(origin, cell_km, nx, ny, west, south)
+
+
+def link_ends_km(
+    dataset: Any, origin: tuple[float, float]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(x0, y0, x1, y1) km of each link of an OpenSense dataset in the frame of `origin`."""
+    x0, y0 = to_km(dataset["site_0_lat"].values, dataset["site_0_lon"].values, origin)
+    x1, y1 = to_km(dataset["site_1_lat"].values, dataset["site_1_lon"].values, origin)
+    return x0, y0, x1, y1
