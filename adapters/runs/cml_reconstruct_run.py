@@ -59,6 +59,7 @@ def run_cml_reconstruct(
     methods: Sequence[str] = METHODS,
     settings: BayesianSettings | None = None,
     device: str = "cpu",
+    precision: str = "float32",
     seed: int = 0,
     out: str | Path = "runs",
     reference_files: tuple[str | None, str | None] = (None, None),
@@ -69,11 +70,13 @@ def run_cml_reconstruct(
     data: a netCDF file for a cml.opensense source; reference_files: (areal, path) radar
     references (default for pycomlink's example data: the ones shipped with it); near_km:
     cells farther from every link are left out of the field scores; true_baseline: see
-    `link_inputs` (simulator only).
+    `link_inputs` (simulator only); precision: float32 or float64 for the Bayesian map.
     """
     unknown = sorted(set(methods) - set(METHODS))
     if unknown or not methods:
         raise SubstratesError(f"--methods: unknown {unknown}; allowed: {', '.join(METHODS)}")
+    if precision not in ("float32", "float64"):
+        raise SubstratesError(f"--precision must be float32 or float64, got {precision!r}")
     if every_min < 1:
         raise SubstratesError(f"--every must be at least 1 minute, got {every_min}")
     if device.startswith("cuda") and (reason := no_cuda_reason()):
@@ -99,14 +102,14 @@ def run_cml_reconstruct(
         "grid": {"cell_km": grid.cell_km, "nx": grid.nx, "ny": grid.ny, "origin": grid.origin},
         "near_km": near_km, "true_baseline": true_baseline, "methods": list(methods),
         "bayesian": _settings_dict(settings),
-        "device": device, "seed": seed, "reference": reference.label,
+        "device": device, "precision": precision, "seed": seed, "reference": reference.label,
     }  # fmt: skip
     record = provenance("cml-reconstruct", resolved, backend, parameters)
     record["cleaning"] = backend.cleaning.to_dict()
     folder.write_json("provenance.json", record)
     with recording_failure(folder, record):
         fields, timings, extra = _reconstruct(
-            inputs, grid, methods, settings, device, seed, progress
+            inputs, grid, methods, settings, (device, precision), seed, progress
         )
     mask = near_links(grid, inputs.links, near_km)
     table = _scores(inputs, grid, fields, reference, mask)
@@ -161,11 +164,12 @@ def _reconstruct(
     grid: Grid,
     methods: Sequence[str],
     settings: BayesianSettings,
-    device: str,
+    torch_placement: tuple[str, str],
     seed: int,
     progress: Progress | None,
 ) -> tuple[dict[str, np.ndarray], dict[str, float], dict[str, Any]]:
-    """Fields (steps, ny, nx) per method, seconds per method, and Bayesian extras."""
+    """Fields (steps, ny, nx) per method, seconds per method, and Bayesian extras;
+    torch_placement: (device, precision) of the Bayesian reconstruction."""
     x0, y0, x1, y1 = link_ends_km(inputs.links, grid.origin)
     points, cells = np.stack([(x0 + x1) / 2, (y0 + y1) / 2], axis=1), grid.points()
     steps = len(inputs.times)
@@ -173,7 +177,12 @@ def _reconstruct(
     for method in methods:
         began = time.perf_counter()
         if method == "bayes":
-            operator = PathOperator.from_dataset(inputs.links, grid, device=device)
+            import torch
+
+            device, precision = torch_placement
+            operator = PathOperator.from_dataset(
+                inputs.links, grid, device=device, dtype=getattr(torch, precision)
+            )
             report = None if progress is None else (lambda i, n: progress("bayes", i, n))
             posterior = reconstruct_bayesian(
                 inputs.attenuation_db, inputs.path_rain_mm_h, operator, (grid.ny, grid.nx),
@@ -210,8 +219,8 @@ def _scores(
     operator = PathOperator.from_dataset(inputs.links, grid)
     along = {"chain": inputs.path_rain_mm_h}
     for method, field in fields.items():
-        rain = torch.as_tensor(np.nan_to_num(field), dtype=operator.weight.dtype)
-        along[method] = operator.path_rain(rain).mean(-1).numpy()
+        rain = torch.as_tensor(np.nan_to_num(field), dtype=operator.dtype)
+        along[method] = operator.path_average(rain).numpy()
     rows = []
     for t, label in enumerate(inputs.times):
         for target, estimates, truth in (

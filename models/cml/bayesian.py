@@ -26,8 +26,8 @@ class BayesianSettings:
     """chains per time step; iterations of HMC (warmup of them adapt the step) with
     `leapfrog` steps each; noise_db, relative_noise: observation error (dB, share of A);
     wet_antenna: model Pastorek wet-antenna attenuation; level_window: time steps pooled
-    when fitting the prior's levels; steps_per_batch: time steps sampled together (memory
-    grows with it)."""
+    when fitting the prior's levels; steps_per_batch: at most this many time steps are
+    sampled together (memory grows with it; batches are split evenly)."""
 
     chains: int = 4
     iterations: int = 300
@@ -74,7 +74,7 @@ def reconstruct_bayesian(
     import torch
 
     s = settings or BayesianSettings()
-    dtype, device = operator.weight.dtype, operator.weight.device
+    dtype, device = operator.dtype, operator.device
     generator = torch.Generator(device=device).manual_seed(seed)
     prior = FieldPrior(s.prior, shape, dtype, device)
     chosen = np.arange(len(attenuation_db)) if steps is None else np.asarray(steps)
@@ -90,10 +90,10 @@ def reconstruct_bayesian(
         acceptance=np.full(steps, np.nan), step_size=np.full(steps, np.nan),
     )  # fmt: skip
     wet_steps = np.flatnonzero(wet_fraction > 0)
-    total = -(-len(wet_steps) // s.steps_per_batch) * s.iterations
-    for first in range(0, len(wet_steps), s.steps_per_batch):
-        chosen = wet_steps[first : first + s.steps_per_batch]
-        offset = first // s.steps_per_batch * s.iterations
+    batches = np.array_split(wet_steps, -(-len(wet_steps) // s.steps_per_batch))
+    total = len(batches) * s.iterations
+    for number, chosen in enumerate(b for b in batches if len(b)):
+        offset = number * s.iterations
         report = (
             None if on_iteration is None else (lambda i, o=offset: on_iteration(o + i + 1, total))
         )
@@ -114,7 +114,7 @@ def _sample(
     """Sample the time steps `chosen` (s.chains chains each) and write them into `out`."""
     import torch
 
-    dtype, device = operator.weight.dtype, operator.weight.device
+    dtype, device = operator.dtype, operator.device
     rows = np.repeat(chosen, s.chains)
 
     def put(a: np.ndarray) -> Any:

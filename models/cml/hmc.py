@@ -34,6 +34,11 @@ def _potential_and_gradient(potential: Callable[[Any], Any], v: Any) -> tuple[An
     return phi.detach(), gradient
 
 
+def _half_square(v: Any, dims: tuple[int, ...]) -> Any:
+    """½|v|² per row, accumulated in float64 whatever v's precision."""
+    return 0.5 * (v.double() ** 2).sum(dims)
+
+
 def hmc(
     potential: Callable[[Any], Any],
     initial: Any,
@@ -64,28 +69,29 @@ def hmc(
         )
 
     def uniform(size: int) -> Any:
-        return torch.rand(size, generator=generator, dtype=initial.dtype, device=initial.device)
+        return torch.rand(size, generator=generator, dtype=torch.float64, device=initial.device)
 
     v = initial.detach()
     phi, gradient = _potential_and_gradient(potential, v)
-    log_step = torch.full((batch,), math.log(step), dtype=v.dtype, device=v.device)
-    accepted = torch.zeros(batch, dtype=v.dtype, device=v.device)
+    phi = phi.double()
+    log_step = torch.full((batch,), math.log(step), dtype=torch.float64, device=v.device)
+    accepted = torch.zeros(batch, dtype=torch.float64, device=v.device)
     for i in range(iterations):
-        h = (log_step.exp() * (0.8 + 0.4 * uniform(batch))).view(column)
+        h = (log_step.exp() * (0.8 + 0.4 * uniform(batch))).to(v.dtype).view(column)
         cos, sin = torch.cos(h), torch.sin(h)
         p = normal()
-        energy = phi + 0.5 * (v**2).sum(dims) + 0.5 * (p**2).sum(dims)
+        energy = phi + _half_square(v, dims) + _half_square(p, dims)
         x, g = v, gradient
         for _ in range(leapfrog):
             p = p - 0.5 * h * g
             x, p = x * cos + p * sin, p * cos - x * sin
             phi_x, g = _potential_and_gradient(potential, x)
             p = p - 0.5 * h * g
-        log_ratio = energy - (phi_x + 0.5 * (x**2).sum(dims) + 0.5 * (p**2).sum(dims))
+        log_ratio = energy - (phi_x.double() + _half_square(x, dims) + _half_square(p, dims))
         log_ratio = torch.nan_to_num(log_ratio, nan=-math.inf)
         accept = uniform(batch).log() < log_ratio
         v = torch.where(accept.view(column), x, v)
-        phi = torch.where(accept, phi_x, phi)
+        phi = torch.where(accept, phi_x.double(), phi)
         gradient = torch.where(accept.view(column), g, gradient)
         probability = log_ratio.clamp(max=0).exp()
         if i < warmup:

@@ -78,8 +78,9 @@ def fit_levels(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(wet_fraction, median mm/h) per time step by matching the links: the share of links
     with path-averaged rain above `wet_mm_h`, and the median rain of those links, against
-    the same statistics of prior fields seen through the same link paths. Both statistics
-    are pooled over a centred window of `window` steps (rain's climate changes slowly).
+    the same statistics of prior fields seen through the same link paths (solved by fixed
+    point: the prior's wet threshold depends on the median). Both statistics are pooled
+    over a centred window of `window` steps (rain's climate changes slowly).
 
     path_rain_mm_h: (steps, links), NaN where a link has no value. Dry steps get 0, 0.
     """
@@ -90,28 +91,37 @@ def fit_levels(
         (draws, *field.latent_shape), generator=generator,
         dtype=field.amplitude.dtype, device=field.amplitude.device,
     )  # fmt: skip
-    wet_share, wet_median = [], []
+    one = torch.ones(draws, dtype=v.dtype, device=v.device)
+    sorted_paths = []  # per wet fraction: prior path averages at median 1, sorted
     with torch.no_grad():
-        one = torch.ones(draws, dtype=v.dtype, device=v.device)
         for fraction in fractions:
             theta = torch.as_tensor(threshold(fraction), dtype=v.dtype, device=v.device) * one
-            along = operator.path_rain(field.rain(v, theta, one, hard=True)).mean(-1)
-            wet = along > 0
-            wet_share.append(float(wet.to(v.dtype).mean()))
-            wet_median.append(float(along[wet].median()) if bool(wet.any()) else np.nan)
-    wet_share, wet_median = np.array(wet_share), np.array(wet_median)
+            along = operator.path_average(field.rain(v, theta, one, hard=True))
+            sorted_paths.append(np.sort(along.cpu().numpy().ravel()))
+
+    def prior_statistics(cut: float) -> tuple[np.ndarray, np.ndarray]:
+        """Share of prior paths above `cut` and their median, per wet fraction."""
+        share, median = np.empty(len(fractions)), np.empty(len(fractions))
+        for i, paths in enumerate(sorted_paths):
+            first = np.searchsorted(paths, cut, side="right")
+            share[i] = 1 - first / len(paths)
+            median[i] = paths[(first + len(paths)) // 2] if first < len(paths) else np.nan
+        return share, median
 
     observed_wet = path_rain_mm_h > wet_mm_h
     steps = len(path_rain_mm_h)
-    wet_fraction, median = np.zeros(steps), np.zeros(steps)
-    order = np.argsort(wet_share)
+    wet_fraction, level = np.zeros(steps), np.zeros(steps)
     for t in range(steps):
-        near = slice(max(0, t - window // 2), t + window // 2 + 1)
-        wet = observed_wet[near]
         if not observed_wet[t].any():  # dry now: nothing to reconstruct
             continue
-        share = wet.sum() / max(np.isfinite(path_rain_mm_h[near]).sum(), 1)
-        wet_fraction[t] = np.interp(share, wet_share[order], fractions[order])
-        scale = np.interp(wet_fraction[t], fractions, wet_median)
-        median[t] = np.median(path_rain_mm_h[near][wet]) / scale
-    return wet_fraction, median
+        near = slice(max(0, t - window // 2), t + window // 2 + 1)
+        share = observed_wet[near].sum() / max(np.isfinite(path_rain_mm_h[near]).sum(), 1)
+        observed_median = np.median(path_rain_mm_h[near][observed_wet[near]])
+        median = observed_median
+        for _ in range(4):
+            prior_share, prior_median = prior_statistics(wet_mm_h / median)
+            order = np.argsort(prior_share)
+            wet_fraction[t] = np.interp(share, prior_share[order], fractions[order])
+            median = observed_median / np.interp(wet_fraction[t], fractions, prior_median)
+        level[t] = median
+    return wet_fraction, level

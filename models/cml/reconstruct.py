@@ -7,9 +7,11 @@ east/north km frame; `field_scores` compares a map with a reference field.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg import LinAlgWarning
 from scipy.spatial import cKDTree
 
 
@@ -54,7 +56,9 @@ def ordinary_kriging(points: np.ndarray, values: np.ndarray, grid: np.ndarray) -
     if len(values) < 3 or np.ptp(values) == 0:  # nothing to fit: a constant field
         return np.full(len(grid), values.mean() if len(values) else np.nan)
     model = OrdinaryKriging(points[:, 0], points[:, 1], values, variogram_model="spherical")
-    estimate, _ = model.execute("points", grid[:, 0], grid[:, 1])
+    with warnings.catch_warnings():  # links sharing a midpoint make the system singular;
+        warnings.simplefilter("ignore", LinAlgWarning)  # pykrige's inverse still solves it
+        estimate, _ = model.execute("points", grid[:, 0], grid[:, 1])
     return np.clip(np.asarray(estimate), 0, None)  # rain is never negative
 
 

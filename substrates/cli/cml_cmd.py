@@ -57,6 +57,10 @@ def add_cml_parser(methods: argparse._SubParsersAction) -> None:
         help="torch device of the Bayesian reconstruction: cpu or cuda (default cpu)",
     )  # fmt: skip
     parser.add_argument(
+        "--precision", choices=["float32", "float64"], default="float32",
+        help="floating point of the Bayesian reconstruction (default float32, twice as fast)",
+    )  # fmt: skip
+    parser.add_argument(
         "--true-baseline", action="store_true",
         help="simulator only: give every method the links' true rain attenuation (the "
         "simulator's dry baseline and wet-antenna loss in place of the chain's estimates), "
@@ -92,7 +96,8 @@ def handle_cml_reconstruct(args: argparse.Namespace) -> int:
         args.hardware, data=args.data, start=args.start, end=args.end, every_min=args.every,
         cell_km=args.cell_km, true_baseline=args.true_baseline,
         methods=[m.strip() for m in args.methods.split(",") if m.strip()],
-        settings=settings, device=args.device, seed=args.seed, out=args.out,
+        settings=settings, device=args.device, precision=args.precision, seed=args.seed,
+        out=args.out,
         reference_files=(args.areal_reference, args.path_reference), progress=progress,
     )  # fmt: skip
     for bar in bars.values():

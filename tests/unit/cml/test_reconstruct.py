@@ -62,3 +62,12 @@ def test_maps_from_true_path_rain_resemble_the_true_field() -> None:
             field_scores(ordinary_kriging(points, values, grid), reference).pearson
         )
     assert np.nanmean(scores["idw"]) > 0.4 and np.nanmean(scores["kriging"]) > 0.4
+
+
+def test_idw_equals_pycomlinks_kd_tree_interpolator() -> None:
+    interpolator = pytest.importorskip("pycomlink.spatial.interpolator")
+    theirs = interpolator.IdwKdtreeInterpolator(nnear=8, p=2)
+    x, y = np.meshgrid(np.linspace(0, 30, 20), np.linspace(0, 30, 15))
+    expected = theirs(POINTS[:, 0], POINTS[:, 1], VALUES, xgrid=x, ygrid=y)
+    grid = np.stack([x.ravel(), y.ravel()], axis=1)
+    assert np.allclose(idw(POINTS, VALUES, grid, power=2, nnear=8), expected.ravel(), rtol=1e-10)

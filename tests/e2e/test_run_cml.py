@@ -1,0 +1,151 @@
+"""`substrates run cml-reconstruct` as a user runs it: simulated and real links, bad input."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+import xarray as xr
+
+from substrates.adapters.runs.cml_reconstruct_run import run_cml_reconstruct
+from substrates.models.cml.bayesian import BayesianSettings
+
+from .cli import only_run_folder, substrates
+
+pytest.importorskip("pycomlink")
+
+
+def _field_rmse(summary: dict) -> dict[str, float]:
+    return {
+        row["method"]: row["rmse_mm_h"] for row in summary["scores"] if row["target"] == "field"
+    }
+
+
+@pytest.mark.slow
+def test_on_synthetic_truth_the_bayesian_map_beats_idw_rmse_by_20_percent(tmp_path) -> None:
+    _, summary = run_cml_reconstruct(
+        "cml_sim", every_min=30, true_baseline=True, seed=1, out=tmp_path
+    )
+    rmse = _field_rmse(summary)
+    assert summary["steps"] == 11
+    assert rmse["bayes"] <= 0.8 * rmse["idw"], rmse
+    assert rmse["bayes"] < rmse["kriging"], rmse
+
+
+@pytest.mark.slow
+def test_through_the_standard_chain_the_bayesian_map_still_beats_idw(tmp_path) -> None:
+    _, summary = run_cml_reconstruct("cml_sim", every_min=30, seed=1, out=tmp_path)
+    rmse = _field_rmse(summary)
+    assert rmse["bayes"] < 0.95 * rmse["idw"], rmse
+
+
+def test_simulated_run_writes_maps_scores_and_fields(tmp_path) -> None:
+    result = substrates(
+        "run", "cml-reconstruct", "--start", "2020-06-01T02:00", "--end", "2020-06-01T02:20",
+        "--every", "10", "--iterations", "20", "--chains", "2", cwd=tmp_path,
+    )  # fmt: skip
+    assert "field   bayes" in result.stdout and "path    chain" in result.stdout
+    folder = only_run_folder(tmp_path / "runs")
+    assert {p.name for p in folder.iterdir()} == {
+        "results.parquet", "provenance.json", "maps.png", "fields.nc",
+    }  # fmt: skip
+    table = pq.read_table(folder / "results.parquet").to_pandas()
+    assert len(table) == 2 * (3 + 4)  # per map: 3 field rows, 4 path rows (chain + methods)
+    assert table["rmse_mm_h"].notna().all()
+    record = json.loads((folder / "provenance.json").read_text())
+    assert record["status"] == "complete" and record["parameters"]["every_min"] == 10
+    fields = xr.open_dataset(folder / "fields.nc")
+    assert set(fields.data_vars) >= {"rain_bayes", "rain_bayes_std", "rain_idw", "rain_reference"}
+    assert fields["rain_bayes"].attrs["units"] == "mm/h"
+    assert (fields["rain_bayes"].values >= 0).all()
+
+
+@pytest.mark.slow
+def test_real_links_are_scored_against_pycomlinks_radar_references(tmp_path) -> None:
+    folder, summary = run_cml_reconstruct(
+        "cml_opensense", start="2018-05-13T19:00", end="2018-05-13T19:30",
+        methods=["idw", "bayes"], cell_km=4.0,
+        settings=BayesianSettings(chains=2, iterations=40, warmup=20), out=tmp_path,
+    )  # fmt: skip
+    table = pq.read_table(folder.file("results.parquet")).to_pandas()
+    assert len(table["time"].unique()) == 6
+    chain = table[(table.target == "path") & (table.method == "chain")]
+    assert chain["pearson_r"].mean() > 0.5  # the links see the rain the radar sees
+    field = table[table.target == "field"]
+    assert field["rmse_mm_h"].notna().all() and field["reference_mean_mm_h"].gt(0).all()
+    assert "radar" in folder.read_json("provenance.json")["parameters"]["reference"]
+    assert summary["steps"] == 6
+
+
+def _opensense_file(tmp_path, **change) -> str:
+    """A small OpenSense file written with xarray, optionally broken by `change`."""
+    times = np.arange("2021-01-01T00:00", "2021-01-01T04:00", dtype="datetime64[m]")
+    rng = np.random.default_rng(0)
+    links = 4
+    data = xr.Dataset(
+        {
+            "rsl": (("cml_id", "sublink_id", "time"), -50 + rng.normal(0, 0.2, (links, 2, 240))),
+            "tsl": (("cml_id", "sublink_id", "time"), np.full((links, 2, 240), 10.0)),
+        },
+        coords={
+            "cml_id": [f"l{i}" for i in range(links)], "sublink_id": ["a", "b"],
+            "time": times.astype("datetime64[ns]"),
+            "frequency": (("cml_id", "sublink_id"), np.full((links, 2), 23.0), {"units": "GHz"}),
+            "polarization": (("cml_id", "sublink_id"), np.full((links, 2), "v")),
+            "length": ("cml_id", np.full(links, 3.0)),
+            "site_0_lat": ("cml_id", 50 + np.arange(links) * 0.01),
+            "site_0_lon": ("cml_id", np.full(links, 8.0)),
+            "site_1_lat": ("cml_id", 50 + np.arange(links) * 0.01 + 0.02),
+            "site_1_lon": ("cml_id", np.full(links, 8.03)),
+        },
+    )  # fmt: skip
+    for name, value in change.items():
+        if value is None:
+            data = data.drop_vars(name)
+        else:
+            data = data.assign_coords({name: (data[name].dims, value, data[name].attrs)})
+    path = tmp_path / "links.nc"
+    data.to_netcdf(path)
+    return str(path)
+
+
+def test_a_users_file_runs_without_a_reference(tmp_path) -> None:
+    path = _opensense_file(tmp_path)
+    result = substrates(
+        "run", "cml-reconstruct", "--source", "cml_opensense", "--data", path,
+        "--start", "2021-01-01T02:00", "--end", "2021-01-01T02:30", "--methods", "idw,kriging",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert "field   idw" in result.stdout and "--" in result.stdout  # no reference: no scores
+
+
+@pytest.mark.parametrize(
+    ("change", "extra", "message"),
+    [
+        ({"rsl": None}, (), "missing rsl"),
+        ({"polarization": np.full((4, 2), "diagonal")}, (), "unknown polarization"),
+        ({"length": np.array([3.0, 0.0, 3.0, 3.0])}, (), "zero or missing length"),
+        ({"frequency": np.full((4, 2), 23.0)}, ("--every", "0"), "--every"),
+        ({}, ("--start", "2021-01-01T03:00", "--end", "2021-01-01T02:00"), "not after"),
+        ({}, ("--start", "yesterday", "--end", "2021-01-01T02:00"), "not an ISO time"),
+        ({}, ("--methods", "idw,magic"), "unknown ['magic']"),
+        ({}, ("--device", "cuda"), "no CUDA device"),
+    ],
+)
+def test_bad_input_is_refused_with_exit_code_2(tmp_path, change, extra, message) -> None:
+    path = _opensense_file(tmp_path, **change)
+    args = ["--start", "2021-01-01T02:00", "--end", "2021-01-01T02:30", *extra]
+    result = substrates(
+        "run", "cml-reconstruct", "--source", "cml_opensense", "--data", path, *args,
+        cwd=tmp_path, env={"CUDA_VISIBLE_DEVICES": ""}, check=False,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr
+    assert not (tmp_path / "runs").exists()  # nothing half-written
+
+
+def test_data_needs_a_real_data_source(tmp_path) -> None:
+    result = substrates("run", "cml-reconstruct", "--data", "x.nc", cwd=tmp_path, check=False)
+    assert result.returncode == 2 and "needs a cml.opensense source" in result.stderr
