@@ -17,6 +17,8 @@ from substrates.models.cml.processing import process
 
 SPIN_UP = np.timedelta64(2, "h")
 """Data read before the first step: the chain's rolling window and baseline need history."""
+SPIN_DOWN = np.timedelta64(1, "h")
+"""Data read after the last step: the chain's rolling window is centred."""
 DEFAULT_HOURS = 3
 
 
@@ -83,7 +85,9 @@ def link_inputs(
     """
     caps = backend.capabilities
     first = max(start - SPIN_UP, np.datetime64(caps.start, "ns"))
-    after = end + np.timedelta64(1, "s")
+    after = end + SPIN_DOWN
+    if caps.end is not None:
+        after = min(after, np.datetime64(caps.end, "ns") + np.timedelta64(1, "s"))
     processed = process(backend.load(first, after))
     above = (processed["trsl"] - processed["baseline"]).clip(min=0)
     rain = processed["R"]

@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from substrates.adapters.config import ConfigError, backend_from_config, load_config
 from substrates.backends.cml.base import CMLBackend
-from substrates.backends.errors import BackendUnavailableError, SubstratesError
+from substrates.backends.errors import SubstratesError
 from substrates.backends.gpu import no_cuda_reason
 from substrates.backends.registry import create_backend
 from substrates.datasets.cml.opensense import CMLDataError
@@ -80,7 +80,7 @@ def run_cml_reconstruct(
     if every_min < 1:
         raise SubstratesError(f"--every must be at least 1 minute, got {every_min}")
     if device.startswith("cuda") and (reason := no_cuda_reason()):
-        raise BackendUnavailableError(f"--device {device}: {reason}")
+        raise SubstratesError(f"--device {device}: {reason}")
     settings = settings or BayesianSettings()
     resolved, backend = _cml_source(source, data)
     areal, path = _references(backend, reference_files)

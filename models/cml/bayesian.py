@@ -90,7 +90,7 @@ def reconstruct_bayesian(
         acceptance=np.full(steps, np.nan), step_size=np.full(steps, np.nan),
     )  # fmt: skip
     wet_steps = np.flatnonzero(wet_fraction > 0)
-    batches = np.array_split(wet_steps, -(-len(wet_steps) // s.steps_per_batch))
+    batches = np.array_split(wet_steps, max(1, -(-len(wet_steps) // s.steps_per_batch)))
     total = len(batches) * s.iterations
     for number, chosen in enumerate(b for b in batches if len(b)):
         offset = number * s.iterations
