@@ -135,8 +135,8 @@ def _cml_source(source: str | Path, data: str | None) -> tuple[Any, CMLBackend]:
         return resolved, backend_from_config(resolved)
     if resolved.config.backend != "cml.opensense":
         raise SubstratesError(f"--data needs a cml.opensense source, not {resolved.config.backend}")
-    if not Path(data).is_file():
-        raise SubstratesError(f"--data {data}: no such file")
+    if not Path(data).exists():
+        raise SubstratesError(f"--data {data}: no such file or folder")
     options = {**resolved.options.model_dump(), "path": str(data)}
     return resolved, create_backend("cml.opensense", options)
 

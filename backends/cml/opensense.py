@@ -1,4 +1,5 @@
-"""Real CML data from operators: OpenSense-convention netCDF files (or pycomlink's layout).
+"""Real CML data from operators: OpenSense-convention netCDF files (or pycomlink's layout),
+and the OpenMRG layout (a folder with cml.nc and cml_metadata.csv).
 
 Without a path, the backend reads the real data shipped inside the pycomlink wheel:
 500 links with two sublinks each, one-minute samples, 10–20 May 2018.
@@ -15,7 +16,8 @@ from .base import CMLBackend
 
 
 class OpenSenseOptions(BackendOptions):
-    """Options of `cml.opensense`. path: a netCDF file; None reads pycomlink's example data."""
+    """Options of `cml.opensense`. path: an OpenSense netCDF file, or a folder in the
+    OpenMRG layout (cml.nc + cml_metadata.csv); None reads pycomlink's example data."""
 
     path: str | None = None
 

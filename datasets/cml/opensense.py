@@ -132,10 +132,23 @@ def mask_fill_values(dataset: Any, cleaning: Cleaning) -> Any:
 
 
 def open_dataset(path: str | os.PathLike[str]) -> tuple[Any, Cleaning]:
-    """Read an OpenSense (or pycomlink-layout) netCDF file and validate it."""
+    """Read an OpenSense (or pycomlink-layout) netCDF file, or a folder in the OpenMRG
+    layout (cml.nc + cml_metadata.csv, see openmrg.py), and validate it."""
     import xarray as xr
 
+    from .openmrg import openmrg_files, read_openmrg
+
     path = Path(path)
+    if path.is_dir():
+        files = openmrg_files(path)
+        if files is None:
+            raise CMLDataError(f"{path}: a folder without cml.nc and cml_metadata.csv")
+        try:
+            return validate(read_openmrg(*files), source=str(files[0]))
+        except (OSError, ValueError, KeyError) as err:
+            if isinstance(err, CMLDataError):
+                raise
+            raise CMLDataError(f"{files[0]}: not readable in the OpenMRG layout: {err}") from err
     if not path.is_file():
         raise CMLDataError(f"{path}: no such file")
     try:

@@ -33,7 +33,10 @@ def add_cml_parser(methods: argparse._SubParsersAction) -> None:
         "--source", dest="hardware", metavar="CONFIG",
         help="CML config file or shipped name (default: cml_sim); same as --hardware",
     )  # fmt: skip
-    parser.add_argument("--data", metavar="FILE", help="OpenSense netCDF file (cml.opensense)")
+    parser.add_argument(
+        "--data", metavar="PATH",
+        help="OpenSense netCDF file, or OpenMRG folder (cml.nc + cml_metadata.csv)",
+    )  # fmt: skip
     parser.add_argument("--start", help="first time, ISO 8601 (default: see above)")
     parser.add_argument("--end", help="last time, ISO 8601")
     parser.add_argument(

@@ -129,3 +129,78 @@ def test_check_names_a_missing_data_file(tmp_path, capsys) -> None:
     assert main(["check", str(config)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.endswith("none.nc: no such file") and len(err.splitlines()) == 1
+
+
+def _openmrg(tmp_path, drop_direction: bool = False) -> tuple[xr.Dataset, str]:
+    """OpenMRG's published layout written by xarray and pandas: cml/cml.nc over (sublink,
+    time) and cml/cml_metadata.csv, sublinks numbered out of order."""
+    import pandas as pd
+
+    reference = opensense(links=3, times=12)
+    rows, series = [], []
+    sublink = 1000
+    for link in range(3):
+        for d, direction in enumerate(("A", "B")):
+            if drop_direction and link == 1 and direction == "B":
+                continue
+            sublink += 7
+            ends = ("site_0_lat", "site_0_lon", "site_1_lat", "site_1_lon")
+            near_lat, near_lon, far_lat, far_lon = (float(reference[k][link]) for k in ends)
+            rows.append({
+                "Sublink": sublink, "Link": 10 + link, "Direction": direction,
+                "Frequency_GHz": 23.0 + d * 0.5, "Polarization": "Vertical",
+                "Length_km": float(reference["length"][link]),
+                "NearLatitude_DecDeg": near_lat, "NearLongitude_DecDeg": near_lon,
+                "FarLatitude_DecDeg": far_lat, "FarLongitude_DecDeg": far_lon,
+            })  # fmt: skip
+            series.append(
+                (sublink, reference["rsl"][link, d].values, reference["tsl"][link, d].values)
+            )
+    folder = tmp_path / "OpenMRG" / "cml"
+    folder.mkdir(parents=True)
+    order = np.random.default_rng(1).permutation(len(series))
+    nc = xr.Dataset(
+        {
+            "rsl": (("sublink", "time"), np.stack([series[i][1] for i in order])),
+            "tsl": (("sublink", "time"), np.stack([series[i][2] for i in order])),
+        },
+        coords={"sublink": [series[i][0] for i in order], "time": reference["time"].values},
+    )
+    nc.to_netcdf(folder / "cml.nc")
+    pd.DataFrame(rows).to_csv(folder / "cml_metadata.csv", index=False)
+    return reference, str(tmp_path / "OpenMRG")
+
+
+def test_openmrg_layout_reads_into_the_opensense_convention(tmp_path) -> None:
+    reference, folder = _openmrg(tmp_path)
+    dataset, cleaning = open_dataset(folder)
+    assert dict(dataset.sizes) == {"cml_id": 3, "sublink_id": 2, "time": 12}
+    assert list(dataset["cml_id"].values) == ["10", "11", "12"]
+    assert list(dataset["sublink_id"].values) == ["A", "B"]
+    assert np.array_equal(dataset["rsl"].values, reference["rsl"].values)
+    assert np.array_equal(dataset["tsl"].values, reference["tsl"].values)
+    assert np.allclose(dataset["frequency"].values, [[23.0, 23.5]] * 3)
+    assert (dataset["polarization"].values == "v").all()
+    assert cleaning.polarization_spellings == 6
+    for name in ("length", "site_0_lat", "site_1_lon"):
+        assert np.allclose(dataset[name].values, reference[name].values)
+
+
+def test_openmrg_links_missing_a_direction_are_named(tmp_path) -> None:
+    _, folder = _openmrg(tmp_path, drop_direction=True)
+    with pytest.raises(CMLDataError, match="links 11 lack a direction"):
+        open_dataset(folder)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(CMLDataError, match=r"without cml\.nc"):
+        open_dataset(tmp_path / "empty")
+
+
+def test_the_backend_reads_an_openmrg_folder_by_time_range(tmp_path) -> None:
+    from substrates.backends.registry import create_backend
+
+    reference, folder = _openmrg(tmp_path)
+    backend = create_backend("cml.opensense", {"path": folder})
+    times = reference["time"].values
+    window = backend.load(times[2], times[5])
+    assert window.sizes["time"] == 3
+    assert np.array_equal(window["rsl"].values, reference["rsl"].values[:, :, 2:5])
