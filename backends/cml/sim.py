@@ -8,14 +8,16 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from ..base import BackendOptions
+from ..errors import SubstratesError
 from .base import CMLBackend, CMLCapabilities
 
 BASE_LOSS_DB = 55.0
 """tsl − rsl of a dry link: free-space and equipment losses (dB)."""
 TSL_DBM = 10.0
+MAX_CELLS = 512
 
 
 class SimOptions(BackendOptions):
@@ -26,11 +28,14 @@ class SimOptions(BackendOptions):
     velocity_km_h: the rain (see datasets.cml.rain_fields). noise_db: rsl noise std;
     rsl_step_db: rsl quantization; drift_db_per_h: baseline random walk; wet_antenna: add
     Pastorek 2021 wet-antenna attenuation; missing_fraction: samples written as fill values.
+    network: an OpenSense netCDF file or OpenMRG folder whose link geometry, frequencies and
+    polarizations replace the random links (`links` then comes from the file and the
+    square domain grows to hold the network, 2 km margin, in cells of cell_km).
     """
 
     seed: int = 0
     links: int = Field(50, ge=1, le=5000)
-    grid_cells: int = Field(64, ge=16, le=512)
+    grid_cells: int = Field(64, ge=16, le=MAX_CELLS)
     cell_km: float = Field(0.5, gt=0)
     start: str = "2020-06-01T00:00"
     duration_h: float = Field(6.0, gt=0, le=48)
@@ -43,6 +48,13 @@ class SimOptions(BackendOptions):
     drift_db_per_h: float = Field(0.1, ge=0)
     wet_antenna: bool = True
     missing_fraction: float = Field(0.002, ge=0, lt=1)
+    network: str | None = None
+
+    @model_validator(mode="after")
+    def _links_or_network(self) -> SimOptions:
+        if self.network is not None and {"links", "grid_cells"} & self.model_fields_set:
+            raise ValueError("links and grid_cells come from the network file; leave them out")
+        return self
 
 
 class SimBackend(CMLBackend):
@@ -64,7 +76,6 @@ class SimBackend(CMLBackend):
         from substrates.datasets.cml.network import (
             attenuation_along,
             path_rain,
-            random_network,
             wet_antenna_pastorek,
         )
         from substrates.datasets.cml.opensense import validate
@@ -74,15 +85,16 @@ class SimBackend(CMLBackend):
         rng = np.random.default_rng(o.seed)
         steps = round(o.duration_h * 3600 / o.time_step_s)
         step_min = o.time_step_s / 60
+        network, cells = self._network(rng)
         model = RainFieldModel(
-            size=o.grid_cells, cell_km=o.cell_km, wet_fraction=o.wet_fraction,
+            size=cells, cell_km=o.cell_km, wet_fraction=o.wet_fraction,
             median_mm_h=o.median_rain_mm_h, velocity_km_h=o.velocity_km_h,
         )  # fmt: skip
         fields = rain_fields(model, steps, step_min, seed=o.seed, device=self.torch_device)
-        network = random_network(o.links, o.grid_cells * o.cell_km, rng)
         along = path_rain(fields, o.cell_km, network, device=self.torch_device)
         attenuation = attenuation_along(along, network)  # (time, link, sublink)
-        averaged = np.repeat(along.mean(axis=-1)[..., None], 2, axis=-1)
+        sublinks = network.frequency.shape[1]
+        averaged = np.repeat(along.mean(axis=-1)[..., None], sublinks, axis=-1)
         wet_antenna = wet_antenna_pastorek(averaged) if o.wet_antenna else 0 * averaged
         observed = attenuation + wet_antenna
         drift = np.cumsum(
@@ -96,10 +108,10 @@ class SimBackend(CMLBackend):
         rsl[gaps], tsl[gaps] = -99.9, 255.0
 
         times = np.datetime64(o.start) + np.arange(steps) * np.timedelta64(o.time_step_s, "s")
-        ids = [f"sim{i}" for i in range(o.links)]
+        ids = [f"sim{i}" for i in range(len(network.x0))]
         link_dims, dims = ("cml_id", "sublink_id"), ("cml_id", "sublink_id", "time")
         coords = {
-            "cml_id": ids, "sublink_id": ["sublink_0", "sublink_1"],
+            "cml_id": ids, "sublink_id": [f"sublink_{i}" for i in range(sublinks)],
             "time": times.astype("datetime64[ns]"),
             "frequency": (link_dims, network.frequency, {"units": "GHz"}),
             "polarization": (link_dims, network.polarization),
@@ -110,7 +122,7 @@ class SimBackend(CMLBackend):
             {"rsl": (dims, rsl.transpose(1, 2, 0)), "tsl": (dims, tsl.transpose(1, 2, 0))},
             coords=coords,
         )
-        axis = (np.arange(o.grid_cells) + 0.5) * o.cell_km
+        axis = (np.arange(cells) + 0.5) * o.cell_km
         truth = xr.Dataset(
             {
                 "rain": (("time", "y_km", "x_km"), fields, {"units": "mm/h"}),
@@ -128,6 +140,27 @@ class SimBackend(CMLBackend):
         )  # fmt: skip
         dataset, cleaning = validate(dataset, source=self.name)
         return dataset, cleaning, truth
+
+    def _network(self, rng: np.random.Generator) -> tuple[Any, int]:
+        """The link network and the grid's cells per side: random, or from `network`."""
+        from substrates.datasets.cml.network import network_from_dataset, random_network
+        from substrates.datasets.cml.opensense import CMLDataError, open_dataset
+
+        o = self.options
+        if o.network is None:
+            return random_network(o.links, o.grid_cells * o.cell_km, rng), o.grid_cells
+        try:
+            links, _ = open_dataset(o.network)
+        except CMLDataError as err:
+            raise SubstratesError(f"cml.sim network: {err}") from None
+        network, side_km = network_from_dataset(links, margin_km=2.0)
+        cells = int(np.ceil(side_km / o.cell_km))
+        if cells > MAX_CELLS:
+            raise SubstratesError(
+                f"cml.sim network spans {side_km:.0f} km: {cells} cells of {o.cell_km} km per "
+                f"side, more than {MAX_CELLS}; raise cell_km to {side_km / MAX_CELLS:.2f} or more"
+            )
+        return network, cells
 
     @property
     def dataset(self) -> Any:
@@ -149,4 +182,5 @@ class SimBackend(CMLBackend):
         o = self.options
         start = np.datetime64(o.start)
         end = start + np.timedelta64(int(o.duration_h * 3600) - o.time_step_s, "s")
-        return CMLCapabilities(o.links, 2, str(start), str(end), float(o.time_step_s))
+        links, sublinks = (o.links, 2) if o.network is None else self.dataset["rsl"].shape[:2]
+        return CMLCapabilities(links, sublinks, str(start), str(end), float(o.time_step_s))

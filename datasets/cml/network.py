@@ -55,6 +55,26 @@ def random_network(links: int, domain_km: float, rng: np.random.Generator) -> Li
     return LinkNetwork(cx - dx, cy - dy, cx + dx, cy + dy, frequency, polarization)
 
 
+def network_from_dataset(dataset: Any, margin_km: float) -> tuple[LinkNetwork, float]:
+    """The links of an OpenSense dataset as a LinkNetwork whose frame starts `margin_km`
+    south-west of them, and the side (km) of the square domain that holds them all."""
+    lat = np.concatenate([dataset["site_0_lat"].values, dataset["site_1_lat"].values])
+    lon = np.concatenate([dataset["site_0_lon"].values, dataset["site_1_lon"].values])
+    lat0 = float(lat.min()) - margin_km / KM_PER_DEGREE
+    per_lon = KM_PER_DEGREE * np.cos(np.radians(lat0))
+    lon0 = float(lon.min()) - margin_km / per_lon
+
+    def frame(name: str) -> tuple[np.ndarray, np.ndarray]:
+        x = (dataset[f"{name}_lon"].values - lon0) * per_lon
+        return x, (dataset[f"{name}_lat"].values - lat0) * KM_PER_DEGREE
+
+    (x0, y0), (x1, y1) = frame("site_0"), frame("site_1")
+    side = max(np.max([x0, x1]), np.max([y0, y1])) + margin_km
+    frequency = dataset["frequency"].transpose("cml_id", "sublink_id").values
+    polarization = dataset["polarization"].transpose("cml_id", "sublink_id").values
+    return LinkNetwork(x0, y0, x1, y1, frequency, polarization, (lat0, lon0)), float(side)
+
+
 def path_rain(
     fields: np.ndarray,
     cell_km: float,

@@ -110,3 +110,32 @@ def test_gpu_tier_without_a_gpu_fails_with_the_reason(monkeypatch) -> None:
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     with pytest.raises(BackendUnavailableError, match="no CUDA device"):
         create_backend("cml.sim_gpu")
+
+
+def test_a_real_networks_geometry_drives_the_simulator() -> None:
+    from substrates.datasets.cml.opensense import open_dataset, pycomlink_example
+
+    real, _ = open_dataset(pycomlink_example())
+    sim = create_backend(
+        "cml.sim", {"network": str(pycomlink_example()), "cell_km": 2.0, "duration_h": 1}
+    )
+    data = sim.load("2020-06-01T00:00", "2020-06-01T00:30")
+    assert sim.capabilities.links == data.sizes["cml_id"] == 500
+    for name in ("site_0_lat", "site_0_lon", "site_1_lat", "site_1_lon"):
+        assert np.allclose(data[name].values, real[name].values, atol=1e-9)
+    assert np.array_equal(data["frequency"].values, real["frequency"].values)
+    assert np.array_equal(data["polarization"].values, real["polarization"].values)
+    truth = sim.truth("2020-06-01T00:00", "2020-06-01T00:30")
+    side = truth.sizes["x_km"] * 2.0
+    assert truth.sizes["x_km"] == truth.sizes["y_km"] and 150 < side < 200
+
+
+def test_a_network_file_excludes_random_links_and_must_fit_the_grid() -> None:
+    from substrates.backends.errors import SubstratesError
+    from substrates.datasets.cml.opensense import pycomlink_example
+
+    with pytest.raises(ValueError, match="come from the network file"):
+        create_backend("cml.sim", {"network": str(pycomlink_example()), "links": 20})
+    sim = create_backend("cml.sim", {"network": str(pycomlink_example()), "cell_km": 0.2})
+    with pytest.raises(SubstratesError, match="raise cell_km"):
+        sim.load("2020-06-01T00:00", "2020-06-01T00:30")
