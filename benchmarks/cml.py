@@ -1,10 +1,14 @@
-"""The CML processing chain: link-timesteps per second, ours against pycomlink's.
+"""CML speed: the processing chain in link-timesteps per second, ours against pycomlink's,
+and rain-map reconstruction in seconds per map.
 
 Both chains (trsl, rolling-std wet/dry, constant baseline, Schleiss wet-antenna
 correction, A -> R) run on the same real data (pycomlink's example file) in this one run.
 Each is run once to compile its numba kernels, then timed (best of --repeats).
+Reconstruction: the same --maps 10-minute maps of the simulated 100-link network
+(hardware_configs/cml_sim.yaml, 64 x 64 cells) by our IDW and kriging against pycomlink's
+interpolators, and the Bayesian reconstruction (4 chains x 300 HMC iterations, float32).
 
-    python benchmarks/cml.py --days 1 --links 500
+    python benchmarks/cml.py --days 1 --links 500 --maps 16
 """
 
 from __future__ import annotations
@@ -34,7 +38,13 @@ def main() -> None:
     parser.add_argument("--days", type=int, default=1)
     parser.add_argument("--links", type=int, default=500)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--maps", type=int, default=16, help="maps in the reconstruction test")
     args = parser.parse_args()
+    chain(args)
+    reconstruction(args.maps)
+
+
+def chain(args: argparse.Namespace) -> None:
     start = np.datetime64("2018-05-13T00:00")
     data = create_backend("cml.opensense").load(start, start + np.timedelta64(args.days, "D"))
     data = data.isel(cml_id=slice(0, args.links))
@@ -50,6 +60,56 @@ def main() -> None:
     print("|---|---|---|---|")
     print(f"| substrates | {ours:.3f} | {samples / ours:,.0f} | {theirs / ours:.1f}x |")
     print(f"| pycomlink | {theirs:.3f} | {samples / theirs:,.0f} | 1.0x |")
+
+
+def reconstruction(maps: int) -> None:
+    import torch
+    from pycomlink.spatial.interpolator import IdwKdtreeInterpolator, OrdinaryKrigingInterpolator
+
+    from substrates.adapters.config import backend_from_config
+    from substrates.adapters.runs.cml_inputs import grid_for, link_inputs
+    from substrates.models.cml.bayesian import BayesianSettings, reconstruct_bayesian
+    from substrates.models.cml.grid import link_ends_km
+    from substrates.models.cml.path_operator import PathOperator
+    from substrates.models.cml.reconstruct import idw, ordinary_kriging
+
+    sim = backend_from_config("cml_sim")
+    start = np.datetime64(sim.capabilities.start, "ns") + np.timedelta64(1, "h")
+    inputs = link_inputs(sim, start, start + np.timedelta64(10 * maps, "m"), 10)
+    grid = grid_for(sim, inputs.links, None)
+    x0, y0, x1, y1 = link_ends_km(inputs.links, grid.origin)
+    points, cells = np.stack([(x0 + x1) / 2, (y0 + y1) / 2], axis=1), grid.points()
+    x, y = cells[:, 0].reshape(grid.ny, grid.nx), cells[:, 1].reshape(grid.ny, grid.nx)
+
+    def per_map(interpolate) -> float:
+        began = time.perf_counter()
+        for rain in inputs.path_rain_mm_h:
+            interpolate(rain)
+        return (time.perf_counter() - began) / len(inputs.path_rain_mm_h)
+
+    theirs_idw = IdwKdtreeInterpolator(nnear=8, p=2)
+    theirs_kriging = OrdinaryKrigingInterpolator()
+    timings = {
+        "idw": (per_map(lambda r: idw(points, r, cells)),
+                per_map(lambda r: theirs_idw(points[:, 0], points[:, 1], r, xgrid=x, ygrid=y))),
+        "kriging": (per_map(lambda r: ordinary_kriging(points, r, cells)),
+                    per_map(lambda r: theirs_kriging(points[:, 0], points[:, 1], r,
+                                                     xgrid=x, ygrid=y))),
+    }  # fmt: skip
+    operator = PathOperator.from_dataset(inputs.links, grid, dtype=torch.float32)
+    began = time.perf_counter()
+    reconstruct_bayesian(
+        inputs.attenuation_db, inputs.path_rain_mm_h, operator, (grid.ny, grid.nx),
+        BayesianSettings(),
+    )  # fmt: skip
+    bayes = (time.perf_counter() - began) / maps
+    print(f"\n{maps} maps, {inputs.links.sizes['cml_id']} links, {grid.ny} x {grid.nx} cells")
+    print("| method | substrates s/map | pycomlink s/map | ratio |")
+    print("|---|---|---|---|")
+    for method, (ours, theirs) in timings.items():
+        print(f"| {method} | {ours:.4f} | {theirs:.4f} | {theirs / ours:.1f}x |")
+    slower = bayes / timings["kriging"][0]
+    print(f"| bayes (HMC, 4 chains x 300) | {bayes:.2f} | (none) | {slower:.0f}x our kriging |")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "quantum_backends.py"
 
 
@@ -17,3 +19,16 @@ def test_benchmark_prints_its_table() -> None:
     rows = [line for line in result.stdout.splitlines() if line.startswith("| ")]
     assert rows[0].startswith("| circuit | qubits | Aer raw / ours")
     assert [r.split("|")[1].strip() for r in rows[1:]] == ["layered", "grover5"]
+
+
+@pytest.mark.slow
+def test_cml_benchmark_prints_both_tables() -> None:
+    pytest.importorskip("pycomlink")
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT.parent / "cml.py"), "--links", "20", "--repeats", "1",
+         "--maps", "2"],
+        capture_output=True, text=True, timeout=600, check=True,
+    )  # fmt: skip
+    rows = [line.split("|")[1].strip() for line in result.stdout.splitlines() if line[:2] == "| "]
+    assert rows == ["chain", "substrates", "pycomlink", "method", "idw", "kriging",
+                    "bayes (HMC, 4 chains x 300)"]  # fmt: skip
