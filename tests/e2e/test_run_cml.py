@@ -127,7 +127,8 @@ def test_a_users_file_runs_without_a_reference(tmp_path) -> None:
         ({"rsl": None}, (), "missing rsl"),
         ({"polarization": np.full((4, 2), "diagonal")}, (), "unknown polarization"),
         ({"length": np.array([3.0, 0.0, 3.0, 3.0])}, (), "zero or missing length"),
-        ({"frequency": np.full((4, 2), 23.0)}, ("--every", "0"), "--every"),
+        ({"frequency": np.full((4, 2), 23000.0)}, (), "no microwave-link band"),  # MHz as GHz
+        ({}, ("--every", "0"), "--every"),
         ({}, ("--start", "2021-01-01T03:00", "--end", "2021-01-01T02:00"), "not after"),
         ({}, ("--start", "yesterday", "--end", "2021-01-01T02:00"), "not an ISO time"),
         ({}, ("--methods", "idw,magic"), "unknown ['magic']"),
