@@ -73,7 +73,7 @@ def fit_levels(
     path_rain_mm_h: np.ndarray,
     wet_mm_h: float = 0.1,
     window: int = 1,
-    draws: int = 48,
+    draws: int = 128,
     generator: Any = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(wet_fraction, median mm/h) per time step by matching the links: the share of links
