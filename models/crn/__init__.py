@@ -1,0 +1,1 @@
+"""Belief propagation and exact inference on factor graphs (the CRN substrate's methods)."""
