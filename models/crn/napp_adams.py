@@ -1,0 +1,122 @@
+"""Napp & Adams (NIPS 2013): sum-product BP compiled into a mass-action CRN whose
+equilibria are the BP fixed points.
+
+Construction (as reconstructed in shared/notes/crn.md §1; concentrations are probabilities):
+- species M[i>a][k] and M[a>i][k] for every edge (i, a) and state k of x_i (the two
+  directed messages), and B[i][k] for every variable's belief;
+- every reaction converts one molecule between two components of one message (or belief),
+  catalysed by others, so each message's components sum to a conserved T = 1;
+- recycling motif: with catalysts whose product is S_k, the reactions
+  catalysts + M_j → catalysts + M_k (all j ≠ k) give dM_k/dt = S_k·T − M_k·Σ_j S_j, i.e.
+  M_k = S_k / Σ_j S_j at rest:
+  variable→factor: catalysts {M[b>i][k] : b ∋ i, b ≠ a}, rate 1;
+  factor→variable: for every configuration x_a, catalysts {M[l>a][x_l] : l ∈ a, l ≠ i},
+  converting into the component x_i, rate ψ_a(x_a) (zero entries make no reaction);
+  belief: catalysts {M[a>i][k] : a ∋ i}, rate 1.
+Counts (E edges, |X_a| = Π_{j∈a}|X_j|, positive tables):
+  species   S = Σ_{(i,a)∈E} 2|X_i| + Σ_i |X_i|
+  reactions R = Σ_{(i,a)∈E} [|X_i|(|X_i|−1) + |X_a|(|X_i|−1)] + Σ_i |X_i|(|X_i|−1).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from substrates.datasets.crn.factor_graph import FactorGraph
+from substrates.datasets.crn.reaction_network import NetworkBuilder, ReactionNetwork
+
+
+def to_factor(i: int, a: int, k: int) -> str:
+    return f"M[v{i}>f{a}][{k}]"
+
+
+def to_variable(a: int, i: int, k: int) -> str:
+    return f"M[f{a}>v{i}][{k}]"
+
+
+def belief(i: int, k: int) -> str:
+    return f"B[v{i}][{k}]"
+
+
+@dataclass(frozen=True)
+class CompiledGraph:
+    """The CRN and where each variable's belief species sit (belief[i][k] = index)."""
+
+    network: ReactionNetwork
+    belief: tuple[tuple[int, ...], ...]
+
+    def beliefs(self, concentrations: np.ndarray) -> list[np.ndarray]:
+        """Belief of every variable from a concentration vector, normalised."""
+        out = []
+        for rows in self.belief:
+            values = concentrations[list(rows)]
+            out.append(values / values.sum())
+        return out
+
+
+def compile_graph(graph: FactorGraph) -> CompiledGraph:
+    """The Napp–Adams CRN of `graph`, every message and belief starting uniform (T = 1)."""
+    build = NetworkBuilder()
+    cards = graph.cardinalities
+    edges = graph.edges()
+    for i, a in edges:
+        for k in range(cards[i]):
+            build.species(to_factor(i, a, k), 1.0 / cards[i])
+            build.species(to_variable(a, i, k), 1.0 / cards[i])
+    beliefs = tuple(
+        tuple(build.species(belief(i, k), 1.0 / cards[i]) for k in range(cards[i]))
+        for i in range(graph.variables)
+    )
+    s = build.index
+
+    def recycle(target: list[int], catalysts: list[list[int]], rate: float = 1.0) -> None:
+        """catalysts[k] + target[j] → catalysts[k] + target[k] for all j ≠ k."""
+        for k, present in enumerate(catalysts):
+            for j in range(len(target)):
+                if j != k:
+                    build.reaction([*present, target[j]], [*present, target[k]], rate)
+
+    for i, a in edges:
+        others = [b for b in graph.neighbours(i) if b != a]
+        recycle(
+            [s[to_factor(i, a, k)] for k in range(cards[i])],
+            [[s[to_variable(b, i, k)] for b in others] for k in range(cards[i])],
+        )
+    for a, factor in enumerate(graph.factors):
+        for position, i in enumerate(factor.scope):
+            target = [s[to_variable(a, i, k)] for k in range(cards[i])]
+            for x in itertools.product(*(range(cards[v]) for v in factor.scope)):
+                value = float(factor.table[x])
+                if value == 0:
+                    continue
+                present = [
+                    s[to_factor(other, a, x[p])]
+                    for p, other in enumerate(factor.scope)
+                    if other != i
+                ]
+                k = x[position]
+                for j in range(cards[i]):
+                    if j != k:
+                        build.reaction([*present, target[j]], [*present, target[k]], value)
+    for i in range(graph.variables):
+        recycle(
+            list(beliefs[i]),
+            [[s[to_variable(a, i, k)] for a in graph.neighbours(i)] for k in range(cards[i])],
+        )
+    return CompiledGraph(build.build(), beliefs)
+
+
+def expected_size(graph: FactorGraph) -> tuple[int, int]:
+    """(species, reactions) by the formulas above, for positive tables."""
+    cards = graph.cardinalities
+    edges = graph.edges()
+    species = sum(2 * cards[i] for i, _ in edges) + sum(cards)
+    reactions = sum(
+        cards[i] * (cards[i] - 1)
+        + int(np.prod([cards[v] for v in graph.factors[a].scope])) * (cards[i] - 1)
+        for i, a in edges
+    ) + sum(c * (c - 1) for c in cards)
+    return species, reactions
