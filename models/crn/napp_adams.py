@@ -43,10 +43,19 @@ def belief(i: int, k: int) -> str:
 
 @dataclass(frozen=True)
 class CompiledGraph:
-    """The CRN and where each variable's belief species sit (belief[i][k] = index)."""
+    """The CRN, where each variable's belief species sit (belief[i][k] = index), and the
+    species of every conserved message and belief (each sums to 1)."""
 
     network: ReactionNetwork
     belief: tuple[tuple[int, ...], ...]
+    conserved: tuple[tuple[int, ...], ...]
+
+    def conservation_error(self, concentrations: np.ndarray) -> float:
+        """max |Σ_k x_k − 1| over messages and beliefs."""
+        return max(
+            (abs(float(concentrations[list(group)].sum()) - 1.0) for group in self.conserved),
+            default=0.0,
+        )
 
     def beliefs(self, concentrations: np.ndarray) -> list[np.ndarray]:
         """Belief of every variable from a concentration vector, normalised."""
@@ -106,7 +115,11 @@ def compile_graph(graph: FactorGraph) -> CompiledGraph:
             list(beliefs[i]),
             [[s[to_variable(a, i, k)] for a in graph.neighbours(i)] for k in range(cards[i])],
         )
-    return CompiledGraph(build.build(), beliefs)
+    conserved = list(beliefs)
+    for i, a in edges:
+        conserved.append(tuple(s[to_factor(i, a, k)] for k in range(cards[i])))
+        conserved.append(tuple(s[to_variable(a, i, k)] for k in range(cards[i])))
+    return CompiledGraph(build.build(), beliefs, tuple(conserved))
 
 
 def expected_size(graph: FactorGraph) -> tuple[int, int]:

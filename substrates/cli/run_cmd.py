@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from .cml_cmd import add_cml_parser
+from .crn_cmd import add_crn_parser
 from .options import add_run_options
 from .qrim_cmd import add_qrim_parser
 
@@ -39,6 +40,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     sample.set_defaults(handler=handle_sample)
     add_qrim_parser(methods)
     add_cml_parser(methods)
+    add_crn_parser(methods)
 
 
 def handle_sample(args: argparse.Namespace) -> int:

@@ -1,0 +1,66 @@
+"""`substrates run crn-validate` as a user runs it: the shipped Asia network, evidence, bad
+input."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from .cli import only_run_folder, substrates
+
+
+def test_default_run_validates_the_reduced_asia_crn(tmp_path) -> None:
+    result = substrates("run", "crn-validate", "--evidence", "6=1,7=1", cwd=tmp_path)
+    assert "crn_reduced vs crn_original" in result.stdout and "fewer" in result.stdout
+    folder = only_run_folder(tmp_path / "runs")
+    summary = json.loads((folder / "provenance.json").read_text())["summary"]
+    differences = summary["differences"]
+    assert differences["crn_reduced vs crn_original"] < 1e-8
+    assert differences["crn_original vs bp"] < 1e-8
+    assert 1e-3 < differences["bp vs exact"] < 0.05  # loopy BP with evidence: approximate
+    assert summary["loopy"] and summary["applied"]["evidence"] == 2
+    assert (
+        summary["sizes"]["crn_reduced"]["reactions"] < summary["sizes"]["crn_original"]["reactions"]
+    )
+    table = pq.read_table(folder / "results.parquet").to_pandas()
+    assert set(table.columns) == {"variable", "state", "bp", "crn_original", "crn_reduced", "exact"}
+    assert np.allclose(table.groupby("variable")["crn_reduced"].sum(), 1.0)
+
+
+def test_a_libdai_file_and_no_reduction(tmp_path) -> None:
+    from substrates.datasets.crn.libdai_fg import write_fg
+    from tests.unit.crn.graphs import random_tree
+
+    write_fg(random_tree(6, seed=1), tmp_path / "tree.fg")
+    result = substrates(
+        "run", "crn-validate", "--graph", "tree.fg", "--reduce", "none", cwd=tmp_path
+    )
+    assert "is a tree" in result.stdout
+    folder = only_run_folder(tmp_path / "runs")
+    summary = json.loads((folder / "provenance.json").read_text())["summary"]
+    assert summary["differences"]["crn_original vs exact"] < 1e-8
+    assert len(summary["survivors"]) == 6
+
+
+@pytest.mark.parametrize(
+    ("args", "text", "message"),
+    [
+        (("--graph", "bad.fg"), "1\n\n1\n0\n2\n2\n0 1\n", "file ends where table index"),
+        (("--graph", "bad.uai"), "MARKOV\n1\n2\n1\n1 3\n2 1 1\n", "variable 3 out of range"),
+        (("--graph", "graph.txt"), "", "unknown graph format"),
+        (("--reduce", "lumping"), None, "unknown ['lumping']"),
+        (("--evidence", "7=5"), None, "has states 0..1"),
+        (("--evidence", "dysp"), None, "expected VARIABLE=STATE"),
+        (("--simulator", "aer_statevector"), None, "needs a crn simulator"),
+    ],
+)
+def test_bad_input_exits_2_naming_the_problem(tmp_path, args, text, message) -> None:
+    if text is not None:
+        (tmp_path / args[1]).write_text(text)
+    result = substrates("run", "crn-validate", *args, cwd=tmp_path, check=False)
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr
+    assert not (tmp_path / "runs").exists()
