@@ -1,0 +1,42 @@
+"""The CRN backends against each other: SSA within its statistical error of the ODE."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from substrates.backends.registry import create_backend
+from substrates.models.crn.napp_adams import compile_graph
+
+from .graphs import loopy_six, random_tree
+
+
+def test_ssa_steady_state_is_within_statistical_error_of_the_ode() -> None:
+    compiled = compile_graph(loopy_six())
+    ode = compiled.beliefs(create_backend("crn.ode").steady_state(compiled.network).concentrations)
+    runs = []
+    for seed in range(4):
+        ssa = create_backend("crn.ssa", {"volume": 1000, "seed": seed, "average": 200})
+        runs.append(compiled.beliefs(ssa.steady_state(compiled.network).concentrations))
+    for variable, reference in enumerate(ode):
+        samples = np.array([run[variable] for run in runs])
+        error = samples.std(axis=0, ddof=1) / np.sqrt(len(runs))
+        assert (np.abs(samples.mean(axis=0) - reference) < 6 * error + 2e-3).all()
+        assert (error < 0.02).all()
+
+
+def test_ssa_trajectories_conserve_every_message_exactly() -> None:
+    compiled = compile_graph(random_tree(5, seed=3, states=2))
+    ssa = create_backend("crn.ssa", {"volume": 500, "seed": 1})
+    states = ssa.simulate(compiled.network, np.linspace(0, 20, 11))
+    for group in compiled.conserved:
+        totals = states[:, list(group)].sum(axis=1)
+        assert np.allclose(totals, totals[0]) and abs(totals[0] - 1) < 0.01
+
+
+def test_ssa_is_reproducible_by_seed() -> None:
+    network = compile_graph(random_tree(4, seed=1)).network
+    first, second = (
+        create_backend("crn.ssa", {"seed": 7}).simulate(network, np.array([0.0, 5.0, 10.0]))
+        for _ in range(2)
+    )
+    assert np.array_equal(first, second)
