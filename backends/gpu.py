@@ -1,9 +1,13 @@
-"""Detects CUDA devices without importing any GPU library."""
+"""Detects CUDA devices without importing any GPU library (torch only once a device exists)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .base import Unavailability
 
 _NVIDIA_PROC = Path("/proc/driver/nvidia/gpus")
 
@@ -22,4 +26,19 @@ def no_cuda_reason() -> str | None:
     """Why a GPU tier cannot run here, or None when a CUDA device is present."""
     if cuda_device_count() == 0:
         return "no CUDA device found (no NVIDIA driver exposes a GPU on this machine)"
+    return None
+
+
+def torch_cuda_unavailability() -> Unavailability | None:
+    """Why torch cannot compute on a CUDA GPU here (no device, or a CPU build of torch)."""
+    from .base import Unavailability
+
+    if reason := no_cuda_reason():
+        return Unavailability("no-gpu", reason)
+    import torch
+
+    if not torch.cuda.is_available():
+        return Unavailability(
+            "missing-package", "the installed torch is a CPU build: install a CUDA build"
+        )
     return None

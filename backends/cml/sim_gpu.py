@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..base import BackendOptions, Unavailability
-from ..gpu import no_cuda_reason
+from ..gpu import torch_cuda_unavailability
 from .sim import SimBackend
 
 
@@ -22,12 +22,4 @@ class SimGpuBackend(SimBackend):
         problem = super().unavailability(options)
         if problem is not None or cls.torch_device != "cuda":  # "cpu": tests run this path
             return problem
-        if reason := no_cuda_reason():
-            return Unavailability("no-gpu", reason)
-        import torch
-
-        if not torch.cuda.is_available():
-            return Unavailability(
-                "missing-package", "the installed torch is a CPU build: install a CUDA build"
-            )
-        return None
+        return torch_cuda_unavailability()
