@@ -7,13 +7,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import xarray as xr
 
 from substrates.backends.cml.base import CMLBackend
 from substrates.backends.errors import SubstratesError
 from substrates.datasets.cml.opensense import CMLDataError
 from substrates.models.cml.grid import Grid, link_ends_km, to_km
-from substrates.models.cml.processing import process
+from substrates.models.cml.processing import ChainParameters, path_rain_rate, process
 
 SPIN_UP = np.timedelta64(2, "h")
 """Data read before the first step: the chain's rolling window and baseline need history."""
@@ -96,7 +95,10 @@ def link_inputs(
             raise SubstratesError("--true-baseline needs a simulator: real links have no truth")
         truth = backend.truth(first, after)
         above = (processed["trsl"] - truth["baseline"]).clip(min=0)
-        rain = _rain_rate((above - truth["A_wet_antenna"]).clip(min=0), processed)
+        attenuation = (above - truth["A_wet_antenna"]).clip(min=0).transpose(*rain.dims)
+        rain = attenuation.copy(
+            data=path_rain_rate(attenuation.values, processed, ChainParameters().rain_min_mm_h)
+        )
     steps, labels = _steps(processed["time"].values, start, end, every_min)
     keep = steps > 0
     grouped = {
@@ -108,27 +110,6 @@ def link_inputs(
     if len(attenuation) != len(labels):
         raise SubstratesError(f"no data in some {every_min}-minute steps of {start} to {end}")
     return LinkInputs(labels, attenuation, rain, processed)
-
-
-def _rain_rate(attenuation: Any, links: Any, rain_min_mm_h: float = 0.1) -> Any:
-    """Path-averaged rain (mm/h) from rain attenuation (dB) by the ITU-R power law, rates
-    below rain_min_mm_h set to 0 as the chain does."""
-    k, alpha = _k_alpha(links)
-    rain = (attenuation / (k * links["length"])) ** (1 / alpha)
-    return rain.where(~(rain < rain_min_mm_h), 0.0)
-
-
-def _k_alpha(links: Any) -> tuple[Any, Any]:
-    """ITU-R P.838-3 k and α per (cml_id, sublink_id) of an OpenSense dataset."""
-    from substrates.datasets.cml.itu_p838 import k_alpha
-
-    frequency = links["frequency"]
-    k, alpha = xr.zeros_like(frequency, dtype=float), xr.zeros_like(frequency, dtype=float)
-    for pol in ("h", "v"):
-        rows = links["polarization"] == pol
-        pol_k, pol_alpha = k_alpha(frequency.values, pol)
-        k, alpha = k.where(~rows, pol_k), alpha.where(~rows, pol_alpha)
-    return k, alpha
 
 
 def _steps(

@@ -70,6 +70,20 @@ def k_alpha(
     return k, alpha
 
 
+def k_alpha_by_polarization(frequency_ghz: Any, polarization: Any) -> tuple[Any, Any]:
+    """(k, α) for numpy arrays of frequencies (GHz) and polarizations ('h'/'v') of one
+    shape, e.g. (links, sublinks)."""
+    import numpy
+
+    frequency = numpy.asarray(frequency_ghz, dtype=float)
+    polarization = numpy.broadcast_to(numpy.asarray(polarization), frequency.shape)
+    k, alpha = numpy.empty_like(frequency), numpy.empty_like(frequency)
+    for pol in ("h", "v"):
+        rows = polarization == pol
+        k[rows], alpha[rows] = k_alpha(frequency[rows], pol)
+    return k, alpha
+
+
 def specific_attenuation(rain_mm_h: Any, frequency_ghz: Any, polarization: str = "h") -> Any:
     """γ in dB/km for rain rate R in mm/h."""
     k, alpha = k_alpha(frequency_ghz, polarization)

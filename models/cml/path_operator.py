@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from substrates.datasets.cml.itu_p838 import k_alpha
+from substrates.datasets.cml.itu_p838 import k_alpha_by_polarization
 from substrates.datasets.cml.network import wet_antenna_pastorek
 
 from .grid import Grid, link_ends_km
@@ -55,10 +55,7 @@ class PathOperator:
         cells = np.stack([r0 * grid.nx + c0, r0 * grid.nx + c0 + 1,
                           (r0 + 1) * grid.nx + c0, (r0 + 1) * grid.nx + c0 + 1], 1)  # fmt: skip
         weights = np.stack([(1 - fr) * (1 - fc), (1 - fr) * fc, fr * (1 - fc), fr * fc], 1)
-        k, alpha = np.empty(frequency_ghz.shape), np.empty(frequency_ghz.shape)
-        for pol in ("h", "v"):
-            rows = polarization == pol
-            k[rows], alpha[rows] = k_alpha(frequency_ghz[rows], pol)
+        k, alpha = k_alpha_by_polarization(frequency_ghz, polarization)
 
         def put(a: np.ndarray) -> Any:
             return torch.as_tensor(a, dtype=dtype, device=device)

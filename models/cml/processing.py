@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from substrates.datasets.cml.itu_p838 import k_alpha
+from substrates.datasets.cml.itu_p838 import k_alpha_by_polarization
 
 
 @dataclass(frozen=True)
@@ -87,6 +87,19 @@ def rolling_std_wet(trsl: np.ndarray, window: int, threshold: float) -> np.ndarr
     return centred > threshold
 
 
+def path_rain_rate(attenuation_db: np.ndarray, dataset: Any, rain_min_mm_h: float) -> np.ndarray:
+    """R = (A/(kL))^(1/α) in mm/h for rain attenuation (cml_id, sublink_id, time) of the
+    dataset's links (ITU-R P.838-3 k, α); rates below rain_min_mm_h become 0, NaN stays."""
+    links = ("cml_id", "sublink_id")
+    k, alpha = k_alpha_by_polarization(
+        dataset["frequency"].transpose(*links).values[..., None],
+        dataset["polarization"].transpose(*links).values[..., None],
+    )
+    rain = (attenuation_db / (k * dataset["length"].values[:, None, None])) ** (1 / alpha)
+    rain[rain < rain_min_mm_h] = 0.0
+    return rain
+
+
 def process(dataset: Any, parameters: ChainParameters | None = None) -> Any:
     """Add trsl, wet, baseline, waa, A (dB) and R (mm/h) to an OpenSense dataset."""
     p = parameters or ChainParameters()
@@ -99,23 +112,14 @@ def process(dataset: Any, parameters: ChainParameters | None = None) -> Any:
     baseline = baseline_constant(flat, wet, p.n_average_last_dry)
     waa = wet_antenna_schleiss(flat, baseline, wet, p.waa_max_db, 3 * p.delta_t_min / p.tau_min)
     attenuation = np.clip(flat - baseline - waa, 0, None)
-    frequency = dataset["frequency"].transpose("cml_id", "sublink_id").values.reshape(-1, 1)
-    polarization = dataset["polarization"].transpose("cml_id", "sublink_id").values.reshape(-1)
-    length = np.repeat(dataset["length"].values, dataset.sizes["sublink_id"]).reshape(-1, 1)
-    k = np.empty_like(frequency)
-    alpha = np.empty_like(frequency)
-    for pol in ("h", "v"):
-        rows = polarization == pol
-        k[rows], alpha[rows] = k_alpha(frequency[rows], pol)
-    rain = (attenuation / (k * length)) ** (1 / alpha)
-    rain[rain < p.rain_min_mm_h] = 0.0
     shape = values.shape
+    rain = path_rain_rate(attenuation.reshape(shape), dataset, p.rain_min_mm_h)
     out = dataset.copy()
     dims = ("cml_id", "sublink_id", "time")
     for name, array, units in [
         ("trsl", values, "dB"), ("wet", wet.reshape(shape), "1"),
         ("baseline", baseline.reshape(shape), "dB"), ("waa", waa.reshape(shape), "dB"),
-        ("A", attenuation.reshape(shape), "dB"), ("R", rain.reshape(shape), "mm/h"),
+        ("A", attenuation.reshape(shape), "dB"), ("R", rain, "mm/h"),
     ]:  # fmt: skip
         out[name] = (dims, array, {"units": units})
     return out
