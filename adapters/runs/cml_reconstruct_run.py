@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +102,7 @@ def run_cml_reconstruct(
         "data": data, "start": str(first), "end": str(last), "every_min": every_min,
         "grid": {"cell_km": grid.cell_km, "nx": grid.nx, "ny": grid.ny, "origin": grid.origin},
         "near_km": near_km, "true_baseline": true_baseline, "methods": list(methods),
-        "bayesian": _settings_dict(settings),
+        "bayesian": asdict(settings),
         "device": device, "precision": precision, "seed": seed, "reference": reference.label,
     }  # fmt: skip
     record = provenance("cml-reconstruct", resolved, backend, parameters)
@@ -289,9 +290,3 @@ def _write_fields(
                "reference": reference.label},
     )  # fmt: skip
     folder.write_netcdf("fields.nc", dataset)
-
-
-def _settings_dict(settings: BayesianSettings) -> dict[str, Any]:
-    from dataclasses import asdict
-
-    return asdict(settings)

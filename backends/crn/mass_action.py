@@ -66,3 +66,8 @@ class MassAction:
         _rate_derivatives(np.asarray(x, dtype=float), *self._arguments(), self._dv)
         self._pattern.data = self._dv
         return (self.stoichiometry @ self._pattern).tocsc()
+
+
+def largest_rate(network: Any, x: np.ndarray) -> float:
+    """max |dx/dt| at x: how far x is from a steady state (concentration per unit time)."""
+    return float(np.abs(MassAction(network).derivative(x)).max(initial=0.0))
