@@ -69,7 +69,7 @@ def reconstruction(maps: int) -> None:
     from substrates.adapters.config import backend_from_config
     from substrates.adapters.runs.cml_inputs import grid_for, link_inputs
     from substrates.models.cml.bayesian import BayesianSettings, reconstruct_bayesian
-    from substrates.models.cml.grid import link_ends_km
+    from substrates.models.cml.grid import link_midpoints_km
     from substrates.models.cml.path_operator import PathOperator
     from substrates.models.cml.reconstruct import idw, ordinary_kriging
 
@@ -77,8 +77,7 @@ def reconstruction(maps: int) -> None:
     start = np.datetime64(sim.capabilities.start, "ns") + np.timedelta64(1, "h")
     inputs = link_inputs(sim, start, start + np.timedelta64(10 * maps, "m"), 10)
     grid = grid_for(sim, inputs.links, None)
-    x0, y0, x1, y1 = link_ends_km(inputs.links, grid.origin)
-    points, cells = np.stack([(x0 + x1) / 2, (y0 + y1) / 2], axis=1), grid.points()
+    points, cells = link_midpoints_km(inputs.links, grid.origin), grid.points()
     x, y = cells[:, 0].reshape(grid.ny, grid.nx), cells[:, 1].reshape(grid.ny, grid.nx)
 
     def per_map(interpolate) -> float:

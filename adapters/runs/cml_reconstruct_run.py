@@ -24,7 +24,7 @@ from substrates.datasets.cml.radar_reference import (
     pycomlink_references,
 )
 from substrates.models.cml.bayesian import BayesianSettings, reconstruct_bayesian
-from substrates.models.cml.grid import Grid, link_ends_km
+from substrates.models.cml.grid import Grid, link_ends_km, link_midpoints_km
 from substrates.models.cml.path_operator import PathOperator
 from substrates.models.cml.reconstruct import field_scores, idw, ordinary_kriging
 
@@ -171,8 +171,7 @@ def _reconstruct(
 ) -> tuple[dict[str, np.ndarray], dict[str, float], dict[str, Any]]:
     """Fields (steps, ny, nx) per method, seconds per method, and Bayesian extras;
     torch_placement: (device, precision) of the Bayesian reconstruction."""
-    x0, y0, x1, y1 = link_ends_km(inputs.links, grid.origin)
-    points, cells = np.stack([(x0 + x1) / 2, (y0 + y1) / 2], axis=1), grid.points()
+    points, cells = link_midpoints_km(inputs.links, grid.origin), grid.points()
     steps = len(inputs.times)
     fields, timings, extra = {}, {}, {}
     for method in methods:

@@ -61,3 +61,9 @@ def link_ends_km(
     x0, y0 = to_km(dataset["site_0_lat"].values, dataset["site_0_lon"].values, origin)
     x1, y1 = to_km(dataset["site_1_lat"].values, dataset["site_1_lon"].values, origin)
     return x0, y0, x1, y1
+
+
+def link_midpoints_km(dataset: Any, origin: tuple[float, float]) -> np.ndarray:
+    """Midpoints (east, north) in km of every link of an OpenSense dataset: (links, 2)."""
+    x0, y0, x1, y1 = link_ends_km(dataset, origin)
+    return np.stack([(x0 + x1) / 2, (y0 + y1) / 2], axis=1)

@@ -2,7 +2,8 @@
 
 `idw` (inverse distance weighting on a k-d tree) and `ordinary_kriging` (pykrige, spherical
 variogram fitted per time step) map path-averaged rain rates (mm/h) onto a grid in a local
-east/north km frame; `field_scores` compares a map with a reference field.
+east/north km frame (links placed by `grid.link_midpoints_km`); `field_scores` compares a
+map with a reference field.
 """
 
 from __future__ import annotations
@@ -13,20 +14,6 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import LinAlgWarning
 from scipy.spatial import cKDTree
-
-
-def midpoints_km(
-    site_0: tuple[np.ndarray, np.ndarray], site_1: tuple[np.ndarray, np.ndarray],
-    origin: tuple[float, float],
-) -> np.ndarray:  # fmt: skip
-    """Link midpoints (east, north) in km from (lat, lon) ends, equirectangular at `origin`."""
-    from substrates.datasets.cml.network import KM_PER_DEGREE
-
-    lat = (site_0[0] + site_1[0]) / 2
-    lon = (site_0[1] + site_1[1]) / 2
-    east = (lon - origin[1]) * KM_PER_DEGREE * np.cos(np.radians(origin[0]))
-    north = (lat - origin[0]) * KM_PER_DEGREE
-    return np.stack([east, north], axis=1)
 
 
 def idw(

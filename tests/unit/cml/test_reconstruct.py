@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from substrates.backends.registry import create_backend
-from substrates.models.cml.reconstruct import field_scores, idw, midpoints_km, ordinary_kriging
+from substrates.models.cml.grid import link_midpoints_km
+from substrates.models.cml.reconstruct import field_scores, idw, ordinary_kriging
 
 RNG = np.random.default_rng(0)
 POINTS = RNG.uniform(0, 30, (40, 2))
@@ -46,11 +47,7 @@ def test_maps_from_true_path_rain_resemble_the_true_field() -> None:
     sim = create_backend("cml.sim", {"links": 80, "seed": 1})
     start, end = "2020-06-01T00:00", "2020-06-01T06:00"
     data, truth = sim.load(start, end), sim.truth(start, end)
-    points = midpoints_km(
-        (data.site_0_lat.values, data.site_0_lon.values),
-        (data.site_1_lat.values, data.site_1_lon.values),
-        origin=(57.7, 11.97),
-    )
+    points = link_midpoints_km(data, origin=(57.7, 11.97))
     x, y = np.meshgrid(truth.x_km.values, truth.y_km.values)
     grid = np.stack([x.ravel(), y.ravel()], axis=1)
     scores = {"idw": [], "kriging": []}
