@@ -13,6 +13,7 @@ from substrates.adapters.config import (
     load_config,
     shipped_configs,
 )
+from substrates.backends.base import Backend
 from substrates.backends.quantum.aer_gpu import AerGpuBackend
 from substrates.backends.quantum.base import QuantumBackend
 
@@ -23,9 +24,20 @@ class AerGpuCodePathOnCPU(AerGpuBackend):
     aer_device: ClassVar[str] = "CPU"
 
 
-QUANTUM_CONFIGS = sorted(
-    name for name in shipped_configs() if load_config(name).config.substrate == "quantum"
-)
+def configs_of(substrate: str) -> list[str]:
+    """Names of the shipped configs of one substrate."""
+    return sorted(n for n in shipped_configs() if load_config(n).config.substrate == substrate)
+
+
+def shipped_backend(case: str) -> Backend:
+    """The backend a shipped config builds, or pytest.skip with why it cannot run here."""
+    try:
+        return backend_from_config(case)
+    except ConfigError as err:
+        pytest.skip(f"{case}: {err.message}")
+
+
+QUANTUM_CONFIGS = configs_of("quantum")
 GPU_ON_CPU = "aer_gpu[code path on CPU]"
 CASES = [*QUANTUM_CONFIGS, GPU_ON_CPU]
 
@@ -34,12 +46,8 @@ def build(case: str) -> QuantumBackend:
     """The backend of one case, or pytest.skip with the reason it cannot run here."""
     if case == GPU_ON_CPU:
         return AerGpuCodePathOnCPU(load_config("aer_gpu").options)
-    resolved = load_config(case)
-    try:
-        backend = backend_from_config(resolved)
-    except ConfigError as err:
-        pytest.skip(f"{case}: {err.message}")
-    if resolved.tier == "hardware" and os.environ.get("SUBSTRATES_TEST_HARDWARE") != "1":
+    backend = shipped_backend(case)
+    if load_config(case).tier == "hardware" and os.environ.get("SUBSTRATES_TEST_HARDWARE") != "1":
         pytest.skip(f"{case}: real hardware spends QPU time; set SUBSTRATES_TEST_HARDWARE=1")
     assert isinstance(backend, QuantumBackend)
     return backend

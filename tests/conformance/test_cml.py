@@ -5,24 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from substrates.adapters.config import (
-    ConfigError,
-    backend_from_config,
-    load_config,
-    shipped_configs,
-)
 from substrates.backends.cml.base import CMLBackend
 from substrates.backends.errors import CapabilityError
 
-CONFIGS = sorted(n for n in shipped_configs() if load_config(n).config.substrate == "cml")
+from .backends import configs_of, shipped_backend
+
+CONFIGS = configs_of("cml")
 
 
 @pytest.fixture(scope="module", params=CONFIGS)
 def source(request: pytest.FixtureRequest) -> CMLBackend:
-    try:
-        backend = backend_from_config(request.param)
-    except ConfigError as err:
-        pytest.skip(f"{request.param}: {err.message}")
+    backend = shipped_backend(request.param)
     assert isinstance(backend, CMLBackend)
     return backend
 

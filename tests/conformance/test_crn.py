@@ -5,25 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from substrates.adapters.config import (
-    ConfigError,
-    backend_from_config,
-    load_config,
-    shipped_configs,
-)
 from substrates.backends.crn.base import CRNBackend
 from substrates.models.crn.napp_adams import compile_graph
 from tests.unit.crn.graphs import brute_force, random_tree
 
-CONFIGS = sorted(n for n in shipped_configs() if load_config(n).config.substrate == "crn")
+from .backends import configs_of, shipped_backend
+
+CONFIGS = configs_of("crn")
 
 
 @pytest.fixture(scope="module", params=CONFIGS)
 def simulator(request: pytest.FixtureRequest) -> CRNBackend:
-    try:
-        backend = backend_from_config(request.param)
-    except ConfigError as err:
-        pytest.skip(f"{request.param}: {err.message}")
+    backend = shipped_backend(request.param)
     assert isinstance(backend, CRNBackend)
     return backend
 
