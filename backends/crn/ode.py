@@ -37,13 +37,11 @@ class OdeBackend(CRNBackend):
     def capabilities(self) -> CRNCapabilities:
         return CRNCapabilities(stochastic=False, batched=False)
 
-    def _solve(self, network: Any, start: np.ndarray, span: tuple[float, float],
+    def _solve(self, model: Any, start: np.ndarray, span: tuple[float, float],
                times: np.ndarray | None = None) -> Any:  # fmt: skip
+        """Integrate `model` (a MassAction) from `start` over `span`."""
         from scipy.integrate import solve_ivp
 
-        from .mass_action import MassAction
-
-        model = MassAction(network)
         solution = solve_ivp(
             lambda _, x: model.derivative(x), span, start, method=self.options.method,
             jac=lambda _, x: model.jacobian(x), rtol=self.options.rtol, atol=self.options.atol,
@@ -52,18 +50,23 @@ class OdeBackend(CRNBackend):
         if not solution.success:
             raise SubstratesError(f"crn.ode: the {self.options.method} solver failed: "
                                   f"{solution.message}")  # fmt: skip
-        return solution, model
+        return solution
 
     def simulate(self, network: Any, times: np.ndarray) -> np.ndarray:
+        from .mass_action import MassAction
+
         times = np.asarray(times, dtype=float)
-        solution, _ = self._solve(network, network.initial, (0.0, float(times[-1])), times)
+        solution = self._solve(MassAction(network), network.initial, (0.0, times[-1]), times)
         return solution.y.T
 
     def steady_state(self, network: Any, tolerance: float = 1e-12) -> SteadyState:
         """Integrate over doubling horizons until max |dx/dt| < tolerance."""
+        from .mass_action import MassAction
+
+        model = MassAction(network)  # built once: stoichiometry and Jacobian pattern
         x, elapsed, horizon = np.asarray(network.initial, dtype=float), 0.0, 10.0
         while True:
-            solution, model = self._solve(network, x, (0.0, horizon))
+            solution = self._solve(model, x, (0.0, horizon))
             x, elapsed = solution.y[:, -1], elapsed + horizon
             speed = float(np.abs(model.derivative(x)).max(initial=0.0))
             if speed < tolerance:
