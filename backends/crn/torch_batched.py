@@ -7,8 +7,8 @@ linearly implicit Euler step (I − hJ)Δ = h f per iteration, with J = N ∂v/�
 prefix/suffix products (exact where concentrations vanish), h multiplied after each
 accepted step by the fall of the residual, clamped to [2, 10] (switched evolution relaxation
 with a floor: Napp–Adams steady states under evidence sit on the boundary, where the residual
-falls slowly and plain SER needs ~300 steps instead of ~20); steps that leave the positive orthant by more
-than 1e-10 are refused, smaller excursions clipped.
+falls slowly and plain SER needs ~300 steps instead of ~20); steps that leave the positive
+orthant by more than 1e-10 are refused, smaller excursions clipped.
 Each step adds h(I − hJ)⁻¹f ∈ range(N), so conserved quantities stay conserved. Trajectories:
 the Dormand–Prince 5(4) pair with one adaptive step for the batch."""
 
