@@ -1,0 +1,136 @@
+"""GPU tiers against their CPU code paths: agreement and speed, on a machine with CUDA.
+
+1. Detection: our driver-level device count against torch's view.
+2. crn.torch on cuda against crn.torch on cpu (float64): steady states of the Asia CRN
+   (xray and dysp observed) from the same random initial messages, max |difference|, and
+   steady states per second at batch 1, 64, 1024 and 8192 on each device; crn.ode for one.
+3. cml.sim_gpu against cml.sim (numpy): max |difference| of the simulated rsl (dB), and the
+   seconds each takes to simulate a 1,000-link, 24 h network.
+4. quantum.aer_gpu and pennylane's lightning.gpu against their CPU tiers, where installed.
+
+Each section prints its own failure and the script goes on.
+
+    python benchmarks/gpu.py
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+import traceback
+from collections.abc import Callable
+
+import numpy as np
+
+print = functools.partial(print, flush=True)  # the device tool returns what was printed
+
+
+def seconds(call: Callable[[], object], repeats: int = 2) -> float:
+    """Best wall time of `repeats` calls (s), after one warm-up call."""
+    call()
+    best = np.inf
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def detection() -> None:
+    from substrates.backends.gpu import cuda_device_count, no_cuda_reason
+
+    print(f"driver-level CUDA devices: {cuda_device_count()} ({no_cuda_reason() or 'ok'})")
+    import torch
+
+    if torch.cuda.is_available():
+        name = torch.cuda.get_device_name(0)
+        print(f"torch {torch.__version__}: {torch.cuda.device_count()} device(s), {name}")
+    else:
+        print(f"torch {torch.__version__}: no CUDA")
+
+
+def crn() -> None:
+    import torch
+
+    from substrates.adapters.runs.crn_validate_run import example_graph
+    from substrates.backends.registry import create_backend
+    from substrates.datasets.crn.uai import read_uai
+    from substrates.models.crn.napp_adams import compile_graph
+    from substrates.models.crn.reductions import with_evidence
+
+    compiled = compile_graph(with_evidence(read_uai(example_graph()), {6: 1, 7: 1}))
+    network = compiled.network
+    print(f"\nAsia CRN: {len(network.species)} species, {network.reactions} reactions")
+    rng = np.random.default_rng(0)
+
+    def initial(batch: int) -> np.ndarray:
+        x = np.empty((batch, len(network.species)))
+        for group in compiled.conserved:
+            x[:, list(group)] = rng.dirichlet(np.ones(len(group)), batch)
+        return x
+
+    cpu = create_backend("crn.torch", {"device": "cpu"})
+    gpu = create_backend("crn.torch", {"device": "cuda"})
+    start = initial(64)
+    a = cpu.steady_states(network, start, tolerance=1e-10)
+    b = gpu.steady_states(network, start, tolerance=1e-10)
+    ode = create_backend("crn.ode").steady_state(network, 1e-10).concentrations
+    print(f"steady states, batch 64: max |cuda - cpu| = {np.abs(a - b).max():.1e}, "
+          f"max |cuda - crn.ode| = {np.abs(b - ode).max():.1e}")  # fmt: skip
+    times = np.linspace(0, 5, 6)
+    ta = cpu.trajectories(network, times, start[:8])
+    tb = gpu.trajectories(network, times, start[:8])
+    print(f"trajectories, batch 8, t = 0..5: max |cuda - cpu| = {np.abs(ta - tb).max():.1e}")
+
+    ode_s = seconds(lambda: create_backend("crn.ode").steady_state(network, 1e-10))
+    print(f"\ncrn.ode: {ode_s:.3f} s for one steady state ({1 / ode_s:,.1f} / s)")
+    print("| batch | cpu s | cpu / s | cuda s | cuda / s | cuda / cpu |")
+    print("|---|---|---|---|---|---|")
+    for batch in (1, 64, 1024, 8192):
+        x = initial(batch)
+        on_cpu = seconds(lambda x=x: cpu.steady_states(network, x, tolerance=1e-10), 1)
+        on_gpu = seconds(lambda x=x: gpu.steady_states(network, x, tolerance=1e-10))
+        torch.cuda.synchronize()
+        print(f"| {batch} | {on_cpu:.3f} | {batch / on_cpu:,.0f} | {on_gpu:.3f} | "
+              f"{batch / on_gpu:,.0f} | {on_cpu / on_gpu:.1f}x |")  # fmt: skip
+
+
+def cml() -> None:
+    from substrates.backends.registry import create_backend
+
+    options = {"links": 1000, "duration_h": 24.0, "seed": 3, "grid_cells": 128}
+    start, end = "2020-06-01T00:00", "2020-06-02T00:00"
+
+    def simulate(name: str) -> object:
+        return create_backend(name, options).load(start, end)
+
+    a, b = simulate("cml.sim"), simulate("cml.sim_gpu")
+    difference = np.nanmax(np.abs(a.rsl.values - b.rsl.values))
+    print(f"\ncml.sim_gpu vs cml.sim, 1000 links, 24 h: max |rsl difference| = {difference:.1e} dB")
+    cpu_s, gpu_s = seconds(lambda: simulate("cml.sim"), 1), seconds(lambda: simulate("cml.sim_gpu"))
+    print(f"cml.sim {cpu_s:.2f} s, cml.sim_gpu {gpu_s:.2f} s: {cpu_s / gpu_s:.1f}x")
+
+
+def quantum() -> None:
+    from substrates.backends.registry import create_backend
+
+    print()
+    tiers = (("quantum.aer_gpu", {}), ("quantum.pennylane", {"device": "lightning.gpu"}))
+    for name, options in tiers:
+        try:
+            create_backend(name, options)
+            print(f"{name} {options}: available")
+        except Exception as error:  # report and go on: this script is a survey
+            print(f"{name} {options}: {type(error).__name__}: {error}")
+
+
+def main() -> None:
+    for section in (detection, crn, cml, quantum):
+        try:
+            section()
+        except Exception:  # one section's failure must not hide the others' figures
+            print(f"\n{section.__name__} failed:\n{traceback.format_exc()}")
+
+
+if __name__ == "__main__":
+    main()
