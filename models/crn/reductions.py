@@ -8,7 +8,9 @@
   h = Σ_y f·g (unary factors on y merged in first); messages through y are unchanged;
 - unary: several unary factors on one variable become their product;
 - evidence: a clamped variable x_v = s is removed and its factors sliced at s (exact against
-  the graph with the indicator factor δ(x_v = s), see `with_evidence`).
+  the graph with the indicator factor δ(x_v = s), see `with_evidence`); unary indicator
+  factors already in the graph (one positive entry) clamp their variable the same way, so
+  a graph recovered from a CRN compiled with evidence sheds its observed variables.
 Merging parallel factors would remove a cycle and is not offered (not exact).
 """
 
@@ -65,7 +67,11 @@ def reduce(
     pool: Pool = [(f.scope, f.table) for f in graph.factors]
     applied = dict.fromkeys(moves, 0)
     if "evidence" in moves:
-        for variable, state in (evidence or {}).items():
+        clamped = dict(evidence or {})
+        for scope, table in pool:
+            if len(scope) == 1 and scope[0] not in keep and np.count_nonzero(table) == 1:
+                clamped.setdefault(scope[0], int(np.flatnonzero(table)[0]))
+        for variable, state in clamped.items():
             _check_state(graph, variable, state)
             pool = [_slice(scope, table, variable, state) for scope, table in pool]
             pool = [(s, t) for s, t in pool if s]  # constants carry no information
