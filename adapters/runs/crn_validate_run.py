@@ -15,6 +15,8 @@ from substrates.backends.errors import SubstratesError
 from substrates.datasets.crn.factor_graph import FactorGraph, FactorGraphError
 from substrates.datasets.crn.libdai_fg import read_fg
 from substrates.datasets.crn.uai import read_uai
+from substrates.models.crn.napp_adams import CompiledGraph
+from substrates.models.crn.recovery import RecoveryError, recover
 from substrates.models.crn.reductions import MOVES
 from substrates.models.crn.validate import Validation, validate_reduction
 
@@ -39,6 +41,17 @@ def read_graph(path: str | Path) -> FactorGraph:
         return readers[path.suffix](path)
     except FactorGraphError as err:
         raise SubstratesError(str(err)) from None
+
+
+def read_crn(path: str | Path) -> tuple[FactorGraph, CompiledGraph]:
+    """The factor graph recovered from a Napp–Adams CRN in SBML, and the CRN as given."""
+    from substrates.datasets.crn.sbml import read_sbml
+
+    try:
+        recovered = recover(read_sbml(path))
+    except (FactorGraphError, RecoveryError) as err:
+        raise SubstratesError(f"{path}: {err}") from None
+    return recovered.graph, recovered.compiled
 
 
 def parse_moves(text: str) -> tuple[str, ...]:
@@ -91,10 +104,25 @@ def run_crn_validate(
     keep: str = "",
     tolerance: float = 1e-13,
     out: str | Path = "runs",
+    crn_path: str | Path | None = None,
 ) -> tuple[RunFolder, Validation]:
-    """Validate the reductions of one graph; writes results.parquet and provenance.json."""
-    path = Path(graph_path) if graph_path else example_graph()
-    graph = read_graph(path)
+    """Validate the reductions of one graph, or of a given CRN (`crn_path`, SBML: the
+    chemical route, recover → reduce → recompile); writes results.parquet, provenance.json
+    and both CRNs as SBML."""
+    if graph_path and crn_path:
+        raise SubstratesError("give --graph or --crn, not both")
+    if crn_path and evidence:
+        raise SubstratesError(
+            "--evidence with --crn: the CRN is simulated as given; compile the evidence into "
+            "it (indicator factors, which the evidence move finds)"
+        )
+    given = None
+    if crn_path:
+        path = Path(crn_path)
+        graph, given = read_crn(path)
+    else:
+        path = Path(graph_path) if graph_path else example_graph()
+        graph = read_graph(path)
     moves = parse_moves(reduce)
     observed = parse_assignments(graph, evidence)
     kept = parse_keep(graph, keep)
@@ -103,14 +131,18 @@ def run_crn_validate(
     if not isinstance(backend, CRNBackend):
         raise ConfigError(resolved.path, "substrate", "crn-validate needs a crn simulator")
     folder = RunFolder.create(out, "crn-validate")
-    parameters = {"graph": str(path), "reduce": list(moves), "evidence": evidence,
-                  "keep": keep, "tolerance": tolerance}  # fmt: skip
+    parameters = {"crn" if given else "graph": str(path), "reduce": list(moves),
+                  "evidence": evidence, "keep": keep, "tolerance": tolerance}  # fmt: skip
     record = provenance("crn-validate", resolved, backend, parameters)
     folder.write_json("provenance.json", record)
     began = time.perf_counter()
     with recording_failure(folder, record):
-        result = validate_reduction(graph, backend, moves, observed, kept, tolerance)
+        result = validate_reduction(graph, backend, moves, observed, kept, tolerance, given)
+    from substrates.datasets.crn.sbml import to_sbml
+
     folder.write_table("results.parquet", _table(result))
+    for label, network in result.networks.items():
+        folder.write_text(f"{label}.xml", to_sbml(network, label))
     record.update(
         status="complete", finished_at=now(), wall_time_s=round(time.perf_counter() - began, 3),
         summary=summary(result),

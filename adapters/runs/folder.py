@@ -68,6 +68,10 @@ class RunFolder:
             json.dump(record, handle, indent=2, sort_keys=False, default=str)
             handle.write("\n")
 
+    def write_text(self, name: str, text: str) -> None:
+        with self._atomic(name, "w") as handle:
+            handle.write(text)
+
     def read_json(self, name: str) -> Any:
         return json.loads(self.file(name).read_text())
 

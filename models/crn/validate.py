@@ -12,10 +12,11 @@ from typing import Any
 import numpy as np
 
 from substrates.datasets.crn.factor_graph import FactorGraph
+from substrates.datasets.crn.reaction_network import ReactionNetwork
 
 from .bp import belief_propagation
 from .exact import marginals
-from .napp_adams import compile_graph
+from .napp_adams import CompiledGraph, compile_graph
 from .reductions import MOVES, reduce, with_evidence
 
 EXACT_LIMIT = 16
@@ -38,6 +39,7 @@ class Validation:
     applied: dict[str, int]
     loopy: bool
     steady_time: dict[str, float]
+    networks: dict[str, ReactionNetwork]
 
 
 def validate_reduction(
@@ -47,20 +49,27 @@ def validate_reduction(
     evidence: Mapping[int, int] | None = None,
     keep: Iterable[int] = (),
     tolerance: float = 1e-13,
+    given: CompiledGraph | None = None,
 ) -> Validation:
     """Reduce `graph` (evidence applied as indicator factors to the original), simulate
-    both CRNs on `simulator` (a CRNBackend) and compare."""
+    both CRNs on `simulator` (a CRNBackend) and compare. `given`: the original CRN as
+    given (the chemical route, `graph` recovered from it) instead of compiling `graph`."""
     evidence = dict(evidence or {})
+    if given is not None and evidence:
+        raise ValueError("evidence on a given CRN: compile it in as indicator factors")
     original = with_evidence(graph, evidence) if evidence else graph
     reduction = reduce(graph, moves, keep=keep, evidence=evidence)
     survivors = list(reduction.survivors)
     results: dict[str, list[np.ndarray] | None] = {}
-    sizes, conservation, times = {}, {}, {}
+    sizes, conservation, times, networks = {}, {}, {}, {}
     for label, current, rows in (
         ("crn_original", original, survivors),
         ("crn_reduced", reduction.graph, list(range(len(survivors)))),
     ):
-        compiled = compile_graph(current)
+        compiled = (
+            given if given is not None and label == "crn_original" else compile_graph(current)
+        )
+        networks[label] = compiled.network
         rest = simulator.steady_state(compiled.network, tolerance)
         beliefs = compiled.beliefs(rest.concentrations)
         results[label] = [beliefs[r] for r in rows]
@@ -88,6 +97,7 @@ def validate_reduction(
         applied=reduction.applied,
         loopy=has_cycle(original),
         steady_time=times,
+        networks=networks,
     )
 
 

@@ -45,6 +45,37 @@ def test_a_libdai_file_and_no_reduction(tmp_path) -> None:
     assert len(summary["survivors"]) == 6
 
 
+def test_chemical_route_from_a_runs_sbml_equals_the_graph_route(tmp_path) -> None:
+    """--crn: the factor graph is recovered from the CRN a first run wrote, reduced and
+    recompiled; the reduced CRN and its beliefs equal the graph route's."""
+    substrates("run", "crn-validate", "--evidence", "6=1,7=1", "--keep", "1,3", cwd=tmp_path)
+    graph_route = only_run_folder(tmp_path / "runs")
+    given = graph_route / "crn_original.xml"
+    (tmp_path / "c").mkdir()
+    substrates("run", "crn-validate", "--crn", str(given), "--keep", "1,3", cwd=tmp_path / "c")
+    chemical = only_run_folder(tmp_path / "c" / "runs")
+    first, second = (json.loads((f / "provenance.json").read_text())["summary"]
+                     for f in (graph_route, chemical))  # fmt: skip
+    assert second["sizes"] == first["sizes"]
+    assert second["applied"] == first["applied"]
+    assert second["survivors"] == first["survivors"]
+    a, b = (pq.read_table(f / "results.parquet").to_pandas() for f in (graph_route, chemical))
+    assert np.abs(a["crn_reduced"] - b["crn_reduced"]).max() < 1e-9
+    assert (chemical / "crn_reduced.xml").read_text() == (
+        graph_route / "crn_reduced.xml"
+    ).read_text()
+
+
+def _not_napp_adams(path) -> None:
+    from substrates.datasets.crn.reaction_network import NetworkBuilder
+    from substrates.datasets.crn.sbml import write_sbml
+
+    build = NetworkBuilder()
+    a, b, c = (build.species(name, 1.0) for name in "ABC")
+    build.reaction([a, b], [c], 1.0)
+    write_sbml(build.build(), path)
+
+
 @pytest.mark.parametrize(
     ("args", "text", "message"),
     [
@@ -55,10 +86,15 @@ def test_a_libdai_file_and_no_reduction(tmp_path) -> None:
         (("--evidence", "7=5"), None, "has states 0..1"),
         (("--evidence", "dysp"), None, "expected VARIABLE=STATE"),
         (("--simulator", "aer_statevector"), None, "needs a crn simulator"),
+        (("--crn", "abc.xml"), _not_napp_adams, "reaction 0 (A + B → C): not a catalysed"),
+        (("--crn", "abc.xml", "--evidence", "0=1"), _not_napp_adams, "--evidence with --crn"),
+        (("--crn", "abc.xml", "--graph", "x.uai"), None, "not allowed with argument"),
     ],
 )
 def test_bad_input_exits_2_naming_the_problem(tmp_path, args, text, message) -> None:
-    if text is not None:
+    if callable(text):
+        text(tmp_path / args[1])
+    elif text is not None:
         (tmp_path / args[1]).write_text(text)
     result = substrates("run", "crn-validate", *args, cwd=tmp_path, check=False)
     assert result.returncode == 2, result.stderr
