@@ -105,10 +105,11 @@ def run_crn_validate(
     tolerance: float = 1e-13,
     out: str | Path = "runs",
     crn_path: str | Path | None = None,
+    lifted: bool = False,
 ) -> tuple[RunFolder, Validation]:
     """Validate the reductions of one graph, or of a given CRN (`crn_path`, SBML: the
     chemical route, recover → reduce → recompile); writes results.parquet, provenance.json
-    and both CRNs as SBML."""
+    and both CRNs as SBML. `lifted`: compile the reduced graph with lifted compression."""
     if graph_path and crn_path:
         raise SubstratesError("give --graph or --crn, not both")
     if crn_path and evidence:
@@ -132,12 +133,13 @@ def run_crn_validate(
         raise ConfigError(resolved.path, "substrate", "crn-validate needs a crn simulator")
     folder = RunFolder.create(out, "crn-validate")
     parameters = {"crn" if given else "graph": str(path), "reduce": list(moves),
-                  "evidence": evidence, "keep": keep, "tolerance": tolerance}  # fmt: skip
+                  "evidence": evidence, "keep": keep, "tolerance": tolerance,
+                  "lifted": lifted}  # fmt: skip
     record = provenance("crn-validate", resolved, backend, parameters)
     folder.write_json("provenance.json", record)
     began = time.perf_counter()
     with recording_failure(folder, record):
-        result = validate_reduction(graph, backend, moves, observed, kept, tolerance, given)
+        result = validate_reduction(graph, backend, moves, observed, kept, tolerance, given, lifted)
     from substrates.datasets.crn.sbml import to_sbml
 
     folder.write_table("results.parquet", _table(result))

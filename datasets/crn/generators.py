@@ -1,6 +1,9 @@
-"""Standard test graphs (as in libDAI's createfg): chains, random trees, Ising grids, HMMs."""
+"""Standard test graphs (as in libDAI's createfg): chains, random trees, Ising grids (random
+or uniform), HMMs."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
@@ -30,15 +33,27 @@ def ising_grid(rows: int, cols: int, coupling: float, field: float, seed: int) -
     """Binary spins s = ±1 on a grid: exp(J s_i s_j), J ~ N(0, coupling²), and exp(h s_i),
     h ~ N(0, field²)."""
     rng = np.random.default_rng(seed)
+    return _spins(rows, cols, lambda: rng.normal(0, coupling), lambda: rng.normal(0, field))
+
+
+def ferromagnet(rows: int, cols: int, coupling: float, field: float) -> FactorGraph:
+    """Binary spins on a grid with one coupling J and one field h everywhere (symmetric:
+    lifted compression folds it onto the orbits of the square's symmetries)."""
+    return _spins(rows, cols, lambda: coupling, lambda: field)
+
+
+def _spins(
+    rows: int, cols: int, coupling: Callable[[], float], field: Callable[[], float]
+) -> FactorGraph:
+    """exp(J s_i s_j) per grid edge and exp(h s_i) per spin, J and h drawn in grid order."""
     spin = np.array([-1.0, 1.0])
     index = {(r, c): r * cols + c for r in range(rows) for c in range(cols)}
     factors = []
     for (r, c), i in index.items():
         for other in ((r + 1, c), (r, c + 1)):
             if other in index:
-                j = rng.normal(0, coupling)
-                factors.append(((i, index[other]), np.exp(j * np.outer(spin, spin))))
-        factors.append(((i,), np.exp(rng.normal(0, field) * spin)))
+                factors.append(((i, index[other]), np.exp(coupling() * np.outer(spin, spin))))
+        factors.append(((i,), np.exp(field() * spin)))
     return FactorGraph.build([2] * rows * cols, factors)
 
 

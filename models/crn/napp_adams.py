@@ -81,16 +81,10 @@ def compile_graph(graph: FactorGraph) -> CompiledGraph:
     )
     s = build.index
 
-    def recycle(target: list[int], catalysts: list[list[int]], rate: float = 1.0) -> None:
-        """catalysts[k] + target[j] → catalysts[k] + target[k] for all j ≠ k."""
-        for k, present in enumerate(catalysts):
-            for j in range(len(target)):
-                if j != k:
-                    build.reaction([*present, target[j]], [*present, target[k]], rate)
-
     for i, a in edges:
         others = [b for b in graph.neighbours(i) if b != a]
         recycle(
+            build,
             [s[to_factor(i, a, k)] for k in range(cards[i])],
             [[s[to_variable(b, i, k)] for b in others] for k in range(cards[i])],
         )
@@ -106,12 +100,10 @@ def compile_graph(graph: FactorGraph) -> CompiledGraph:
                     for p, other in enumerate(factor.scope)
                     if other != i
                 ]
-                k = x[position]
-                for j in range(cards[i]):
-                    if j != k:
-                        build.reaction([*present, target[j]], [*present, target[k]], value)
+                convert(build, target, x[position], present, value)
     for i in range(graph.variables):
         recycle(
+            build,
             list(beliefs[i]),
             [[s[to_variable(a, i, k)] for a in graph.neighbours(i)] for k in range(cards[i])],
         )
@@ -120,6 +112,21 @@ def compile_graph(graph: FactorGraph) -> CompiledGraph:
         conserved.append(tuple(s[to_factor(i, a, k)] for k in range(cards[i])))
         conserved.append(tuple(s[to_variable(a, i, k)] for k in range(cards[i])))
     return CompiledGraph(build.build(), beliefs, tuple(conserved))
+
+
+def convert(
+    build: NetworkBuilder, target: list[int], k: int, catalysts: list[int], rate: float
+) -> None:
+    """catalysts + target[j] → catalysts + target[k] for all j ≠ k, at `rate`."""
+    for j in range(len(target)):
+        if j != k:
+            build.reaction([*catalysts, target[j]], [*catalysts, target[k]], rate)
+
+
+def recycle(build: NetworkBuilder, target: list[int], catalysts: list[list[int]]) -> None:
+    """The recycling motif: catalysts[k] + target[j] → catalysts[k] + target[k], rate 1."""
+    for k, present in enumerate(catalysts):
+        convert(build, target, k, present, 1.0)
 
 
 def expected_size(graph: FactorGraph) -> tuple[int, int]:

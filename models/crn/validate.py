@@ -16,6 +16,7 @@ from substrates.datasets.crn.reaction_network import ReactionNetwork
 
 from .bp import belief_propagation
 from .exact import marginals
+from .lifted import colour_passing, compile_lifted
 from .napp_adams import CompiledGraph, compile_graph
 from .reductions import MOVES, reduce, with_evidence
 
@@ -50,10 +51,13 @@ def validate_reduction(
     keep: Iterable[int] = (),
     tolerance: float = 1e-13,
     given: CompiledGraph | None = None,
+    lifted: bool = False,
 ) -> Validation:
     """Reduce `graph` (evidence applied as indicator factors to the original), simulate
     both CRNs on `simulator` (a CRNBackend) and compare. `given`: the original CRN as
-    given (the chemical route, `graph` recovered from it) instead of compiling `graph`."""
+    given (the chemical route, `graph` recovered from it) instead of compiling `graph`.
+    `lifted`: compile the reduced graph with lifted compression (its variable and factor
+    counts are then the groups')."""
     evidence = dict(evidence or {})
     if given is not None and evidence:
         raise ValueError("evidence on a given CRN: compile it in as indicator factors")
@@ -66,16 +70,21 @@ def validate_reduction(
         ("crn_original", original, survivors),
         ("crn_reduced", reduction.graph, list(range(len(survivors)))),
     ):
-        compiled = (
-            given if given is not None and label == "crn_original" else compile_graph(current)
-        )
+        counts = current.variables, len(current.factors)
+        if label == "crn_original" and given is not None:
+            compiled = given
+        elif label == "crn_reduced" and lifted:
+            colours = colour_passing(current)
+            compiled, counts = compile_lifted(current, colours), colours.groups
+        else:
+            compiled = compile_graph(current)
         networks[label] = compiled.network
         rest = simulator.steady_state(compiled.network, tolerance)
         beliefs = compiled.beliefs(rest.concentrations)
         results[label] = [beliefs[r] for r in rows]
         sizes[label] = {
             "species": len(compiled.network.species), "reactions": compiled.network.reactions,
-            "variables": current.variables, "factors": len(current.factors),
+            "variables": counts[0], "factors": counts[1],
         }  # fmt: skip
         conservation[label] = compiled.conservation_error(rest.concentrations)
         times[label] = rest.time

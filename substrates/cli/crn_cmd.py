@@ -38,6 +38,11 @@ def add_crn_parser(methods: argparse._SubParsersAction) -> None:
         "--keep", default="", metavar="VAR,...", help="variables never reduced away"
     )
     parser.add_argument(
+        "--lifted", action="store_true",
+        help="also compress the reduced graph by colour passing (lifted BP): variables and "
+        "factors that BP cannot tell apart share species",
+    )  # fmt: skip
+    parser.add_argument(
         "--simulator", "--hardware", dest="hardware", default="crn_ode", metavar="CONFIG",
         help="CRN simulator config file or shipped name (default crn_ode)",
     )  # fmt: skip
@@ -55,6 +60,7 @@ def handle_crn_validate(args: argparse.Namespace) -> int:
     folder, result = run_crn_validate(
         args.graph, simulator=args.hardware, reduce=args.reduce, evidence=args.evidence,
         keep=args.keep, tolerance=args.tolerance, out=args.out, crn_path=args.crn,
+        lifted=args.lifted,
     )  # fmt: skip
     sizes = result.sizes
     print(f"{'':<13}{'variables':>10}{'factors':>9}{'species':>9}{'reactions':>11}")
@@ -65,6 +71,8 @@ def handle_crn_validate(args: argparse.Namespace) -> int:
     ratio = sizes["crn_original"]["reactions"] / max(sizes["crn_reduced"]["reactions"], 1)
     applied = ", ".join(f"{k} {v}" for k, v in result.applied.items()) or "none"
     print(f"reactions {ratio:.1f}x fewer; moves applied: {applied}")
+    if args.lifted:
+        print("crn_reduced is lifted: its variables and factors are colour-passing groups")
     print(f"graph {'has cycles' if result.loopy else 'is a tree/forest'}; both CRNs start "
           "from uniform messages")  # fmt: skip
     print("max |belief difference| on survivors " + ", ".join(result.survivors) + ":")

@@ -66,6 +66,21 @@ def test_chemical_route_from_a_runs_sbml_equals_the_graph_route(tmp_path) -> Non
     ).read_text()
 
 
+def test_lifted_compression_of_a_uniform_grid(tmp_path) -> None:
+    from substrates.datasets.crn.generators import ferromagnet
+    from substrates.datasets.crn.libdai_fg import write_fg
+
+    write_fg(ferromagnet(5, 5, 0.3, 0.2), tmp_path / "grid.fg")
+    args = ("run", "crn-validate", "--graph", "grid.fg", "--reduce", "none", "--lifted")
+    result = substrates(*args, cwd=tmp_path)
+    assert "lifted" in result.stdout
+    summary = json.loads((only_run_folder(tmp_path / "runs") / "provenance.json").read_text())
+    sizes = summary["summary"]["sizes"]
+    assert sizes["crn_reduced"]["variables"] == 6  # the orbits of the 5 × 5 square
+    assert sizes["crn_reduced"]["reactions"] * 5 < sizes["crn_original"]["reactions"]
+    assert summary["summary"]["differences"]["crn_reduced vs bp"] < 1e-8
+
+
 def _not_napp_adams(path) -> None:
     from substrates.datasets.crn.reaction_network import NetworkBuilder
     from substrates.datasets.crn.sbml import write_sbml
