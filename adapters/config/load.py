@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -54,14 +54,17 @@ class ResolvedConfig:
         }
 
 
-def shipped_configs() -> dict[str, Path]:
-    """Configs that ship with the package, by stem ('aer_statevector', ...)."""
+def shipped_configs(kind: Literal["backend", "executor"] = "backend") -> dict[str, Path]:
+    """Configs that ship with the package, by stem ('aer_statevector', ...): backend
+    configs, or the sweep executor configs (those with an 'executor' field)."""
     folder = files("substrates.hardware_configs")
-    return {
-        Path(item.name).stem: Path(str(item))
-        for item in folder.iterdir()
-        if item.name.endswith(".yaml")
-    }
+    found = {}
+    for item in folder.iterdir():
+        if item.name.endswith(".yaml"):
+            is_executor = "executor" in (yaml.safe_load(item.read_text()) or {})
+            if is_executor == (kind == "executor"):
+                found[Path(item.name).stem] = Path(str(item))
+    return found
 
 
 def config_path(name_or_path: str | Path) -> Path:
@@ -69,7 +72,7 @@ def config_path(name_or_path: str | Path) -> Path:
     path = Path(name_or_path)
     if path.is_file():
         return path
-    shipped = shipped_configs()
+    shipped = {**shipped_configs(), **shipped_configs("executor")}
     if path.stem in shipped and path.parent == Path():
         return shipped[path.stem]
     raise ConfigError(
@@ -80,16 +83,11 @@ def config_path(name_or_path: str | Path) -> Path:
 def load_config(name_or_path: str | Path) -> ResolvedConfig:
     """Parse and validate a config; every failure is a ConfigError naming file and field."""
     path = config_path(name_or_path)
-    try:
-        raw = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        problem = getattr(err, "problem", None) or str(err)
-        raise ConfigError(path, None, f"not valid YAML{where}: {problem}") from None
-    if not isinstance(raw, dict):
-        raise ConfigError(path, None, "expected a mapping with 'substrate', 'backend', 'options'")
-    config = _validated(path, HardwareConfig, raw, prefix="")
+    raw = read_yaml(path)
+    if "executor" in raw:
+        raise ConfigError(path, None, "an executor config: use it with `substrates sweep "
+                          "--executor`, not as hardware")  # fmt: skip
+    config = validated(path, HardwareConfig, raw, prefix="")
     try:
         backend_class = get_backend_class(config.backend)
     except UnknownBackendError as err:
@@ -101,11 +99,25 @@ def load_config(name_or_path: str | Path) -> ResolvedConfig:
             f"{config.backend!r} is a {backend_class.substrate!r} backend, "
             f"not {config.substrate!r}",
         )
-    options = _validated(path, backend_class.Options, config.options, prefix="options.")
+    options = validated(path, backend_class.Options, config.options, prefix="options.")
     return ResolvedConfig(path, config, backend_class, options)
 
 
-def _validated(path: Path, model: type[M], data: Any, prefix: str) -> M:
+def read_yaml(path: Path) -> dict[str, Any]:
+    """A config file's mapping; a ConfigError names the line of a YAML error."""
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        problem = getattr(err, "problem", None) or str(err)
+        raise ConfigError(path, None, f"not valid YAML{where}: {problem}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(path, None, "expected a mapping with 'substrate', 'backend', 'options'")
+    return raw
+
+
+def validated(path: Path, model: type[M], data: Any, prefix: str) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as err:

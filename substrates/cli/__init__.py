@@ -1,4 +1,4 @@
-"""The `substrates` command: list backends, check configs, run methods, collect jobs."""
+"""The `substrates` command: list backends, check configs, run and sweep methods, collect jobs."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import backends_cmd, check_cmd, jobs_cmd, run_cmd
+from . import backends_cmd, check_cmd, jobs_cmd, run_cmd, sweep_cmd
 
-_COMMANDS = (backends_cmd, check_cmd, run_cmd, jobs_cmd)
+_COMMANDS = (backends_cmd, check_cmd, run_cmd, sweep_cmd, jobs_cmd)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from .options import add_run_options
 
@@ -74,15 +75,30 @@ def add_cml_parser(methods: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=handle_cml_reconstruct, seed=0)
 
 
-def handle_cml_reconstruct(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
-    from substrates.adapters.runs.cml_reconstruct_run import run_cml_reconstruct
+def run_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """run_cml_reconstruct's arguments from the command line (all but out and progress)."""
     from substrates.backends.errors import SubstratesError
     from substrates.models.cml.bayesian import BayesianSettings
 
     if args.iterations < 2 or args.chains < 1:
         raise SubstratesError("--iterations must be at least 2 and --chains at least 1")
+    settings = BayesianSettings(
+        chains=args.chains, iterations=args.iterations, warmup=args.iterations // 2
+    )
+    return {
+        "hardware": args.hardware, "data": args.data, "start": args.start, "end": args.end,
+        "every_min": args.every, "cell_km": args.cell_km, "true_baseline": args.true_baseline,
+        "methods": [m.strip() for m in args.methods.split(",") if m.strip()],
+        "settings": settings, "device": args.device, "precision": args.precision,
+        "seed": args.seed, "reference_files": (args.areal_reference, args.path_reference),
+    }  # fmt: skip
+
+
+def handle_cml_reconstruct(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from substrates.adapters.runs.cml_reconstruct_run import run_cml_reconstruct
+
     bars: dict[str, tqdm] = {}
 
     def progress(method: str, done: int, total: int) -> None:
@@ -92,17 +108,7 @@ def handle_cml_reconstruct(args: argparse.Namespace) -> int:
             )
         bars[method].update(done - bars[method].n)
 
-    settings = BayesianSettings(
-        chains=args.chains, iterations=args.iterations, warmup=args.iterations // 2
-    )
-    folder, summary = run_cml_reconstruct(
-        args.hardware, data=args.data, start=args.start, end=args.end, every_min=args.every,
-        cell_km=args.cell_km, true_baseline=args.true_baseline,
-        methods=[m.strip() for m in args.methods.split(",") if m.strip()],
-        settings=settings, device=args.device, precision=args.precision, seed=args.seed,
-        out=args.out,
-        reference_files=(args.areal_reference, args.path_reference), progress=progress,
-    )  # fmt: skip
+    folder, summary = run_cml_reconstruct(**run_arguments(args), out=args.out, progress=progress)
     for bar in bars.values():
         bar.close()
     print_table(folder, summary)

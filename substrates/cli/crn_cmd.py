@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 
 def add_crn_parser(methods: argparse._SubParsersAction) -> None:
@@ -54,14 +55,19 @@ def add_crn_parser(methods: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=handle_crn_validate)
 
 
+def run_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """run_crn_validate's arguments from the command line (all but out)."""
+    return {
+        "graph_path": args.graph, "simulator": args.hardware, "reduce": args.reduce,
+        "evidence": args.evidence, "keep": args.keep, "tolerance": args.tolerance,
+        "crn_path": args.crn, "lifted": args.lifted,
+    }  # fmt: skip
+
+
 def handle_crn_validate(args: argparse.Namespace) -> int:
     from substrates.adapters.runs.crn_validate_run import run_crn_validate
 
-    folder, result = run_crn_validate(
-        args.graph, simulator=args.hardware, reduce=args.reduce, evidence=args.evidence,
-        keep=args.keep, tolerance=args.tolerance, out=args.out, crn_path=args.crn,
-        lifted=args.lifted,
-    )  # fmt: skip
+    folder, result = run_crn_validate(**run_arguments(args), out=args.out)
     sizes = result.sizes
     print(f"{'':<13}{'variables':>10}{'factors':>9}{'species':>9}{'reactions':>11}")
     for label in ("crn_original", "crn_reduced"):

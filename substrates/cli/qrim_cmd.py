@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from .options import add_run_options
 
@@ -51,6 +52,15 @@ def add_qrim_parser(methods: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=handle_qrim, seed=0)
 
 
+def run_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """run_qrim's arguments from the command line (all but out and progress)."""
+    return {
+        "hardware": args.hardware, "env": args.env, "uncertainty": args.uncertainty,
+        "outer": args.outer, "oracle": args.oracle, "gamma": args.gamma,
+        "repetitions": args.repetitions, "steps": args.steps, "seed": args.seed,
+    }  # fmt: skip
+
+
 def handle_qrim(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
@@ -67,11 +77,7 @@ def handle_qrim(args: argparse.Namespace) -> int:
         bars[label].update(1)
         bars[label].set_postfix(change=f"{change:.2e}")
 
-    folder, summary = run_qrim(
-        args.hardware, env=args.env, uncertainty=args.uncertainty, outer=args.outer,
-        oracle=args.oracle, gamma=args.gamma, repetitions=args.repetitions, steps=args.steps,
-        seed=args.seed, out=args.out, progress=progress,
-    )  # fmt: skip
+    folder, summary = run_qrim(**run_arguments(args), out=args.out, progress=progress)
     for bar in bars.values():
         bar.close()
     print_report(folder, summary)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from .cml_cmd import add_cml_parser
 from .crn_cmd import add_crn_parser
@@ -21,6 +22,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         ),
     )
     methods = parser.add_subparsers(dest="method", required=True, metavar="METHOD")
+    add_methods(methods)
+
+
+def add_methods(methods: argparse._SubParsersAction) -> None:
+    """The methods `substrates run` (and `substrates sweep`) knows."""
     sample = methods.add_parser(
         "sample",
         help="measure the circuits of a QASM 3/2 or QPY file and store the counts",
@@ -43,18 +49,19 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     add_crn_parser(methods)
 
 
-def handle_sample(args: argparse.Namespace) -> int:
-    from substrates.adapters.runs import run_sample
+def sample_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """run_sample's arguments from the command line (all but out and echo)."""
     from substrates.datasets.quantum.circuit_files import example_path
 
+    return {"hardware": args.hardware, "circuit_file": args.circuit or example_path(),
+            "shots": args.shots, "seed": args.seed, "exact": args.exact}  # fmt: skip
+
+
+def handle_sample(args: argparse.Namespace) -> int:
+    from substrates.adapters.runs import run_sample
+
     folder = run_sample(
-        args.hardware,
-        args.circuit or example_path(),
-        shots=args.shots,
-        seed=args.seed,
-        out=args.out,
-        exact=args.exact,
-        echo=lambda line: print(line, file=sys.stderr),
+        **sample_arguments(args), out=args.out, echo=lambda line: print(line, file=sys.stderr)
     )
     print_summary(folder)
     return 0

@@ -1,0 +1,1 @@
+"""Sweeps: a grid of runs of one method, on a local pool or a Dask cluster, resumable."""

@@ -1,0 +1,106 @@
+"""One sweep item, as a worker runs it: skip it if committed, collect its hardware jobs if an
+earlier execution submitted them, else run the method; then commit its rows."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from substrates.adapters.runs.folder import RunFolder
+from substrates.adapters.runs.journal import recorded_jobs
+
+from .store import SweepFolder
+
+RUNNERS: dict[str, str] = {
+    "qrim": "substrates.adapters.runs.qrim_run:run_qrim",
+    "crn-validate": "substrates.adapters.runs.crn_validate_run:run_crn_validate",
+    "cml-reconstruct": "substrates.adapters.runs.cml_reconstruct_run:run_cml_reconstruct",
+    "sample": "substrates.adapters.runs.sample_run:run_sample",
+}
+"""Sweepable methods: `substrates run` method name → its run function."""
+
+
+def _load(target: str) -> Callable[..., Any]:
+    module, name = target.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def run_item(out: str, method: str, item: str, parameters: dict[str, Any],
+             arguments: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+    """Run one item (on a worker) and commit its rows; returns what happened. Failures are
+    returned, not raised, so the driver records them with their traceback."""
+    store = SweepFolder(out)
+    if store.fragment(item).is_file():
+        return {"item": item, "status": "done", "executed": False}
+    began = time.perf_counter()
+    try:
+        folder, result, collected = _collect(method, store.runs(item))
+        if folder is None:
+            outcome = _load(RUNNERS[method])(**arguments, out=store.runs(item))
+            folder, result = outcome if isinstance(outcome, tuple) else (outcome, None)
+        rows = _rows(folder, result)
+        wall = time.perf_counter() - began
+        context = {"item": item, **parameters,
+                   "run_folder": str(folder.path.relative_to(store.path)),
+                   "wall_time_s": round(wall, 3)}  # fmt: skip
+        table = pa.Table.from_pylist([{**context, **_prefixed(row, context)} for row in rows])
+        store.commit(item, table)
+    except Exception as error:  # every failure is recorded by the driver, never dropped
+        return {"item": item, "status": "failed", "error": f"{type(error).__name__}: {error}",
+                "traceback": traceback.format_exc()}  # fmt: skip
+    return {"item": item, "status": "done", "executed": not collected, "collected": collected}
+
+
+def _collect(method: str, runs: Path) -> tuple[RunFolder | None, Any, bool]:
+    """An earlier execution's unfinished run with recorded hardware jobs, finished by job id
+    (nothing resubmitted); (None, None, False) when there is none."""
+    if method != "sample" or not runs.is_dir():
+        return None, None, False
+    from substrates.adapters.runs.sample_run import collect
+
+    for path in sorted(runs.iterdir()):
+        folder = RunFolder(path)
+        if folder.file("provenance.json").is_file() and recorded_jobs(folder):
+            return collect(path)[0], None, True
+    return None, None, False
+
+
+def _rows(folder: RunFolder, result: Any) -> list[dict[str, Any]]:
+    """The rows an item contributes: its run's summary flattened to one row, or (sample)
+    its results table."""
+    if result is None:
+        return folder.read_table("results.parquet").to_pylist()
+    if not isinstance(result, dict):  # crn-validate's Validation
+        from substrates.adapters.runs.crn_validate_run import summary
+
+        result = summary(result)
+    return [flatten(result)]
+
+
+def flatten(record: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested dicts as dotted columns; lists and other non-scalars as JSON text."""
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(flatten(value, f"{name}."))
+        elif isinstance(value, np.generic):
+            out[name] = value.item()
+        elif value is None or isinstance(value, bool | int | float | str):
+            out[name] = value
+        else:
+            out[name] = json.dumps(value, default=str)
+    return out
+
+
+def _prefixed(row: dict[str, Any], context: dict[str, Any]) -> dict[str, Any]:
+    """Result columns, renamed result.<name> where a parameter has that name."""
+    return {(f"result.{k}" if k in context else k): v for k, v in row.items()}

@@ -1,0 +1,117 @@
+"""The sweep folder. Every finished item is committed as one Parquet fragment, written to
+a temporary name and renamed (the commit); the fragments are the truth, the manifest and
+the combined results.parquet are rebuilt from them.
+
+    OUT/sweep.json            method, fingerprint, grid, items (written once)
+    OUT/items/<id>.parquet    one fragment per finished item
+    OUT/failed/<id>.json      error and traceback of an item's last failed attempt
+    OUT/runs/<id>/<run>/      the run folder of each execution of an item
+    OUT/manifest.json         done and failed ids, counts (rewritten as items finish)
+    OUT/results.parquet       every fragment, in grid order
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from substrates.adapters.runs.folder import RunFolder
+from substrates.adapters.runs.provenance import now
+from substrates.backends.errors import SubstratesError
+
+from .grid import Item
+
+
+class SweepFolder:
+    """A sweep's output folder (see the module doc)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.root = RunFolder(self.path)
+
+    @classmethod
+    def check(cls, path: str | Path, fingerprint: str) -> bool:
+        """Whether `path` holds this sweep already (False: absent or empty). A folder
+        holding another sweep, or files that are not a sweep's, is refused, untouched."""
+        folder = cls(path)
+        if (folder.path / "sweep.json").is_file():
+            held = folder.root.read_json("sweep.json")
+            if held.get("fingerprint") != fingerprint:
+                raise SubstratesError(
+                    f"{folder.path} holds a different sweep ({held.get('method')}, "
+                    f"{len(held.get('items', []))} items, started {held.get('created_at')}); "
+                    "choose another --out, or rerun that sweep's own grid to resume it"
+                )
+            return True
+        if folder.path.exists() and any(folder.path.iterdir()):
+            raise SubstratesError(f"{folder.path} is not empty and holds no sweep; choose "
+                                  "another --out")  # fmt: skip
+        return False
+
+    @classmethod
+    def open(
+        cls, path: str | Path, method: str, fingerprint: str, record: dict[str, Any],
+        items: list[Item], held: bool,
+    ) -> SweepFolder:  # fmt: skip
+        """The folder of this sweep: reopened to resume (`held`, from `check`), or created."""
+        folder = cls(path)
+        if held:
+            return folder
+        for sub in ("items", "failed", "runs"):
+            (folder.path / sub).mkdir(parents=True, exist_ok=True)
+        items_record = [{"id": item.id, "parameters": item.parameters} for item in items]
+        folder.root.write_json("sweep.json", {
+            "method": method, "fingerprint": fingerprint, "created_at": now(), **record,
+            "items": items_record,
+        })  # fmt: skip
+        return folder
+
+    def fragment(self, item: str) -> Path:
+        return self.path / "items" / f"{item}.parquet"
+
+    def runs(self, item: str) -> Path:
+        """Where the runs of `item` put their run folders (one per execution)."""
+        return self.path / "runs" / item
+
+    def done(self) -> set[str]:
+        return {p.stem for p in (self.path / "items").glob("*.parquet")}
+
+    def failed(self) -> dict[str, dict[str, Any]]:
+        folder = RunFolder(self.path / "failed")
+        return {p.stem: folder.read_json(p.name) for p in folder.path.glob("*.json")}
+
+    def commit(self, item: str, table: pa.Table) -> None:
+        """The item's rows, atomically; from now on the item is done."""
+        RunFolder(self.path / "items").write_table(f"{item}.parquet", table)
+        failure = self.path / "failed" / f"{item}.json"
+        failure.unlink(missing_ok=True)
+
+    def record_failure(self, item: str, error: str, details: str, attempts: int) -> None:
+        RunFolder(self.path / "failed").write_json(f"{item}.json", {
+            "item": item, "error": error, "traceback": details, "attempts": attempts,
+            "failed_at": now(),
+        })  # fmt: skip
+
+    def write_manifest(self, items: list[Item]) -> dict[str, Any]:
+        done, failed = self.done(), self.failed()
+        manifest = {
+            "updated_at": now(), "items": len(items), "done": sorted(done),
+            "failed": sorted(set(failed) - done),
+            "pending": len([i for i in items if i.id not in done and i.id not in failed]),
+        }  # fmt: skip
+        self.root.write_json("manifest.json", manifest)
+        return manifest
+
+    def combine(self, items: list[Item]) -> pa.Table | None:
+        """results.parquet: the fragments of the finished items, in grid order."""
+        tables = [
+            pq.read_table(self.fragment(i.id)) for i in items if self.fragment(i.id).is_file()
+        ]
+        if not tables:
+            return None
+        table = pa.concat_tables(tables, promote_options="permissive")
+        self.root.write_table("results.parquet", table)
+        return table

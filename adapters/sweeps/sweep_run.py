@@ -1,0 +1,102 @@
+"""`substrates sweep`: run every item of a grid on an executor, committing each as it
+finishes; a rerun of the same command resumes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from substrates.adapters.config.executor import load_executor_config
+from substrates.adapters.runs.provenance import now
+
+from .executors import make_executor
+from .grid import Item, fingerprint
+from .items import run_item
+from .store import SweepFolder
+
+Progress = Callable[[int, int, int], None]
+"""progress(done, running, failed) after every change."""
+
+
+@dataclass(frozen=True)
+class SweepReport:
+    """Counts after the sweep: items, done before this call, executed now, collected (jobs
+    fetched by id), failed, and the folder."""
+
+    folder: SweepFolder
+    items: int
+    already_done: int
+    executed: int
+    collected: int
+    failed: dict[str, str]
+
+
+def run_sweep(
+    method: str, items: list[Item], arguments: dict[str, dict[str, Any]], *,
+    executor: str | Path, out: str | Path, grid: dict[str, Any], retry_failed: bool = False,
+    progress: Progress | None = None,
+) -> SweepReport:  # fmt: skip
+    """Run the items not yet committed (and, with retry_failed, those that failed);
+    `arguments[item.id]` are the method's run arguments for that item."""
+    config = load_executor_config(executor)
+    identity = fingerprint(method, items)
+    held = SweepFolder.check(out, identity)
+    with make_executor(config) as pool:  # a scheduler that cannot be reached: nothing written
+        record = {"grid": grid, "executor": config.to_dict()}
+        store = SweepFolder.open(out, method, identity, record, items, held)
+        tally = _Tally(store, items, retry_failed, progress)
+        futures = {
+            pool.submit(run_item, str(store.path), method, i.id, i.parameters, arguments[i.id]): i
+            for i in tally.todo
+        }
+        for future in pool.completed(futures):
+            tally.record(futures[future], _outcome(future))
+    store.combine(items)
+    store.root.write_json("manifest.json", {**store.write_manifest(items), "finished_at": now()})
+    return SweepReport(store, len(items), tally.already_done, tally.executed, tally.collected,
+                       tally.errors)  # fmt: skip
+
+
+def _outcome(future: Any) -> dict[str, Any]:
+    try:
+        return future.result()
+    except Exception as error:  # the executor lost the item (its worker died too often)
+        return {"status": "failed", "error": f"{type(error).__name__}: {error}", "traceback": ""}
+
+
+class _Tally:
+    """What is done, running and failed; records failures and the manifest as items end."""
+
+    def __init__(self, store: SweepFolder, items: list[Item], retry: bool,
+                 progress: Progress | None) -> None:  # fmt: skip
+        self.store, self.items, self.progress = store, items, progress
+        done, failed = store.done(), store.failed()
+        self.todo = [i for i in items if i.id not in done and (retry or i.id not in failed)]
+        waiting = {i.id for i in self.todo}
+        self.errors = {k: v["error"] for k, v in failed.items() if k not in done | waiting}
+        self.attempts = {k: v.get("attempts", 1) for k, v in failed.items()}
+        self.already_done = self.finished = len(done)
+        self.executed = self.collected = 0
+        self.running = len(self.todo)
+        store.write_manifest(items)
+        self.report()
+
+    def record(self, item: Item, outcome: dict[str, Any]) -> None:
+        self.running -= 1
+        if outcome["status"] == "done":
+            self.finished += 1
+            self.executed += bool(outcome.get("executed"))
+            self.collected += bool(outcome.get("collected"))
+        else:
+            self.attempts[item.id] = self.attempts.get(item.id, 0) + 1
+            self.errors[item.id] = outcome["error"]
+            self.store.record_failure(item.id, outcome["error"], outcome["traceback"],
+                                      self.attempts[item.id])  # fmt: skip
+        self.store.write_manifest(self.items)
+        self.report()
+
+    def report(self) -> None:
+        if self.progress:
+            self.progress(self.finished, self.running, len(self.errors))
