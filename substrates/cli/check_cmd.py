@@ -1,4 +1,4 @@
-"""`substrates check FILE`: validate a hardware config and show what it selects."""
+"""`substrates check FILE`: validate a hardware or executor config, show what it selects."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         description=(
             "Validate a hardware config (a path, or the name of a shipped config such as "
             "aer_statevector) without computing anything: YAML syntax, backend name, "
-            "options, GPU presence, credentials, and with --circuit the circuit's width."
+            "options, GPU presence, credentials, and with --circuit the circuit's width. "
+            "An executor config (cluster_local, cluster_dask) is checked as one."
         ),
     )
     parser.add_argument("config", help="config file, or a shipped config's name")
@@ -23,8 +24,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from substrates.adapters.config import backend_from_config, load_config
+    from substrates.adapters.config import backend_from_config, config_path, load_config
+    from substrates.adapters.config.load import read_yaml
 
+    if "executor" in read_yaml(config_path(args.config)):
+        return _executor(args.config)
     resolved = load_config(args.config)
     backend = backend_from_config(resolved)
     capabilities = backend.capabilities  # a data source opens its file here
@@ -46,4 +50,15 @@ def handle(args: argparse.Namespace) -> int:
         except CapabilityError as err:
             raise ConfigError(resolved.path, "backend", f"{args.circuit}: {err}") from None
         print(f"  {'circuits':<20} {len(circuits)} in {args.circuit} fit")
+    return 0
+
+
+def _executor(name: str) -> int:
+    from substrates.adapters.config.executor import load_executor_config
+
+    resolved = load_executor_config(name)
+    print(f"{resolved.path}: OK")
+    print(f"  {'executor':<20} {resolved.kind}")
+    for key, value in resolved.options.model_dump(mode="json").items():
+        print(f"  {key:<20} {value}")
     return 0

@@ -116,7 +116,7 @@ def test_missing_file_names_the_shipped_configs(capsys) -> None:
 
 
 def test_every_shipped_config_is_valid(capsys) -> None:
-    from substrates.adapters.config import load_config, shipped_configs
+    from substrates.adapters.config import ConfigError, load_config, shipped_configs
 
     assert set(shipped_configs()) >= {
         "aer_statevector", "aer_mps", "aer_noisy_brisbane", "aer_gpu",
@@ -124,3 +124,12 @@ def test_every_shipped_config_is_valid(capsys) -> None:
     }  # fmt: skip
     for name in shipped_configs():
         load_config(name)  # parses, known backend, valid options
+    from substrates.adapters.config.executor import load_executor_config
+
+    assert set(shipped_configs("executor")) == {"cluster_local", "cluster_dask"}
+    for name in shipped_configs("executor"):
+        load_executor_config(name)
+    assert main(["check", "cluster_dask"]) == 0
+    assert "executor             dask" in capsys.readouterr().out
+    with pytest.raises(ConfigError, match="an executor config"):
+        load_config("cluster_local")

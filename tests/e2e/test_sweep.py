@@ -1,0 +1,209 @@
+"""`substrates sweep` as a user runs it: a local pool, a real Dask scheduler with two workers
+on loopback (one killed mid-sweep), a killed driver resumed, failures retried on request,
+IBM jobs collected instead of resubmitted, and bad input refused with nothing touched."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from .cli import substrates
+from .test_ibm_jobs import CRASH_AFTER_SUBMIT
+
+GRID = """
+parameters:
+  reduce: [all, none, leaves, degree2]
+  tolerance: [1.0e-12, 1.0e-13]
+fixed:
+  evidence: "6=1,7=1"
+"""
+ITEMS = 8
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def executions(out: Path) -> dict[str, int]:
+    """How many times each item ran: one run folder per execution."""
+    return {p.name: sum(q.is_dir() for q in p.iterdir()) for p in (out / "runs").iterdir()}
+
+
+def results(out: Path) -> list[dict]:
+    return pq.read_table(out / "results.parquet").to_pylist()
+
+
+def assert_complete(out: Path, items: int = ITEMS) -> None:
+    rows = results(out)
+    assert len(rows) == items and len({r["item"] for r in rows}) == items
+    assert all(r["differences.crn_original vs bp"] < 1e-8 for r in rows)
+
+
+def sweep(tmp_path: Path, *args: str, check: bool = True):
+    return substrates("sweep", "crn-validate", "--grid", "grid.yaml", *args, cwd=tmp_path,
+                      check=check)  # fmt: skip
+
+
+def test_local_pool_sweep_then_a_rerun_computes_nothing(tmp_path) -> None:
+    write(tmp_path / "grid.yaml", GRID)
+    first = sweep(tmp_path, "--out", "out", "--executor", "cluster_local")
+    assert f"{ITEMS}/{ITEMS} items done (0 before this run, {ITEMS} executed" in first.stdout
+    assert_complete(tmp_path / "out")
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert len(manifest["done"]) == ITEMS and manifest["pending"] == 0
+    again = sweep(tmp_path, "--out", "out")
+    assert f"({ITEMS} before this run, 0 executed" in again.stdout
+    assert set(executions(tmp_path / "out").values()) == {1}
+
+
+def test_failed_items_are_kept_and_retried_only_on_request(tmp_path) -> None:
+    from substrates.datasets.crn.libdai_fg import write_fg
+    from tests.unit.crn.graphs import random_tree
+
+    write_fg(random_tree(5, seed=2), tmp_path / "tree.fg")
+    write(tmp_path / "grid.yaml", "parameters:\n  graph: [tree.fg, later.fg]\n")
+    write(tmp_path / "one.yaml", "executor: local\noptions: {workers: 1}\n")
+    first = sweep(tmp_path, "--out", "out", "--executor", "one.yaml", check=False)
+    assert first.returncode == 1 and "1/2 items done" in first.stdout
+    assert "failed" in first.stdout and "later.fg" in first.stdout
+    (failure,) = (tmp_path / "out" / "failed").iterdir()
+    assert json.loads(failure.read_text())["attempts"] == 1
+    second = sweep(tmp_path, "--out", "out", "--executor", "one.yaml", check=False)
+    assert "0 executed" in second.stdout and second.returncode == 1
+    write_fg(random_tree(6, seed=3), tmp_path / "later.fg")
+    third = sweep(tmp_path, "--out", "out", "--executor", "one.yaml", "--retry-failed")
+    assert "2/2 items done (1 before this run, 1 executed" in third.stdout
+    assert not list((tmp_path / "out" / "failed").iterdir())
+    assert len(results(tmp_path / "out")) == 2
+
+
+def _start(args: list[str], cwd: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", *args], cwd=cwd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+
+
+def _wait_for(condition, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+@pytest.mark.slow
+def test_dask_cluster_loses_a_worker_mid_sweep_and_loses_nothing(tmp_path) -> None:
+    write(tmp_path / "grid.yaml", GRID)
+    scheduler_file = tmp_path / "scheduler.json"
+    scheduler = ["distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
+                 "--no-dashboard", "--scheduler-file", str(scheduler_file)]  # fmt: skip
+    processes = [_start(scheduler, tmp_path)]
+    try:
+        _wait_for(scheduler_file.is_file, 60, "the scheduler")
+        address = json.loads(scheduler_file.read_text())["address"]
+        for name in ("w1", "w2"):
+            processes.append(_start(["distributed.cli.dask_worker", address, "--nthreads", "1",
+                                     "--no-dashboard", "--name", name], tmp_path))  # fmt: skip
+        write(tmp_path / "cluster.yaml", f"executor: dask\noptions: {{address: '{address}'}}\n")
+        driver = subprocess.Popen(
+            [sys.executable, "-m", "substrates", "sweep", "crn-validate", "--grid", "grid.yaml",
+             "--out", "out", "--executor", "cluster.yaml"],
+            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        items = tmp_path / "out" / "items"
+        _wait_for(lambda: items.is_dir() and any(items.iterdir()), 240, "a first item")
+        os.killpg(processes[1].pid, signal.SIGKILL)  # worker w1, mid-sweep
+        assert len(list(items.iterdir())) < ITEMS
+        stdout, stderr = driver.communicate(timeout=400)
+        assert driver.returncode == 0, stderr
+        assert f"{ITEMS}/{ITEMS} items done" in stdout
+        assert_complete(tmp_path / "out")
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+
+
+@pytest.mark.slow
+def test_a_killed_driver_resumes_without_recomputing_finished_items(tmp_path) -> None:
+    write(tmp_path / "grid.yaml", GRID)
+    write(tmp_path / "one.yaml", "executor: local\noptions: {workers: 1}\n")
+    driver = _start(["substrates", "sweep", "crn-validate", "--grid", "grid.yaml", "--out", "out",
+                     "--executor", "one.yaml"], tmp_path)  # fmt: skip
+    items = tmp_path / "out" / "items"
+    _wait_for(lambda: items.is_dir() and len(list(items.iterdir())) >= 3, 240, "three items")
+    os.killpg(driver.pid, signal.SIGKILL)
+    driver.wait()
+    finished = {p.stem for p in items.glob("*.parquet")}
+    assert 3 <= len(finished) < ITEMS
+    resumed = sweep(tmp_path, "--out", "out", "--executor", "one.yaml")
+    assert f"({len(finished)} before this run, {ITEMS - len(finished)} executed" in resumed.stdout
+    counts = executions(tmp_path / "out")
+    assert all(counts[item] == 1 for item in finished)
+    assert_complete(tmp_path / "out")
+
+
+@pytest.mark.slow
+def test_a_resumed_sweep_collects_submitted_ibm_jobs(tmp_path, local_job_store) -> None:
+    write(tmp_path / "grid.yaml", "seeds: [4]\nfixed: {hardware: ibm_fake_brisbane, shots: 3000}\n")
+    write(tmp_path / "one.yaml", "executor: local\noptions: {workers: 1}\n")
+    args = ["sweep", "sample", "--grid", "grid.yaml", "--out", "out", "--executor", "one.yaml"]
+    crashed = subprocess.run([sys.executable, "-c", CRASH_AFTER_SUBMIT, *args], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert crashed.returncode == 17, crashed.stderr
+    stored = sorted(os.listdir(local_job_store))
+    assert len(stored) == 1
+    resumed = substrates(*args, cwd=tmp_path)
+    assert "1 collected from recorded jobs" in resumed.stdout
+    assert sorted(os.listdir(local_job_store)) == stored  # nothing resubmitted
+    rows = results(tmp_path / "out")
+    assert sum(r["count"] for r in rows) == 3000 and rows[0]["bitstring"] == "101"
+    assert {r["seed"] for r in rows} == {4}
+
+
+FAR = "executor: dask\noptions: {address: 'tcp://127.0.0.1:9', connect_timeout_s: 1}\n"
+
+
+@pytest.mark.parametrize(
+    ("method", "grid", "executor", "message"),
+    [
+        ("crn-validate", "parameters: {reduction: [all]}\n", "cluster_local",
+         "'reduction' is not an option of crn-validate; options: crn, evidence"),
+        ("qrim", "parameters: {outer: [sideways]}\n", "cluster_local", "invalid choice"),
+        ("crn-validate", "parameters: {reduce: [all]}\n", "far.yaml",
+         "cannot reach the Dask scheduler at tcp://127.0.0.1:9"),
+        ("crn-validate", "parameters: {reduce: []}\n", "cluster_local", "an empty list"),
+        ("crn-validate", "seeds: 2\n", "cluster_local", "'seed' is not an option"),
+        ("crn-validate", "parameters: {reduce: [all]}\n", "crn_ode", "field 'executor': missing"),
+    ],
+)  # fmt: skip
+def test_bad_input_exits_2_and_writes_nothing(tmp_path, method, grid, executor, message) -> None:
+    write(tmp_path / "grid.yaml", grid)
+    write(tmp_path / "far.yaml", FAR)
+    result = substrates("sweep", method, "--grid", "grid.yaml", "--out", "out", "--executor",
+                        executor, cwd=tmp_path, check=False)  # fmt: skip
+    assert result.returncode == 2 and message in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_output_folder_of_another_sweep_is_left_untouched(tmp_path) -> None:
+    write(tmp_path / "grid.yaml", "parameters: {reduce: [all, none]}\n")
+    sweep(tmp_path, "--out", "out", "--executor", "cluster_local")
+    before = {p: p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()}
+    write(tmp_path / "grid.yaml", "parameters: {reduce: [leaves]}\n")
+    result = sweep(tmp_path, "--out", "out", check=False)
+    assert result.returncode == 2 and "holds a different sweep" in result.stderr
+    after = {p: p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()}
+    assert after == before
+    (tmp_path / "other").mkdir()
+    write(tmp_path / "other" / "notes.txt", "mine")
+    result = sweep(tmp_path, "--out", "other", check=False)
+    assert result.returncode == 2 and "holds no sweep" in result.stderr
