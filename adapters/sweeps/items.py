@@ -28,8 +28,9 @@ RUNNERS: dict[str, str] = {
 """Sweepable methods: `substrates run` method name → its run function."""
 
 
-def _load(target: str) -> Callable[..., Any]:
-    module, name = target.split(":")
+def runner(method: str) -> Callable[..., Any]:
+    """The run function of a sweepable method (imported on first use)."""
+    module, name = RUNNERS[method].split(":")
     return getattr(importlib.import_module(module), name)
 
 
@@ -44,7 +45,7 @@ def run_item(out: str, method: str, item: str, parameters: dict[str, Any],
     try:
         folder, result, collected = _collect(method, store.runs(item))
         if folder is None:
-            outcome = _load(RUNNERS[method])(**arguments, out=store.runs(item))
+            outcome = runner(method)(**arguments, out=store.runs(item))
             folder, result = outcome if isinstance(outcome, tuple) else (outcome, None)
         rows = _rows(folder, result)
         wall = time.perf_counter() - began

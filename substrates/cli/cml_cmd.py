@@ -86,7 +86,7 @@ def run_arguments(args: argparse.Namespace) -> dict[str, Any]:
         chains=args.chains, iterations=args.iterations, warmup=args.iterations // 2
     )
     return {
-        "hardware": args.hardware, "data": args.data, "start": args.start, "end": args.end,
+        "source": args.hardware, "data": args.data, "start": args.start, "end": args.end,
         "every_min": args.every, "cell_km": args.cell_km, "true_baseline": args.true_baseline,
         "methods": [m.strip() for m in args.methods.split(",") if m.strip()],
         "settings": settings, "device": args.device, "precision": args.precision,

@@ -1,4 +1,4 @@
-"""The benchmark script keeps running (tiny sizes; timings are never asserted)."""
+"""The benchmark scripts keep running (tiny sizes; timings are never asserted)."""
 
 from __future__ import annotations
 
@@ -32,3 +32,16 @@ def test_cml_benchmark_prints_both_tables() -> None:
     rows = [line.split("|")[1].strip() for line in result.stdout.splitlines() if line[:2] == "| "]
     assert rows == ["chain", "substrates", "pycomlink", "method", "idw", "kriging",
                     "bayes (HMC, 4 chains x 300)"]  # fmt: skip
+
+
+@pytest.mark.slow
+def test_sweep_benchmark_prints_its_table() -> None:
+    pytest.importorskip("distributed")
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT.parent / "sweeps.py"), "--items", "2"],
+        capture_output=True, text=True, timeout=600, check=True,
+    )  # fmt: skip
+    rows = [line.split("|")[1:3] for line in result.stdout.splitlines() if line[:2] == "| "]
+    assert [(e.strip(), w.strip()) for e, w in rows[1:]] == [
+        ("local", "1"), ("local", "2"), ("dask", "1"), ("dask", "2")
+    ]  # fmt: skip

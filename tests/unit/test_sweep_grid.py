@@ -67,3 +67,15 @@ def test_executor_configs_select_their_executor(tmp_path) -> None:
 def test_results_flatten_to_columns() -> None:
     row = flatten({"a": {"b": 1, "c": {"d": [1, 2]}}, "e": None, "f": (3,)})
     assert row == {"a.b": 1, "a.c.d": "[1, 2]", "e": None, "f": "[3]"}
+
+
+@pytest.mark.parametrize("method", ["qrim", "crn-validate", "cml-reconstruct", "sample"])
+def test_every_sweepable_method_maps_its_options_onto_its_run_function(method) -> None:
+    import inspect
+
+    from substrates.adapters.sweeps.items import runner
+    from substrates.cli.sweep_cmd import ARGUMENTS, method_parser
+
+    arguments = ARGUMENTS[method](method_parser(method).parse_args([]))
+    signature = inspect.signature(runner(method))
+    signature.bind(**arguments, out="runs")  # raises on a missing or unknown argument

@@ -1,0 +1,53 @@
+"""Sweep speed-up: one CPU-bound QRIM sweep (|U| = 64 on FrozenLake 4x4, --items seeds) run
+end to end with `substrates sweep` on one worker and on two, for the local process pool and
+a Dask LocalCluster; the ratio is against one worker of the same executor, in one run.
+
+    python benchmarks/sweeps.py --items 8
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+print = functools.partial(print, flush=True)  # rows appear as they are measured
+
+
+def timed_sweep(folder: Path, executor: str, workers: int, items: int) -> float:
+    """Seconds for `substrates sweep qrim` over `items` seeds, from a fresh output folder."""
+    tag = f"{executor}-{workers}"
+    grid = folder / "grid.yaml"
+    grid.write_text(f"parameters: {{uncertainty: [64]}}\nseeds: {items}\n")
+    config = folder / f"{tag}.yaml"
+    config.write_text(f"executor: {executor}\noptions: {{workers: {workers}}}\n")
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "substrates", "sweep", "qrim", "--grid", str(grid),
+         "--executor", str(config), "--out", str(folder / tag)],
+        check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=8, help="seeds in the sweep (default 8)")
+    args = parser.parse_args()
+    print(f"| executor | workers | seconds for {args.items} items | speed-up vs 1 worker |")
+    print("|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as root:
+        for executor in ("local", "dask"):
+            one = None
+            for workers in (1, 2):
+                seconds = timed_sweep(Path(root), executor, workers, args.items)
+                one = one or seconds
+                print(f"| {executor} | {workers} | {seconds:.1f} | {one / seconds:.2f}x |")
+
+
+if __name__ == "__main__":
+    main()
