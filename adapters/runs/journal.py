@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .folder import RunFolder
@@ -12,17 +12,31 @@ JOBS_FILE = "jobs.json"
 
 
 class JobLog:
-    """A JobJournal that appends each submitted job to the run folder's jobs.json."""
+    """A JobJournal that appends each submitted job to the run folder's jobs.json; with
+    `replay` (an interrupted execution's jobs), it hands those back while the requests
+    repeat, in order, so they are collected rather than submitted again."""
 
-    def __init__(self, folder: RunFolder, echo: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, folder: RunFolder, echo: Callable[[str], None] | None = None,
+        replay: Sequence[Mapping[str, Any]] = (),
+    ) -> None:  # fmt: skip
         self.folder = folder
         self.echo = echo
         self.jobs: list[dict[str, Any]] = []
+        self.pending = [dict(job) for job in replay]
+
+    def replay(self, info: Mapping[str, Any]) -> str | None:
+        """The next earlier job if it was submitted for this same request, else None (and
+        none after: the requests have diverged)."""
+        if self.pending and all(self.pending[0].get(k) == v for k, v in info.items()):
+            return str(self.pending.pop(0)["job_id"])
+        self.pending.clear()
+        return None
 
     def __call__(self, job_id: str, info: Mapping[str, Any]) -> None:
         self.jobs.append({"job_id": job_id, "submitted_at": now(), **info})
         self.folder.write_json(JOBS_FILE, {"jobs": self.jobs})
-        if self.echo is not None:
+        if self.echo is not None and not info.get("replayed"):
             self.echo(
                 f"submitted job {job_id} to {info.get('device')}; waiting. If interrupted, "
                 f"finish it with: substrates jobs collect {self.folder.path}"

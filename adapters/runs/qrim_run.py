@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -45,8 +45,11 @@ def run_qrim(
     seed: int,
     out: str | Path,
     progress: Callable[[str, int, float], None] | None = None,
+    replay: Sequence[Mapping[str, Any]] = (),
 ) -> tuple[RunFolder, dict[str, Any]]:
-    """Solve `env` robustly with QRIM and with exhaustive search; write the run folder."""
+    """Solve `env` robustly with QRIM and with exhaustive search; write the run folder.
+    `replay`: the jobs an interrupted execution of the same run submitted (its jobs.json),
+    collected in order instead of submitted again."""
     try:
         mdp = make_env(env, uncertainty, gamma)
     except ValueError as err:
@@ -59,7 +62,7 @@ def run_qrim(
         raise SubstratesError(f"uncertainty set too wide for {resolved.path}: {err}") from None
 
     folder = RunFolder.create(out, "qrim")
-    qrim.journal = JobLog(folder)
+    qrim.journal = JobLog(folder, replay=replay)
     parameters = {
         "env": env, "uncertainty": uncertainty, "outer": outer, "oracle": oracle,
         "gamma": gamma, "repetitions": repetitions, "steps": steps, "seed": seed,

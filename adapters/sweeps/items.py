@@ -43,7 +43,7 @@ def run_item(out: str, method: str, item: str, parameters: dict[str, Any],
         return {"item": item, "status": "done", "executed": False}
     began = time.perf_counter()
     try:
-        folder, result, collected = _collect(method, store.runs(item))
+        folder, result, collected = _resume(method, store.runs(item), arguments)
         if folder is None:
             outcome = runner(method)(**arguments, out=store.runs(item))
             folder, result = outcome if isinstance(outcome, tuple) else (outcome, None)
@@ -60,17 +60,25 @@ def run_item(out: str, method: str, item: str, parameters: dict[str, Any],
     return {"item": item, "status": "done", "executed": not collected, "collected": collected}
 
 
-def _collect(method: str, runs: Path) -> tuple[RunFolder | None, Any, bool]:
-    """An earlier execution's unfinished run with recorded hardware jobs, finished by job id
-    (nothing resubmitted); (None, None, False) when there is none."""
-    if method != "sample" or not runs.is_dir():
-        return None, None, False
-    from substrates.adapters.runs.sample_run import collect
-
-    for path in sorted(runs.iterdir()):
+def _resume(method: str, runs: Path, arguments: dict[str, Any]) -> tuple[Any, Any, bool]:
+    """What an earlier execution of this item left: a complete run (its rows are reused),
+    or hardware jobs it submitted (collected by id: `sample` fetches them, `qrim` reruns
+    and collects them in order instead of resubmitting). (None, None, False) otherwise."""
+    earlier = sorted(runs.iterdir()) if runs.is_dir() else []
+    for path in reversed(earlier):
         folder = RunFolder(path)
-        if folder.file("provenance.json").is_file() and recorded_jobs(folder):
+        if not folder.file("provenance.json").is_file():
+            continue
+        record = folder.read_json("provenance.json")
+        if record.get("status") == "complete":
+            return folder, record.get("summary"), True
+        jobs = recorded_jobs(folder)
+        if jobs and method == "sample":
+            from substrates.adapters.runs.sample_run import collect
+
             return collect(path)[0], None, True
+        if jobs and method == "qrim":
+            return *runner(method)(**arguments, out=runs, replay=jobs), True
     return None, None, False
 
 

@@ -21,7 +21,10 @@ if TYPE_CHECKING:
     from qiskit.quantum_info import SparsePauliOp
 
 JobJournal = Callable[[str, Mapping[str, Any]], None]
-"""Called with (job id, metadata) right after a job is submitted, before waiting on it."""
+"""Called with (job id, metadata) right after a job is submitted, before waiting on it. A
+journal that also has `replay(metadata) -> job id | None` may hand back a job an earlier,
+interrupted execution submitted for the same request: hardware backends then collect that
+job instead of submitting again."""
 
 
 @dataclass(frozen=True)

@@ -169,6 +169,43 @@ def test_a_resumed_sweep_collects_submitted_ibm_jobs(tmp_path, local_job_store) 
     assert {r["seed"] for r in rows} == {4}
 
 
+CRASH_AFTER_THREE_JOBS = """
+import os, sys
+from substrates.backends.quantum import ibm_fake
+keep = ibm_fake.IBMFakeBackend._retain
+kept = []
+def retain(self, job):  # the job is stored (as IBM would hold it); then the driver dies
+    keep(self, job)
+    kept.append(job)
+    if len(kept) == 3:
+        os._exit(17)
+ibm_fake.IBMFakeBackend._retain = retain
+from substrates.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.slow
+def test_a_resumed_qrim_sweep_collects_its_earlier_jobs_in_order(tmp_path, local_job_store) -> None:
+    write(tmp_path / "grid.yaml", "fixed: {hardware: ibm_fake_brisbane, uncertainty: 2}\n")
+    write(tmp_path / "one.yaml", "executor: local\noptions: {workers: 1}\n")
+    args = ["sweep", "qrim", "--grid", "grid.yaml", "--out", "out", "--executor", "one.yaml"]
+    crashed = subprocess.run([sys.executable, "-c", CRASH_AFTER_THREE_JOBS, *args], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert crashed.returncode == 17, crashed.stderr
+    (first,) = [p for p in (tmp_path / "out" / "runs").glob("*/*") if p.is_dir()]
+    earlier = [j["job_id"] for j in json.loads((first / "jobs.json").read_text())["jobs"]]
+    assert len(earlier) == 3 and len(os.listdir(local_job_store)) == 3
+    resumed = substrates(*args, cwd=tmp_path)
+    assert "1 collected from recorded jobs" in resumed.stdout
+    (row,) = results(tmp_path / "out")
+    jobs = json.loads((tmp_path / "out" / row["run_folder"] / "jobs.json").read_text())["jobs"]
+    assert [j["job_id"] for j in jobs[:3]] == earlier
+    assert [bool(j.get("replayed")) for j in jobs] == [True] * 3 + [False] * (len(jobs) - 3)
+    assert len(os.listdir(local_job_store)) == len(jobs)  # the first three not resubmitted
+    assert row["exact_minimum_rate"] >= 0.95
+
+
 FAR = "executor: dask\noptions: {address: 'tcp://127.0.0.1:9', connect_timeout_s: 1}\n"
 
 

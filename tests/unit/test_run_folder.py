@@ -52,3 +52,15 @@ def test_existing_requires_provenance(tmp_path) -> None:
         RunFolder.existing(tmp_path)
     (tmp_path / "provenance.json").write_text(json.dumps({"status": "running"}))
     assert RunFolder.existing(tmp_path).path == tmp_path
+
+
+def test_a_job_log_replays_earlier_jobs_while_the_requests_repeat(tmp_path) -> None:
+    from substrates.adapters.runs.journal import JobLog
+
+    earlier = [{"job_id": "a", "shots": 10, "seed": 1}, {"job_id": "b", "shots": 10, "seed": 2},
+               {"job_id": "c", "shots": 10, "seed": 3}]  # fmt: skip
+    log = JobLog(RunFolder.create(tmp_path, "test"), replay=earlier)
+    assert log.replay({"shots": 10, "seed": 1}) == "a"
+    assert log.replay({"shots": 10, "seed": 2}) == "b"
+    assert log.replay({"shots": 20, "seed": 3}) is None  # diverged: submit from here on
+    assert log.replay({"shots": 10, "seed": 3}) is None
