@@ -112,8 +112,12 @@ def handle_sweep(args: argparse.Namespace) -> int:
             args.method, items, arguments, executor=args.executor, out=args.out,
             grid=grid.model_dump(mode="json"), retry_failed=args.retry_failed, progress=progress,
         )  # fmt: skip
-    finally:
+    except KeyboardInterrupt:
         bar.close()
+        print(f"interrupted; every finished item is kept in {args.out}: rerun the same command "
+              "to resume", file=sys.stderr)  # fmt: skip
+        return 130
+    bar.close()
     done = report.items - len(report.failed)
     print(f"{done}/{report.items} items done ({report.already_done} before this run, "
           f"{report.executed} executed, {report.collected} collected from recorded jobs); "

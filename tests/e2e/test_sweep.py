@@ -151,6 +151,25 @@ def test_a_killed_driver_resumes_without_recomputing_finished_items(tmp_path) ->
     assert_complete(tmp_path / "out")
 
 
+def test_ctrl_c_keeps_what_finished_and_says_how_to_resume(tmp_path) -> None:
+    write(tmp_path / "grid.yaml", GRID)
+    write(tmp_path / "one.yaml", "executor: local\noptions: {workers: 1}\n")
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "substrates", "sweep", "crn-validate", "--grid", "grid.yaml",
+         "--out", "out", "--executor", "one.yaml"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    items = tmp_path / "out" / "items"
+    _wait_for(lambda: items.is_dir() and any(items.iterdir()), 240, "a first item")
+    driver.send_signal(signal.SIGINT)
+    _, stderr = driver.communicate(timeout=120)
+    assert driver.returncode == 130 and "rerun the same command to resume" in stderr
+    kept = len(list(items.iterdir()))
+    resumed = sweep(tmp_path, "--out", "out", "--executor", "one.yaml")
+    assert f"({kept} before this run" in resumed.stdout
+    assert_complete(tmp_path / "out")
+
+
 @pytest.mark.slow
 def test_a_resumed_sweep_collects_submitted_ibm_jobs(tmp_path, local_job_store) -> None:
     write(tmp_path / "grid.yaml", "seeds: [4]\nfixed: {hardware: ibm_fake_brisbane, shots: 3000}\n")
