@@ -1,0 +1,66 @@
+"""Prophesee EVT 2.0: 32-bit little-endian words, type in bits [31:28].
+
+CD_OFF (0x0) / CD_ON (0x1): timestamp LSBs [27:22], x [21:11], y [10:0]; EVT_TIME_HIGH
+(0x8): [27:0] = t >> 6, so t = (time_high << 6) | lsb (µs). EXT_TRIGGER (0xA), OTHERS (0xE)
+and CONTINUED (0xF) carry no CD event and are counted as skipped words."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .events import EVENT_DTYPE
+
+TIME_HIGH = 0x8
+
+
+@njit(cache=True)
+def _decode(words, out):
+    n, high, last, back, skipped, width, height = 0, 0, -1, -1, 0, 0, 0
+    for i in range(words.size):
+        w = np.int64(words[i])
+        kind = w >> 28
+        if kind <= 1:
+            ts = (high << 6) | ((w >> 22) & 0x3F)
+            if ts < last and back < 0:
+                back = i
+            last = ts
+            x, y = (w >> 11) & 0x7FF, w & 0x7FF
+            out[n].x, out[n].y, out[n].t, out[n].p = x, y, ts, kind
+            width, height = max(width, x + 1), max(height, y + 1)
+            n += 1
+        elif kind == TIME_HIGH:
+            high = w & 0x0FFFFFFF
+        else:
+            skipped += 1
+    return n, back, skipped, width, height
+
+
+def decode(payload: bytes) -> tuple[np.ndarray, int, int, int, int]:
+    """(events, index of the first word whose event goes back in time or −1, skipped words,
+    largest x + 1, largest y + 1). `payload` must hold whole 4-byte words."""
+    words = np.frombuffer(payload, "<u4")
+    out = np.empty(words.size, EVENT_DTYPE)
+    n, back, skipped, width, height = _decode(words, out)
+    return out[:n], back, skipped, width, height
+
+
+@njit(cache=True)
+def _encode(x, y, t, p, out):
+    n, high = 0, -1
+    for i in range(t.size):
+        h = t[i] >> 6
+        if h != high:
+            out[n] = (TIME_HIGH << 28) | h
+            n += 1
+            high = h
+        out[n] = (np.int64(p[i]) << 28) | ((t[i] & 0x3F) << 22) | (np.int64(x[i]) << 11) | y[i]
+        n += 1
+    return n
+
+
+def encode(events: np.ndarray) -> bytes:
+    """The words of `events` (t non-decreasing, t < 2^34 µs, x and y < 2048)."""
+    out = np.empty(2 * len(events), np.int64)
+    n = _encode(events["x"], events["y"], events["t"], events["p"], out)
+    return out[:n].astype("<u4").tobytes()

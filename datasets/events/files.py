@@ -1,0 +1,123 @@
+"""Read and write event files: Prophesee EVT 2.0 / EVT 3.0 `.raw` (with the `%` header) and
+`.dat`. Every problem is an EventError naming the file and the byte offset; words that carry
+no CD event (triggers, OTHERS, CONTINUED) are skipped and counted, never dropped silently."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from . import dat, evt2, evt3
+from .events import EventError, Events
+from .prophesee_header import raw_encoding, read_header
+
+WORD_BYTES = {"evt2": 4, "evt3": 2}
+HEADER_SCAN = 1 << 20
+"""Bytes searched for the `%` header (headers are a few hundred bytes)."""
+CODECS = {"evt2": evt2, "evt3": evt3}
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """encoding: evt2, evt3 or dat; skipped: words without a CD event; sensor_from: where the
+    sensor size came from (header, caller, or inferred from the largest x and y)."""
+
+    encoding: str
+    skipped: int
+    sensor_from: str
+    header: dict[str, str]
+
+
+def read_events(path: str | os.PathLike[str], width: int | None = None,
+                height: int | None = None) -> tuple[Events, FileInfo]:  # fmt: skip
+    """The CD events of a .raw or .dat file. The sensor size comes from the header, else
+    from `width`/`height`, else from the largest coordinates (said in FileInfo)."""
+    path = Path(path)
+    data = _mapped(path)
+    header = read_header(bytes(data[:HEADER_SCAN]), str(path))
+    if path.suffix == ".dat":
+        encoding, start = "dat", header.data_offset + 2
+        kind, size = bytes(data[header.data_offset : start]) or b"\x00\x08"
+        if (kind, size) != (dat.CD_TYPE, dat.CD_SIZE):
+            raise EventError(f"{path}: byte {header.data_offset}: event type {kind}, size "
+                             f"{size}; DAT CD events are type 0, size 8")  # fmt: skip
+        word = dat.CD_SIZE
+    elif path.suffix == ".raw":
+        encoding, start = raw_encoding(header, str(path)), header.data_offset
+        word = WORD_BYTES[encoding]
+    else:
+        raise EventError(f"{path}: unknown event file type; use .raw (EVT 2.0/3.0) or .dat")
+    payload = data[start:]
+    if len(payload) % word:
+        raise EventError(
+            f"{path}: cut word stream: {len(payload)} bytes from byte {start} are not whole "
+            f"{word}-byte {'records' if encoding == 'dat' else 'words'}"
+        )  # fmt: skip
+    if encoding == "dat":
+        array, back, bad, wide, high = dat.decode(payload)
+        skipped = 0
+        if bad >= 0:
+            raise EventError(f"{path}: byte {start + bad * word}: polarity "
+                             f"{int(array['p'][bad])}; DAT CD events have 0 or 1")  # fmt: skip
+    else:
+        array, back, skipped, wide, high = CODECS[encoding].decode(payload)
+    if back >= 0:
+        raise EventError(f"{path}: timestamps go backwards at byte {start + back * word}")
+    sensor_from = "header"
+    if header.width is not None:
+        width, height = header.width, header.height
+    elif width is not None and height is not None:
+        sensor_from = "caller"
+    else:
+        sensor_from, width, height = "inferred", wide, high
+    events = Events(array, int(width), int(height))
+    if wide > events.width or high > events.height:
+        events.check(str(path))  # names the first event outside the sensor
+    return events, FileInfo(encoding, skipped, sensor_from, header.fields)
+
+
+def _mapped(path: Path) -> np.ndarray:
+    """The file's bytes, memory-mapped (no copy; decoders read the page cache directly)."""
+    if path.stat().st_size == 0:
+        return np.zeros(0, np.uint8)
+    return np.memmap(path, np.uint8, "r")
+
+
+def write_events(events: Events, path: str | os.PathLike[str], encoding: str | None = None
+                 ) -> None:  # fmt: skip
+    """A .raw (EVT 2.0 or 3.0, `encoding`; default evt3) or .dat file, with a header that
+    gives the sensor size; written to a temporary name, then renamed."""
+    path = Path(path)
+    events.check(str(path))
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S")
+    size = f"width={events.width};height={events.height}"
+    if path.suffix == ".dat":
+        lines = ["% Data file containing CD events", "% Version 2", f"% Date {stamp}",
+                 f"% Width {events.width}", f"% Height {events.height}"]  # fmt: skip
+        body = dat.encode(events.array)
+    elif path.suffix == ".raw":
+        encoding = encoding or "evt3"
+        if encoding not in CODECS:
+            raise EventError(f"{path}: encoding {encoding!r}; .raw files hold evt2 or evt3")
+        version = encoding[-1]
+        lines = [f"% Date {stamp}", f"% evt {version}.0", f"% format EVT{version};{size}",
+                 f"% geometry {events.width}x{events.height}", "% end"]  # fmt: skip
+        body = CODECS[encoding].encode(events.array)
+    else:
+        raise EventError(f"{path}: unknown event file type; use .raw (EVT 2.0/3.0) or .dat")
+    temporary = path.with_name(f".{path.name}.part")
+    temporary.write_bytes(("\n".join(lines) + "\n").encode() + body)
+    os.replace(temporary, path)
+
+
+def events_array(x: np.ndarray, y: np.ndarray, t: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """An EVENT_DTYPE array from columns."""
+    from .events import EVENT_DTYPE
+
+    out = np.empty(len(t), EVENT_DTYPE)
+    out["x"], out["y"], out["t"], out["p"] = x, y, t, p
+    return out
