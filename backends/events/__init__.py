@@ -1,0 +1,1 @@
+"""Event-camera backends: simulator (CPU, GPU), files, live cameras."""

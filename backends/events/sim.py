@@ -1,0 +1,95 @@
+"""`events.sim`: the DVS pixel model (pixel_model.py) on the CPU with numba, from frames or
+a synthetic scene."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import cached_property
+from typing import Any, ClassVar
+
+import numpy as np
+from pydantic import Field, model_validator
+
+from ..base import BackendOptions
+from .base import EventsCapabilities, EventSimulatorBackend
+from .dvs_params import PRESETS, DVSParams, Preset
+
+
+class SimOptions(BackendOptions):
+    """preset: clean, noisy or default (pixel_model.PRESETS); dvs: fields of DVSParams that
+    override the preset; seed: thresholds and noise. The synthetic scene `packets` serves:
+    a drifting texture of width × height px at velocity_px_s (vx, vy)."""
+
+    preset: Preset = "clean"
+    dvs: dict[str, float] = Field(default_factory=dict)
+    seed: int = 0
+    width: int = Field(346, ge=2, le=4096)
+    height: int = Field(260, ge=2, le=4096)
+    velocity_px_s: tuple[float, float] = (200.0, 50.0)
+
+    @property
+    def params(self) -> DVSParams:
+        """The preset with the `dvs` overrides."""
+        return DVSParams.model_validate({**PRESETS[self.preset].model_dump(), **self.dvs})
+
+    @model_validator(mode="after")
+    def _overrides_are_valid(self) -> SimOptions:
+        DVSParams.model_validate({**PRESETS[self.preset].model_dump(), **self.dvs})
+        return self
+
+
+class SimBackend(EventSimulatorBackend):
+    """Frames → events with the pixel model, numba on the CPU."""
+
+    name: ClassVar[str] = "events.sim"
+    tier: ClassVar = "simulator"
+    Options: ClassVar = SimOptions
+    requires: ClassVar = ("numba",)
+
+    options: SimOptions
+
+    @cached_property
+    def capabilities(self) -> EventsCapabilities:
+        return EventsCapabilities(self.options.width, self.options.height, False, None)
+
+    def simulate(self, frames: np.ndarray, times_us: np.ndarray) -> Any:
+        from substrates.datasets.events.events import Events
+
+        self.check_frames(frames, times_us)
+        frames = np.asarray(frames, np.float64)
+        from .pixel_model import canonical
+
+        x, y, t, p = self._run(frames, np.asarray(times_us, np.float64))
+        return Events(canonical(x, y, t, p), frames.shape[2], frames.shape[1])
+
+    def _run(self, frames: np.ndarray, times: np.ndarray) -> tuple[np.ndarray, ...]:
+        from . import pixel_model as pm
+
+        params = self.options.params
+        rng = np.random.default_rng(self.options.seed)
+        state = pm.initial_state(frames[0], params, rng)
+        chunks = []
+        for k in range(1, len(frames)):
+            dt_s = (times[k] - times[k - 1]) * 1e-6
+            level, eps = pm.lin_log(frames[k]), pm.smoothing(frames[k], params, dt_s)
+            noise, shot = pm.interval_noise(rng, frames[k], params, dt_s)
+            leak = pm.leak_step(state, params, dt_s)
+            size = pm.capacity(level, eps, state, leak)
+            xs, ys = np.empty(size, np.int64), np.empty(size, np.int64)
+            ts, ps = np.empty(size, np.float64), np.empty(size, np.int64)
+            n = pm._interval(level, eps, shot, noise.chance, noise.when, noise.polarity,
+                             state.lp, state.base, state.theta_on, state.theta_off, leak,
+                             state.last_us, times[k - 1], times[k], params.refractory_us,
+                             xs, ys, ts, ps)  # fmt: skip
+            chunks.append((xs[:n], ys[:n], ts[:n], ps[:n]))
+        return tuple(np.concatenate(c) for c in zip(*chunks, strict=True))
+
+    def packets(self, window_us: int, limit_us: int | None = None) -> Iterator[Any]:
+        """The drifting-texture scene for `limit_us` (default 1 s), in windows."""
+        from substrates.datasets.events.synthetic import drifting_texture
+
+        self.validate(window_us, limit_us)
+        o = self.options
+        frames, times = drifting_texture(o.width, o.height, (limit_us or 1_000_000) * 1e-6,
+                                         o.velocity_px_s, seed=o.seed)  # fmt: skip
+        yield from self.simulate(frames, times).windows(duration_us=window_us)
