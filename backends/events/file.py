@@ -1,0 +1,83 @@
+"""`events.file`: a recorded event file — Prophesee EVT 2.0 / EVT 3.0 `.raw`, `.dat`, or our
+Parquet — served as packets."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import cached_property
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from ..base import BackendOptions, Unavailability
+from ..errors import SubstratesError
+from .base import EventsBackend, EventsCapabilities
+
+
+class FileOptions(BackendOptions):
+    """path: the file (default: a short simulated EVT 3.0 recording shipped with the
+    package); width, height: the sensor size where the file's header gives none (else
+    inferred from the largest coordinates)."""
+
+    path: str | None = None
+    width: int | None = Field(None, ge=1)
+    height: int | None = Field(None, ge=1)
+
+
+def example_recording() -> Path:
+    """The shipped EVT 3.0 example (a drifting texture, 128 × 96 px, 50 ms)."""
+    from importlib.resources import files
+
+    return Path(str(files("substrates.datasets.events") / "examples" / "texture.raw"))
+
+
+class FileBackend(EventsBackend):
+    """Events from a file, read once (memory-mapped) and served in time windows."""
+
+    name: ClassVar[str] = "events.file"
+    tier: ClassVar = "hardware"
+    Options: ClassVar = FileOptions
+    requires: ClassVar = ("numba",)
+
+    options: FileOptions
+
+    @classmethod
+    def unavailability(cls, options: BackendOptions) -> Unavailability | None:
+        problem = super().unavailability(options)
+        path = getattr(options, "path", None)
+        if problem is None and path is not None and not Path(path).is_file():
+            return Unavailability("no-device", f"no event file at {path}")
+        return problem
+
+    @property
+    def path(self) -> Path:
+        return Path(self.options.path) if self.options.path else example_recording()
+
+    @cached_property
+    def recording(self) -> tuple[Any, Any]:
+        """(Events, FileInfo); errors name the file and the byte."""
+        from substrates.datasets.events.events import EventError, read_parquet
+        from substrates.datasets.events.files import FileInfo, read_events
+
+        try:
+            if self.path.suffix == ".parquet":
+                events = read_parquet(self.path).check(str(self.path))
+                return events, FileInfo("parquet", 0, "file", {})
+            return read_events(self.path, self.options.width, self.options.height)
+        except EventError as error:
+            raise SubstratesError(str(error)) from None
+
+    @cached_property
+    def capabilities(self) -> EventsCapabilities:
+        events, _ = self.recording
+        return EventsCapabilities(events.width, events.height, False, events.duration_us)
+
+    def packets(self, window_us: int, limit_us: int | None = None) -> Iterator[Any]:
+        self.validate(window_us, limit_us)
+        events, _ = self.recording
+        if limit_us is not None and len(events):
+            t = events.array["t"]
+            end = int(t.searchsorted(t[0] + limit_us, side="left"))
+            events = type(events)(events.array[:end], events.width, events.height)
+        yield from events.windows(duration_us=window_us)
