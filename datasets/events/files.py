@@ -1,6 +1,7 @@
-"""Read and write event files: Prophesee EVT 2.0 / EVT 3.0 `.raw` (with the `%` header) and
-`.dat`. Every problem is an EventError naming the file and the byte offset; words that carry
-no CD event (triggers, OTHERS, CONTINUED) are skipped and counted, never dropped silently."""
+"""Read and write event files: Prophesee EVT 2.0 / EVT 3.0 `.raw` (with the `%` header),
+`.dat`, and iniVation `.aedat4` (aedat4.py). Every problem is an EventError naming the file
+and the byte offset; words that carry no CD event (triggers, OTHERS, CONTINUED) are skipped
+and counted, never dropped silently."""
 
 from __future__ import annotations
 
@@ -37,6 +38,10 @@ def read_events(path: str | os.PathLike[str], width: int | None = None,
     """The CD events of a .raw or .dat file. The sensor size comes from the header, else
     from `width`/`height`, else from the largest coordinates (said in FileInfo)."""
     path = Path(path)
+    if path.suffix == ".aedat4":
+        from .aedat4 import read_aedat4
+
+        return read_aedat4(path), FileInfo("aedat4", 0, "header", {})
     data = _mapped(path)
     header = read_header(bytes(data[:HEADER_SCAN]), str(path))
     if path.suffix == ".dat":
@@ -50,7 +55,9 @@ def read_events(path: str | os.PathLike[str], width: int | None = None,
         encoding, start = raw_encoding(header, str(path)), header.data_offset
         word = WORD_BYTES[encoding]
     else:
-        raise EventError(f"{path}: unknown event file type; use .raw (EVT 2.0/3.0) or .dat")
+        raise EventError(
+            f"{path}: unknown event file type; use .raw (EVT 2.0/3.0), .dat or .aedat4"
+        )
     payload = data[start:]
     if len(payload) % word:
         raise EventError(
@@ -89,9 +96,13 @@ def _mapped(path: Path) -> np.ndarray:
 
 def write_events(events: Events, path: str | os.PathLike[str], encoding: str | None = None
                  ) -> None:  # fmt: skip
-    """A .raw (EVT 2.0 or 3.0, `encoding`; default evt3) or .dat file, with a header that
-    gives the sensor size; written to a temporary name, then renamed."""
+    """A .raw (EVT 2.0 or 3.0, `encoding`; default evt3), .dat or .aedat4 file giving the
+    sensor size; written to a temporary name, then renamed."""
     path = Path(path)
+    if path.suffix == ".aedat4":
+        from .aedat4 import write_aedat4
+
+        return write_aedat4(events, path)
     events.check(str(path))
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S")
     size = f"width={events.width};height={events.height}"
@@ -108,7 +119,9 @@ def write_events(events: Events, path: str | os.PathLike[str], encoding: str | N
                  f"% geometry {events.width}x{events.height}", "% end"]  # fmt: skip
         body = CODECS[encoding].encode(events.array)
     else:
-        raise EventError(f"{path}: unknown event file type; use .raw (EVT 2.0/3.0) or .dat")
+        raise EventError(
+            f"{path}: unknown event file type; use .raw (EVT 2.0/3.0), .dat or .aedat4"
+        )
     temporary = path.with_name(f".{path.name}.part")
     temporary.write_bytes(("\n".join(lines) + "\n").encode() + body)
     os.replace(temporary, path)

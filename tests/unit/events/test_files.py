@@ -125,3 +125,30 @@ def test_bad_files_are_refused_naming_file_and_byte(tmp_path, name, content, mes
     with pytest.raises(EventError, match=message) as caught:
         read_events(tmp_path / name)
     assert str(tmp_path / name) in str(caught.value)
+
+
+def test_aedat4_written_by_dv_processing_reads_event_for_event(tmp_path) -> None:
+    """Our AEDAT4 reader is the `aedat` crate, our writer dv-processing: each is checked by
+    the other library's independent code."""
+    pytest.importorskip("aedat")
+    dv = pytest.importorskip("dv_processing")
+    events = random_events(3_000, seed=13, width=640, height=480)
+    events.array["t"] += 1_700_000_000_000_000  # AEDAT4 keeps Unix µs
+    config = dv.io.MonoCameraWriter.EventOnlyConfig("DVXplorer", (640, 480))
+    writer = dv.io.MonoCameraWriter(str(tmp_path / "theirs.aedat4"), config)
+    store = dv.EventStore()
+    for e in events.array:
+        store.push_back(int(e["t"]), int(e["x"]), int(e["y"]), bool(e["p"]))
+    writer.writeEvents(store)
+    del writer
+    ours, _ = read_events(tmp_path / "theirs.aedat4")
+    assert np.array_equal(ours.array, events.array) and (ours.width, ours.height) == (640, 480)
+    write_events(events, tmp_path / "ours.aedat4")
+    recording = dv.io.MonoCameraRecording(str(tmp_path / "ours.aedat4"))
+    batches = []
+    while (batch := recording.getNextEventBatch()) is not None:
+        batches.append(batch.numpy())
+    theirs = np.concatenate(batches)
+    assert recording.getEventResolution() == (640, 480)
+    assert same(events.array, {"t": theirs["timestamp"], "x": theirs["x"], "y": theirs["y"],
+                               "p": theirs["polarity"]})  # fmt: skip
