@@ -1,0 +1,89 @@
+"""Event representations as torch tensors (on any device): voxel grids, event frames, time
+surfaces. Definitions follow tonic's, so tonic is the reference in the tests:
+
+- voxel_grid: t normalised to [0, B] between the first and last event, polarity ±1, each
+  event split bilinearly between bins ⌊t⌋ and ⌊t⌋ + 1 (bins ≥ B dropped): (B, H, W);
+- event_frames: event counts per (window, polarity, y, x) in windows of `window_us` from the
+  first event: (T, 2, H, W);
+- time_surfaces: per window end t_e, exp(−(t_e − t_last)/τ) of each (polarity, y, x)'s
+  latest event so far (0 before its first): (T, 2, H, W).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .events import Events
+
+
+def _columns(events: Events, device: str) -> tuple[Any, Any, Any, Any]:
+    import torch
+
+    a = events.array
+    return tuple(torch.as_tensor(a[k].astype(np.int64), device=device) for k in "txyp")
+
+
+def voxel_grid(events: Events, bins: int, device: str = "cpu") -> Any:
+    """(bins, H, W) float64: the Zhu et al. (2019) event volume, tonic's normalisation."""
+    import torch
+
+    grid = torch.zeros(bins * events.height * events.width, dtype=torch.float64, device=device)
+    if len(events) < 2:
+        return grid.view(bins, events.height, events.width)
+    t, x, y, p = _columns(events, device)
+    span = float(t[-1] - t[0])
+    scaled = bins * (t - t[0]).double() / span if span > 0 else torch.zeros_like(t).double()
+    left = scaled.long()
+    share = scaled - left
+    sign = torch.where(p > 0, 1.0, -1.0).double()
+    pixel = y * events.width + x
+    plane = events.height * events.width
+    for offset, weight in ((0, sign * (1 - share)), (1, sign * share)):
+        index = left + offset
+        keep = index < bins
+        grid.index_add_(0, index[keep] * plane + pixel[keep], weight[keep])
+    return grid.view(bins, events.height, events.width)
+
+
+def _window(events: Events, t: Any, window_us: int) -> tuple[Any, int]:
+    import torch
+
+    index = torch.div(t - t[0], window_us, rounding_mode="floor")
+    return index, int(index[-1]) + 1
+
+
+def event_frames(events: Events, window_us: int, device: str = "cpu") -> Any:
+    """(T, 2, H, W) int64 counts; T windows of `window_us` from the first event."""
+    import torch
+
+    if not len(events):
+        return torch.zeros(0, 2, events.height, events.width, dtype=torch.long, device=device)
+    t, x, y, p = _columns(events, device)
+    window, count = _window(events, t, window_us)
+    flat = ((window * 2 + p) * events.height + y) * events.width + x
+    size = count * 2 * events.height * events.width
+    return torch.bincount(flat, minlength=size).view(count, 2, events.height, events.width)
+
+
+def time_surfaces(events: Events, window_us: int, tau_us: float, device: str = "cpu") -> Any:
+    """(T, 2, H, W) float64 exponentially decayed latest-event times at each window end."""
+    import torch
+
+    shape = (2, events.height, events.width)
+    if not len(events):
+        return torch.zeros(0, *shape, dtype=torch.float64, device=device)
+    t, x, y, p = _columns(events, device)
+    window, count = _window(events, t, window_us)
+    cell = (p * events.height + y) * events.width + x
+    latest = torch.full((2 * events.height * events.width,), -np.inf, dtype=torch.float64,
+                        device=device)  # fmt: skip
+    bounds = torch.searchsorted(window, torch.arange(count + 1, device=device))
+    surfaces = []
+    for k in range(count):
+        a, b = int(bounds[k]), int(bounds[k + 1])
+        latest.scatter_reduce_(0, cell[a:b], t[a:b].double(), reduce="amax")
+        end = float(t[0]) + (k + 1) * window_us
+        surfaces.append(torch.exp((latest - end) / tau_us).view(shape))
+    return torch.stack(surfaces)
