@@ -1,8 +1,12 @@
-"""Event-file decoding speed: millions of events per second reading EVT 2.0, EVT 3.0 and DAT
-files of the same random events, ours (numba) against expelliarmus (C) on the file
-expelliarmus wrote, and for EVT 3.0 also against the Rust `evt3` crate on the file we wrote
-(which follows the Prophesee spec; expelliarmus' EVT 3.0 writer leaves TIME_HIGH out).
-Best of --repeats, in one run.
+"""Event-camera speed, each against its anchor in one run (best of --repeats):
+
+1. Simulator: events per second of events.sim (numba) against the plain per-pixel Python
+   reference of the same model (pixel_model.reference_interval), same frames and seed.
+2. Decoding: millions of events per second reading EVT 2.0, EVT 3.0 and DAT files of the
+   same random events, ours (numba) against expelliarmus (C) on the file expelliarmus wrote,
+   and for EVT 3.0 also against the Rust `evt3` crate on the file we wrote (which follows
+   the Prophesee spec; expelliarmus' EVT 3.0 writer leaves TIME_HIGH out).
+3. Voxel grid (5 bins): ours in torch (CPU) against tonic's numpy function.
 
     python benchmarks/events.py --events 5000000
 """
@@ -33,6 +37,50 @@ def best(call, repeats: int) -> float:
     return min(times)
 
 
+def simulator(repeats: int) -> None:
+    from substrates.backends.events import pixel_model as pm
+    from substrates.backends.registry import create_backend
+    from substrates.datasets.events.synthetic import drifting_texture
+
+    frames, times = drifting_texture(64, 48, 0.1, (200, 50), seed=1)
+    sim = create_backend("events.sim", {"preset": "noisy", "seed": 1})
+    events = len(sim.simulate(frames, times))
+    ours = best(lambda: sim.simulate(frames, times), repeats)
+
+    def plain() -> None:
+        params, rng = sim.options.params, np.random.default_rng(1)
+        state = pm.initial_state(frames[0], params, rng)
+        for k in range(1, len(frames)):
+            dt_s = (times[k] - times[k - 1]) * 1e-6
+            level, eps = pm.lin_log(frames[k]), pm.smoothing(frames[k], params, dt_s)
+            noise, shot = pm.interval_noise(rng, frames[k], params, dt_s)
+            leak = pm.leak_step(state, params, dt_s)
+            pm.reference_interval(level, eps, shot, noise, state, leak, float(times[k - 1]),
+                                  float(times[k]), params.refractory_us)  # fmt: skip
+
+    anchor = best(plain, 1)
+    print("| simulator (64 × 48 px, 0.1 s, noisy) | events / s | ratio |\n|---|---|---|")
+    print(f"| events.sim (numba) | {events / ours:,.0f} | {anchor / ours:.0f}x |")
+    print(f"| plain per-pixel reference | {events / anchor:,.0f} | 1x |\n")
+
+
+def voxels(events: Events, repeats: int) -> None:
+    import tonic.functional as tf
+
+    from substrates.datasets.events.representations import voxel_grid
+
+    theirs_layout = [("x", "<i2"), ("y", "<i2"), ("t", "<i8"), ("p", "<i2")]
+    copy = np.empty(len(events), theirs_layout)
+    for name in "xytp":
+        copy[name] = events.array[name]
+    ours = best(lambda: voxel_grid(events, 5), repeats)
+    anchor = best(lambda: tf.to_voxel_grid_numpy(copy.copy(), (1280, 720, 2), 5), repeats)
+    n = len(events)
+    print("\n| voxel grid, 5 bins, 1280 × 720 | Mev/s | ratio |\n|---|---|---|")
+    print(f"| ours (numba, CPU) | {n / ours / 1e6:.0f} | {anchor / ours:.1f}x |")
+    print(f"| tonic | {n / anchor / 1e6:.0f} | 1x |")
+
+
 def main() -> None:
     import evt3 as crate
     from expelliarmus import Wizard
@@ -41,6 +89,7 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=5_000_000)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
+    simulator(args.repeats)
     rng = np.random.default_rng(0)
     n = args.events
     array = np.empty(n, EVENT_DTYPE)
@@ -67,6 +116,7 @@ def main() -> None:
         anchor = best(lambda: crate.decode_file(str(path)), args.repeats)
         print(f"| evt3, written by substrates | evt3 crate (Rust) | {n / ours / 1e6:.0f} | "
               f"{n / anchor / 1e6:.0f} | {anchor / ours:.2f}x |")  # fmt: skip
+    voxels(Events(array, 1280, 720), args.repeats)
 
 
 if __name__ == "__main__":
