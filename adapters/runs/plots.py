@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 MAX_PANELS = 6
@@ -118,4 +119,41 @@ def cml_maps_figure(
         axis.tick_params(labelsize=7)
     axes[0].set_ylabel("north (km)", fontsize=8)
     figure.suptitle(f"{title}, {np.datetime_as_string(times[t], unit='m')}", fontsize=10)
+    return figure
+
+
+def event_layers_figure(arrays: dict[str, Any], title: str) -> Any:
+    """Top: each layer's events warped by its own motion (sharp where the motion is right).
+    Bottom (simulated scenes): the blended frame, the true and the recovered transmission."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from substrates.models.events.cmax import EventCloud
+
+    events, layer, velocities = arrays["events"], arrays["layer"], arrays["velocities"]
+    width, height = arrays["width"], arrays["height"]
+    cloud = EventCloud.of(events, width, height)
+    images = [("blended frame", "frame"), ("true transmission", "transmission"),
+              ("recovered transmission", "recovered")]  # fmt: skip
+    images = [(label, arrays[key]) for label, key in images if key in arrays]
+    rows = 2 if images else 1
+    figure, axes = plt.subplots(rows, 3, figsize=(11, 3.4 * rows), squeeze=False,
+                                layout="constrained")  # fmt: skip
+    for k in (0, 1):
+        iwe = cloud.iwe(velocities[k], (layer == k).astype(float)).sum(axis=0)
+        axes[0, k].imshow(iwe, cmap="magma")
+        vx, vy = velocities[k]
+        label = f"layer {k}: {int((layer == k).sum()):,} events warped by ({vx:.0f}, {vy:.0f}) px/s"
+        axes[0, k].set_title(label, fontsize=9)
+    everyone = cloud.iwe(np.zeros(2), np.ones(len(events))).sum(axis=0)
+    axes[0, 2].imshow(everyone, cmap="magma")
+    axes[0, 2].set_title("all events, not warped", fontsize=9)
+    for axis, (label, image) in zip(axes[1] if images else [], images, strict=False):
+        axis.imshow(image, cmap="gray", vmin=0, vmax=255)
+        axis.set_title(label, fontsize=9)
+    for axis in axes.ravel():
+        axis.set_axis_off()
+    figure.suptitle(title, fontsize=11)
     return figure

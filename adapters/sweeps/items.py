@@ -24,6 +24,7 @@ RUNNERS: dict[str, str] = {
     "crn-validate": "substrates.adapters.runs.crn_validate_run:run_crn_validate",
     "cml-reconstruct": "substrates.adapters.runs.cml_reconstruct_run:run_cml_reconstruct",
     "sample": "substrates.adapters.runs.sample_run:run_sample",
+    "event-layers": "substrates.adapters.runs.event_layers_run:run_event_layers",
 }
 """Sweepable methods: `substrates run` method name → its run function."""
 

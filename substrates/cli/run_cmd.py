@@ -8,6 +8,7 @@ from typing import Any
 
 from .cml_cmd import add_cml_parser
 from .crn_cmd import add_crn_parser
+from .events_cmd import add_events_parser
 from .options import add_run_options
 from .qrim_cmd import add_qrim_parser
 
@@ -47,6 +48,7 @@ def add_methods(methods: argparse._SubParsersAction) -> None:
     add_qrim_parser(methods)
     add_cml_parser(methods)
     add_crn_parser(methods)
+    add_events_parser(methods)
 
 
 def sample_arguments(args: argparse.Namespace) -> dict[str, Any]:

@@ -6,13 +6,14 @@ import argparse
 import sys
 from typing import Any
 
-from . import cml_cmd, crn_cmd, qrim_cmd, run_cmd
+from . import cml_cmd, crn_cmd, events_cmd, qrim_cmd, run_cmd
 
 ARGUMENTS = {
     "qrim": qrim_cmd.run_arguments,
     "crn-validate": crn_cmd.run_arguments,
     "cml-reconstruct": cml_cmd.run_arguments,
     "sample": run_cmd.sample_arguments,
+    "event-layers": events_cmd.run_arguments,
 }
 """Each sweepable method's run arguments from its `substrates run` options."""
 

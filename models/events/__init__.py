@@ -1,0 +1,1 @@
+"""Event-camera methods: reflection scenes, layer motion decoupling, reflection removal."""

@@ -1,0 +1,29 @@
+"""Reflection removal guided by the transmission's motion: frames shifted back along that
+motion hold the transmission still while the reflection slides; since I = T + R with R ≥ 0,
+the per-pixel minimum over the aligned frames keeps T plus the darkest reflection that
+passed over each pixel."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.ndimage import shift
+
+
+def remove_reflection(frames: np.ndarray, times_us: np.ndarray, velocity: np.ndarray,
+                      reference: int = 0) -> np.ndarray:  # fmt: skip
+    """The transmission at frame `reference` (DN), from frames (T, H, W) and the
+    transmission's velocity (px/s)."""
+    t = (np.asarray(times_us, np.float64) - times_us[reference]) * 1e-6
+    aligned = [shift(frame, (-velocity[1] * s, -velocity[0] * s), order=1, mode="nearest")
+               for frame, s in zip(frames, t, strict=True)]  # fmt: skip
+    return np.min(aligned, axis=0)
+
+
+def psnr(estimate: np.ndarray, truth: np.ndarray, margin: int = 0, peak: float = 255.0
+         ) -> float:  # fmt: skip
+    """Peak signal-to-noise ratio (dB) inside a border of `margin` px."""
+    inner = (slice(margin, truth.shape[0] - margin), slice(margin, truth.shape[1] - margin))
+    error = float(np.mean((estimate[inner] - truth[inner]) ** 2))
+    return math.inf if error == 0 else 10 * math.log10(peak**2 / error)

@@ -1,0 +1,62 @@
+"""`substrates run event-layers` as a user runs it: held-out simulated scenes scored against
+their ground truth, the same code on an event file written by expelliarmus, bad input."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from .cli import only_run_folder, substrates
+
+
+def test_simulated_scenes_are_scored_against_their_truth(tmp_path) -> None:
+    result = substrates("run", "event-layers", "--scenes", "2", cwd=tmp_path)
+    assert "mean_assignment_accuracy" in result.stdout
+    folder = only_run_folder(tmp_path / "runs")
+    rows = pq.read_table(folder / "results.parquet").to_pylist()
+    assert [r["scene"] for r in rows] == [100, 101]
+    for row in rows:
+        assert 0.5 < row["assignment_accuracy"] <= 1 and row["events"] > 1000
+        assert row["psnr_removed_true_motion_db"] > row["psnr_input_db"] + 3
+    summary = json.loads((folder / "provenance.json").read_text())["summary"]
+    assert summary["scenes"] == 2 and (folder / "layers.png").stat().st_size > 10_000
+
+
+def test_the_same_code_runs_on_an_event_file(tmp_path) -> None:
+    expelliarmus = pytest.importorskip("expelliarmus")
+    from substrates.backends.registry import create_backend
+    from substrates.models.events.scenes import ReflectionScene
+
+    rendered = ReflectionScene.random(7).render()
+    events = create_backend("events.sim", {"seed": 1}).simulate(rendered.frames, rendered.times)
+    theirs = np.empty(len(events), [("t", "<i8"), ("x", "<i2"), ("y", "<i2"), ("p", "u1")])
+    for name in "txyp":
+        theirs[name] = events.array[name]
+    expelliarmus.Wizard(encoding="evt2").save(tmp_path / "scene.raw", theirs)
+    result = substrates("run", "event-layers", "--source", "events_file", "--events",
+                        "scene.raw", "--window-ms", "150", cwd=tmp_path)  # fmt: skip
+    assert "layer_0_events" in result.stdout
+    (row,) = pq.read_table(only_run_folder(tmp_path / "runs") / "results.parquet").to_pylist()
+    assert row["layer_0_events"] + row["layer_1_events"] == row["events"] > 1000
+
+
+@pytest.mark.parametrize(
+    ("args", "content", "message"),
+    [
+        (("--events", "x.raw"), None, "--events needs an events.file config"),
+        (("--source", "events_file", "--events", "none.raw"), None, "no such file"),
+        (("--source", "crn_ode"), None, "needs an events source"),
+        (("--source", "events_file", "--events", "cut.raw"), b"% evt 3.0\n\x00\x00\x01",
+         "cut word stream"),
+        (("--scenes", "0"), None, "--scenes must be"),
+    ],
+)  # fmt: skip
+def test_bad_input_exits_2(tmp_path, args, content, message) -> None:
+    if content is not None:
+        (tmp_path / "cut.raw").write_bytes(content)
+    result = substrates("run", "event-layers", *args, cwd=tmp_path, check=False)
+    assert result.returncode == 2 and message in result.stderr
+    assert not (tmp_path / "runs").exists()
