@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .base import Unavailability
+    from .base import BackendOptions, Tier, Unavailability
 
 _NVIDIA_PROC = Path("/proc/driver/nvidia/gpus")
 
@@ -42,3 +42,19 @@ def torch_cuda_unavailability() -> Unavailability | None:
             "missing-package", "the installed torch is a CPU build: install a CUDA build"
         )
     return None
+
+
+class TorchDeviceOption:
+    """Mixin for backends whose options have `device`: 'cuda' is the gpu tier and needs a
+    CUDA GPU with a CUDA build of torch; 'cpu' runs the same torch code on the CPU."""
+
+    @classmethod
+    def unavailability(cls, options: BackendOptions) -> Unavailability | None:
+        problem = super().unavailability(options)  # type: ignore[misc]
+        if problem is not None or getattr(options, "device", None) != "cuda":
+            return problem
+        return torch_cuda_unavailability()
+
+    @classmethod
+    def resolved_tier(cls, options: BackendOptions) -> Tier:
+        return "gpu" if getattr(options, "device", None) == "cuda" else "simulator"

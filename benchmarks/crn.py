@@ -20,6 +20,7 @@ import functools
 import time
 
 import numpy as np
+from timing import best
 
 from substrates.backends.registry import create_backend
 from substrates.datasets.crn.generators import chain, ferromagnet, hmm, ising_grid, random_tree
@@ -63,15 +64,6 @@ def size_table() -> None:
         print(f"| uniform Ising grid {side} × {side}, reduced and lifted | all | "
               f"{len(before.species):,} → {len(after.species):,} | {before.reactions:,} → "
               f"{after.reactions:,} | {before.reactions / after.reactions:.0f}x |")  # fmt: skip
-
-
-def best(call, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def speed(repeats: int) -> None:

@@ -16,25 +16,15 @@ from __future__ import annotations
 import argparse
 import functools
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+from timing import best
 
 from substrates.datasets.events.events import EVENT_DTYPE, Events
 from substrates.datasets.events.files import read_events, write_events
 
 print = functools.partial(print, flush=True)  # rows appear as they are measured
-
-
-def best(call, repeats: int) -> float:
-    call()  # compile, warm the page cache
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def simulator(repeats: int) -> None:
@@ -45,7 +35,7 @@ def simulator(repeats: int) -> None:
     frames, times = drifting_texture(64, 48, 0.1, (200, 50), seed=1)
     sim = create_backend("events.sim", {"preset": "noisy", "seed": 1})
     events = len(sim.simulate(frames, times))
-    ours = best(lambda: sim.simulate(frames, times), repeats)
+    ours = best(lambda: sim.simulate(frames, times), repeats, warm=True)
 
     def plain() -> None:
         params, rng = sim.options.params, np.random.default_rng(1)
@@ -73,8 +63,10 @@ def voxels(events: Events, repeats: int) -> None:
     copy = np.empty(len(events), theirs_layout)
     for name in "xytp":
         copy[name] = events.array[name]
-    ours = best(lambda: voxel_grid(events, 5), repeats)
-    anchor = best(lambda: tf.to_voxel_grid_numpy(copy.copy(), (1280, 720, 2), 5), repeats)
+    ours = best(lambda: voxel_grid(events, 5), repeats, warm=True)
+    anchor = best(
+        lambda: tf.to_voxel_grid_numpy(copy.copy(), (1280, 720, 2), 5), repeats, warm=True
+    )
     n = len(events)
     print("\n| voxel grid, 5 bins, 1280 × 720 | Mev/s | ratio |\n|---|---|---|")
     print(f"| ours (numba, CPU) | {n / ours / 1e6:.0f} | {anchor / ours:.1f}x |")
@@ -106,14 +98,16 @@ def main() -> None:
         for encoding, name in (("evt2", "e2.raw"), ("evt3", "e3.raw"), ("dat", "e.dat")):
             path = Path(root) / name
             Wizard(encoding=encoding).save(path, theirs)
-            ours = best(lambda p=path: read_events(p, 1280, 720), args.repeats)
-            anchor = best(lambda p=path, e=encoding: Wizard(encoding=e).read(p), args.repeats)
+            ours = best(lambda p=path: read_events(p, 1280, 720), args.repeats, warm=True)
+            anchor = best(
+                lambda p=path, e=encoding: Wizard(encoding=e).read(p), args.repeats, warm=True
+            )
             print(f"| {encoding}, written by expelliarmus | expelliarmus | {n / ours / 1e6:.0f} | "
                   f"{n / anchor / 1e6:.0f} | {anchor / ours:.2f}x |")  # fmt: skip
         path = Path(root) / "spec.raw"
         write_events(Events(array, 1280, 720), path, "evt3")
-        ours = best(lambda: read_events(path), args.repeats)
-        anchor = best(lambda: crate.decode_file(str(path)), args.repeats)
+        ours = best(lambda: read_events(path), args.repeats, warm=True)
+        anchor = best(lambda: crate.decode_file(str(path)), args.repeats, warm=True)
         print(f"| evt3, written by substrates | evt3 crate (Rust) | {n / ours / 1e6:.0f} | "
               f"{n / anchor / 1e6:.0f} | {anchor / ours:.2f}x |")  # fmt: skip
     voxels(Events(array, 1280, 720), args.repeats)

@@ -19,9 +19,9 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
-from ..base import BackendOptions, Tier, Unavailability
+from ..base import BackendOptions
 from ..errors import SubstratesError
-from ..gpu import torch_cuda_unavailability
+from ..gpu import TorchDeviceOption
 from .base import CRNBackend, CRNCapabilities, SteadyState
 
 
@@ -93,7 +93,7 @@ class MassActionTorch:
         return torch.einsum("sr,brt->bst", self.stoichiometry, rows[..., : self.species])
 
 
-class TorchBackend(CRNBackend):
+class TorchBackend(TorchDeviceOption, CRNBackend):
     """Batched mass action in torch; `steady_states` and `trajectories` take batches."""
 
     name: ClassVar[str] = "crn.torch"
@@ -102,17 +102,6 @@ class TorchBackend(CRNBackend):
     requires: ClassVar = ("torch",)
 
     options: TorchOptions
-
-    @classmethod
-    def unavailability(cls, options: BackendOptions) -> Unavailability | None:
-        problem = super().unavailability(options)
-        if problem is not None or getattr(options, "device", "cpu") != "cuda":
-            return problem
-        return torch_cuda_unavailability()
-
-    @classmethod
-    def resolved_tier(cls, options: BackendOptions) -> Tier:
-        return "gpu" if getattr(options, "device", "cpu") == "cuda" else "simulator"
 
     @property
     def capabilities(self) -> CRNCapabilities:

@@ -12,8 +12,7 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
-from ..base import BackendOptions, Tier, Unavailability
-from ..gpu import torch_cuda_unavailability
+from ..gpu import TorchDeviceOption
 from .sim import SimBackend, SimOptions
 
 
@@ -23,7 +22,7 @@ class SimGpuOptions(SimOptions):
     device: Literal["cuda", "cpu"] = "cuda"
 
 
-class SimGpuBackend(SimBackend):
+class SimGpuBackend(TorchDeviceOption, SimBackend):
     """Frames → events with the pixel model in torch."""
 
     name: ClassVar[str] = "events.sim_gpu"
@@ -32,17 +31,6 @@ class SimGpuBackend(SimBackend):
     requires: ClassVar = ("torch", "numba")
 
     options: SimGpuOptions
-
-    @classmethod
-    def unavailability(cls, options: BackendOptions) -> Unavailability | None:
-        problem = super().unavailability(options)
-        if problem is not None or getattr(options, "device", "cuda") != "cuda":
-            return problem
-        return torch_cuda_unavailability()
-
-    @classmethod
-    def resolved_tier(cls, options: BackendOptions) -> Tier:
-        return "gpu" if getattr(options, "device", "cuda") == "cuda" else "simulator"
 
     def _run(self, frames: np.ndarray, times: np.ndarray) -> tuple[np.ndarray, ...]:
         import torch

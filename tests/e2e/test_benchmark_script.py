@@ -45,3 +45,15 @@ def test_sweep_benchmark_prints_its_table() -> None:
     assert [(e.strip(), w.strip()) for e, w in rows[1:]] == [
         ("local", "1"), ("local", "2"), ("dask", "1"), ("dask", "2")
     ]  # fmt: skip
+
+
+@pytest.mark.slow
+def test_events_benchmark_prints_its_tables() -> None:
+    pytest.importorskip("expelliarmus")
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT.parent / "events.py"), "--events", "200000", "--repeats", "1"],
+        capture_output=True, text=True, timeout=600, check=True,
+    )  # fmt: skip
+    rows = [line.split("|")[1].strip() for line in result.stdout.splitlines() if line[:2] == "| "]
+    assert rows[1:3] == ["events.sim (numba)", "plain per-pixel reference"]
+    assert "evt3, written by substrates" in rows and rows[-2:] == ["ours (numba, CPU)", "tonic"]
