@@ -1,7 +1,7 @@
 """Read and write event files: Prophesee EVT 2.0 / EVT 3.0 `.raw` (with the `%` header),
-`.dat`, and iniVation `.aedat4` (aedat4.py). Every problem is an EventError naming the file
-and the byte offset; words that carry no CD event (triggers, OTHERS, CONTINUED) are skipped
-and counted, never dropped silently."""
+`.dat`, iniVation `.aedat4` (aedat4.py) and plain HDF5 (hdf5.py). Every problem is an
+EventError naming the file and the byte offset; words that carry no CD event (triggers,
+OTHERS, CONTINUED) are skipped and counted, never dropped silently."""
 
 from __future__ import annotations
 
@@ -42,6 +42,10 @@ def read_events(path: str | os.PathLike[str], width: int | None = None,
         from .aedat4 import read_aedat4
 
         return read_aedat4(path), FileInfo("aedat4", 0, "header", {})
+    if path.suffix in (".h5", ".hdf5"):
+        from .hdf5 import read_hdf5
+
+        return read_hdf5(path, width, height), FileInfo("hdf5", 0, "file", {})
     data = _mapped(path)
     header = read_header(bytes(data[:HEADER_SCAN]), str(path))
     if path.suffix == ".dat":
@@ -56,7 +60,7 @@ def read_events(path: str | os.PathLike[str], width: int | None = None,
         word = WORD_BYTES[encoding]
     else:
         raise EventError(
-            f"{path}: unknown event file type; use .raw (EVT 2.0/3.0), .dat or .aedat4"
+            f"{path}: unknown event file type; use .raw (EVT 2.0/3.0), .dat, .aedat4 or .h5"
         )
     payload = data[start:]
     if len(payload) % word:
@@ -103,6 +107,10 @@ def write_events(events: Events, path: str | os.PathLike[str], encoding: str | N
         from .aedat4 import write_aedat4
 
         return write_aedat4(events, path)
+    if path.suffix in (".h5", ".hdf5"):
+        from .hdf5 import write_hdf5
+
+        return write_hdf5(events, path)
     events.check(str(path))
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S")
     size = f"width={events.width};height={events.height}"
@@ -120,7 +128,7 @@ def write_events(events: Events, path: str | os.PathLike[str], encoding: str | N
         body = CODECS[encoding].encode(events.array)
     else:
         raise EventError(
-            f"{path}: unknown event file type; use .raw (EVT 2.0/3.0), .dat or .aedat4"
+            f"{path}: unknown event file type; use .raw (EVT 2.0/3.0), .dat, .aedat4 or .h5"
         )
     temporary = path.with_name(f".{path.name}.part")
     temporary.write_bytes(("\n".join(lines) + "\n").encode() + body)

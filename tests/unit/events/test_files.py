@@ -152,3 +152,24 @@ def test_aedat4_written_by_dv_processing_reads_event_for_event(tmp_path) -> None
     assert recording.getEventResolution() == (640, 480)
     assert same(events.array, {"t": theirs["timestamp"], "x": theirs["x"], "y": theirs["y"],
                                "p": theirs["polarity"]})  # fmt: skip
+
+
+def test_hdf5_in_the_dsec_layout_written_by_h5py_reads_event_for_event(tmp_path) -> None:
+    h5py = pytest.importorskip("h5py")
+    events = random_events(4_000, seed=14, width=640, height=480)
+    with h5py.File(tmp_path / "dsec.h5", "w") as handle:  # as DSEC ships them
+        group = handle.create_group("events")
+        for name, kind in (("x", "u2"), ("y", "u2"), ("p", "u1")):
+            group.create_dataset(name, data=events.array[name].astype(kind))
+        group.create_dataset("t", data=(events.array["t"] - 1_000).astype("u4"))
+        handle.create_dataset("t_offset", data=np.int64(1_000))
+    ours, _ = read_events(tmp_path / "dsec.h5", width=640, height=480)
+    assert np.array_equal(ours.array, events.array)
+    write_events(events, tmp_path / "ours.h5")
+    with h5py.File(tmp_path / "ours.h5", "r") as handle:
+        group = handle["events"]
+        assert same(events.array, {k: group[k][:] for k in "txyp"})
+        assert (group.attrs["width"], group.attrs["height"]) == (640, 480)
+    (tmp_path / "bad.h5").write_bytes(b"not hdf5")
+    with pytest.raises(EventError, match="not a readable HDF5 file"):
+        read_events(tmp_path / "bad.h5")
