@@ -11,14 +11,17 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from ..base import BackendOptions
+from ..errors import SubstratesError
 from .base import EventsCapabilities, EventSimulatorBackend
 from .dvs_params import PRESETS, DVSParams, Preset
 
 
 class SimOptions(BackendOptions):
     """preset: clean, noisy or default (pixel_model.PRESETS); dvs: fields of DVSParams that
-    override the preset; seed: thresholds and noise. The synthetic scene `packets` serves:
-    a drifting texture of width × height px at velocity_px_s (vx, vy)."""
+    override the preset; seed: thresholds and noise. What `packets` serves: the frames of
+    `video` (a video file, `upsample` − 1 frames interpolated between each pair; width and
+    height then come from the video), else a drifting texture of width × height px at
+    velocity_px_s (vx, vy)."""
 
     preset: Preset = "clean"
     dvs: dict[str, float] = Field(default_factory=dict)
@@ -26,6 +29,8 @@ class SimOptions(BackendOptions):
     width: int = Field(346, ge=2, le=4096)
     height: int = Field(260, ge=2, le=4096)
     velocity_px_s: tuple[float, float] = (200.0, 50.0)
+    video: str | None = None
+    upsample: int = Field(1, ge=1, le=64)
 
     @property
     def params(self) -> DVSParams:
@@ -49,7 +54,22 @@ class SimBackend(EventSimulatorBackend):
     options: SimOptions
 
     @cached_property
+    def video(self) -> tuple[np.ndarray, np.ndarray]:
+        """The video's frames (DN) and times (µs); errors name the file."""
+        from substrates.datasets.events.events import EventError
+        from substrates.datasets.events.video import read_video
+
+        try:
+            return read_video(self.options.video, self.options.upsample)
+        except EventError as error:
+            raise SubstratesError(str(error)) from None
+
+    @cached_property
     def capabilities(self) -> EventsCapabilities:
+        if self.options.video is not None:
+            frames, times = self.video
+            duration = int(times[-1] - times[0])
+            return EventsCapabilities(frames.shape[2], frames.shape[1], False, duration)
         return EventsCapabilities(self.options.width, self.options.height, False, None)
 
     def simulate(self, frames: np.ndarray, times_us: np.ndarray) -> Any:
@@ -85,11 +105,18 @@ class SimBackend(EventSimulatorBackend):
         return tuple(np.concatenate(c) for c in zip(*chunks, strict=True))
 
     def packets(self, window_us: int, limit_us: int | None = None) -> Iterator[Any]:
-        """The drifting-texture scene for `limit_us` (default 1 s), in windows."""
+        """The video (for `limit_us`, default all of it) or the drifting-texture scene (for
+        `limit_us`, default 1 s), simulated, in windows."""
         from substrates.datasets.events.synthetic import drifting_texture
 
         self.validate(window_us, limit_us)
         o = self.options
-        frames, times = drifting_texture(o.width, o.height, (limit_us or 1_000_000) * 1e-6,
-                                         o.velocity_px_s, seed=o.seed)  # fmt: skip
+        if o.video is not None:
+            frames, times = self.video
+            if limit_us is not None:
+                keep = max(2, int(np.searchsorted(times, times[0] + limit_us, side="right")))
+                frames, times = frames[:keep], times[:keep]
+        else:
+            frames, times = drifting_texture(o.width, o.height, (limit_us or 1_000_000) * 1e-6,
+                                             o.velocity_px_s, seed=o.seed)  # fmt: skip
         yield from self.simulate(frames, times).windows(duration_us=window_us)

@@ -4,12 +4,13 @@ noise, the refractory period)."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
 import pytest
 
-from substrates.backends.errors import BackendUnavailableError, CapabilityError
+from substrates.backends.errors import BackendUnavailableError, CapabilityError, SubstratesError
 from substrates.backends.events import pixel_model as pm
 from substrates.backends.registry import create_backend
 from substrates.datasets.events.synthetic import drifting_texture
@@ -104,3 +105,25 @@ def test_bad_frames_and_a_missing_gpu_are_refused(monkeypatch) -> None:
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     with pytest.raises(BackendUnavailableError, match="no CUDA device"):
         create_backend("events.sim_gpu")
+
+
+def test_a_video_file_drives_the_simulator(tmp_path) -> None:
+    iio = pytest.importorskip("imageio.v3")
+    pytest.importorskip("imageio_ffmpeg")
+    frames, _ = drifting_texture(64, 48, 0.05, (120, 40), seed=6)
+    rgb = np.repeat(np.round(frames).astype(np.uint8)[..., None], 3, axis=-1)
+    iio.imwrite(tmp_path / "clip.mkv", rgb, fps=120, codec="ffv1", pixelformat="bgr0")
+    sim = create_backend("events.sim", {"video": str(tmp_path / "clip.mkv"), "upsample": 2})
+    assert (sim.capabilities.width, sim.capabilities.height) == (64, 48)
+    served = np.concatenate([p.array for p in sim.packets(5_000)])
+    # the same frames given as an array (lossless codec; grey → luminance exactly)
+    gray = np.round(frames)
+    halves = [np.stack([a, (a + b) / 2]) for a, b in itertools.pairwise(gray)]
+    doubled = np.concatenate([*halves, gray[-1:]])
+    times = np.round(np.arange(len(doubled)) * 1e6 / 240).astype(np.int64)
+    assert len(served) > 100
+    assert np.array_equal(served, sim.simulate(doubled, times).array)
+    (tmp_path / "junk.mkv").write_bytes(b"no video")
+    broken = create_backend("events.sim", {"video": str(tmp_path / "junk.mkv")})
+    with pytest.raises(SubstratesError, match="not a readable video"):
+        _ = broken.capabilities
