@@ -41,10 +41,10 @@ def run_item(out: str, method: str, item: str, parameters: dict[str, Any],
     returned, not raised, so the driver records them with their traceback."""
     store = SweepFolder(out)
     if store.fragment(item).is_file():
-        return {"item": item, "status": "done", "executed": False}
+        return {"item": item, "status": "done", "how": "already committed"}
     began = time.perf_counter()
     try:
-        folder, result, collected = _resume(method, store.runs(item), arguments)
+        folder, result, how = _resume(method, store.runs(item), arguments)
         if folder is None:
             outcome = runner(method)(**arguments, out=store.runs(item))
             folder, result = outcome if isinstance(outcome, tuple) else (outcome, None)
@@ -58,13 +58,14 @@ def run_item(out: str, method: str, item: str, parameters: dict[str, Any],
     except Exception as error:  # every failure is recorded by the driver, never dropped
         return {"item": item, "status": "failed", "error": f"{type(error).__name__}: {error}",
                 "traceback": traceback.format_exc()}  # fmt: skip
-    return {"item": item, "status": "done", "executed": not collected, "collected": collected}
+    return {"item": item, "status": "done", "how": how or "executed"}
 
 
-def _resume(method: str, runs: Path, arguments: dict[str, Any]) -> tuple[Any, Any, bool]:
-    """What an earlier execution of this item left: a complete run (its rows are reused),
-    or hardware jobs it submitted (collected by id: `sample` fetches them, `qrim` reruns
-    and collects them in order instead of resubmitting). (None, None, False) otherwise."""
+def _resume(method: str, runs: Path, arguments: dict[str, Any]) -> tuple[Any, Any, str | None]:
+    """What an earlier execution of this item left: a complete run ('reused': its rows are
+    committed as they are), or hardware jobs it submitted ('collected' by id: `sample`
+    fetches them, `qrim` reruns and collects them in order instead of resubmitting).
+    (None, None, None) otherwise."""
     earlier = sorted(runs.iterdir()) if runs.is_dir() else []
     for path in reversed(earlier):
         folder = RunFolder(path)
@@ -72,15 +73,15 @@ def _resume(method: str, runs: Path, arguments: dict[str, Any]) -> tuple[Any, An
             continue
         record = folder.read_json("provenance.json")
         if record.get("status") == "complete":
-            return folder, record.get("summary"), True
+            return folder, record.get("summary"), "reused"
         jobs = recorded_jobs(folder)
         if jobs and method == "sample":
             from substrates.adapters.runs.sample_run import collect
 
-            return collect(path)[0], None, True
+            return collect(path)[0], None, "collected"
         if jobs and method == "qrim":
-            return *runner(method)(**arguments, out=runs, replay=jobs), True
-    return None, None, False
+            return *runner(method)(**arguments, out=runs, replay=jobs), "collected"
+    return None, None, None
 
 
 def _rows(folder: RunFolder, result: Any) -> list[dict[str, Any]]:

@@ -22,14 +22,16 @@ Progress = Callable[[int, int, int], None]
 
 @dataclass(frozen=True)
 class SweepReport:
-    """Counts after the sweep: items, done before this call, executed now, collected (jobs
-    fetched by id), failed, and the folder."""
+    """Counts after the sweep: items, done before this call, and of those done now: executed,
+    collected (hardware jobs fetched by id), reused (a run that had completed but was not
+    committed); failed items with their errors, and the folder."""
 
     folder: SweepFolder
     items: int
     already_done: int
     executed: int
     collected: int
+    reused: int
     failed: dict[str, str]
 
 
@@ -55,8 +57,8 @@ def run_sweep(
             tally.record(futures[future], _outcome(future))
     store.combine(items)
     store.root.write_json("manifest.json", {**store.write_manifest(items), "finished_at": now()})
-    return SweepReport(store, len(items), tally.already_done, tally.executed, tally.collected,
-                       tally.errors)  # fmt: skip
+    return SweepReport(store, len(items), tally.already_done, tally.how["executed"],
+                       tally.how["collected"], tally.how["reused"], tally.errors)  # fmt: skip
 
 
 def _outcome(future: Any) -> dict[str, Any]:
@@ -78,7 +80,7 @@ class _Tally:
         self.errors = {k: v["error"] for k, v in failed.items() if k not in done | waiting}
         self.attempts = {k: v.get("attempts", 1) for k, v in failed.items()}
         self.already_done = self.finished = len(done)
-        self.executed = self.collected = 0
+        self.how = {"executed": 0, "collected": 0, "reused": 0}
         self.running = len(self.todo)
         store.write_manifest(items)
         self.report()
@@ -87,8 +89,8 @@ class _Tally:
         self.running -= 1
         if outcome["status"] == "done":
             self.finished += 1
-            self.executed += bool(outcome.get("executed"))
-            self.collected += bool(outcome.get("collected"))
+            # committed meanwhile by an earlier execution still running: a completed run too
+            self.how[outcome["how"].replace("already committed", "reused")] += 1
         else:
             self.attempts[item.id] = self.attempts.get(item.id, 0) + 1
             self.errors[item.id] = outcome["error"]

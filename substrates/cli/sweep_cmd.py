@@ -121,8 +121,8 @@ def handle_sweep(args: argparse.Namespace) -> int:
     bar.close()
     done = report.items - len(report.failed)
     print(f"{done}/{report.items} items done ({report.already_done} before this run, "
-          f"{report.executed} executed, {report.collected} collected from recorded jobs); "
-          f"{len(report.failed)} failed")  # fmt: skip
+          f"{report.executed} executed, {report.collected} collected from recorded jobs, "
+          f"{report.reused} from completed runs); {len(report.failed)} failed")  # fmt: skip
     for item, error in sorted(report.failed.items()):
         print(f"  failed {item}: {error}")
     if report.failed:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -161,8 +162,11 @@ def test_a_killed_driver_resumes_without_recomputing_finished_items(tmp_path, ex
         driver.wait()
         assert 3 <= len(finished) < ITEMS
         resumed = sweep(tmp_path, *args)
-    before = int(resumed.stdout.split(" before this run")[0].rsplit("(", 1)[1])
+    counts = re.search(r"\((\d+) before this run, (\d+) executed, (\d+) collected from "
+                       r"recorded jobs, (\d+) from completed runs\)", resumed.stdout)  # fmt: skip
+    before, executed, collected, reused = map(int, counts.groups())
     assert before >= len(finished)  # items running when the driver died may have finished
+    assert before + executed + reused == ITEMS and collected == 0
     counts = executions(tmp_path / "out")
     assert all(counts[item] == 1 for item in finished)
     assert_complete(tmp_path / "out")
