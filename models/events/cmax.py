@@ -15,8 +15,10 @@ from scipy.optimize import minimize
 
 SMOOTHING_PX = 1.0
 """Gaussian blur of every IWE (px): smooths the contrast landscape for the optimiser."""
-CANDIDATES = 3
-"""Second-motion candidates tried (peaks of the contrast without the first layer's events)."""
+CANDIDATES = 2
+"""Second-motion candidates tried per deflation (peaks away from the first motion)."""
+DEFLATION = (0.5, 0.25)
+"""Shares of the events, those the first motion piles up least, searched for the second."""
 COARSE_SLICE_S = 0.03
 """Span of the events the coarse velocity grid is searched on (s): a contrast peak there is
 about 1 px / 15 ms ≈ 65 px/s wide, wider than the 20 px/s grid step."""
@@ -154,10 +156,11 @@ def assign(cloud: EventCloud, velocities: np.ndarray) -> np.ndarray:
 def two_motions(events: np.ndarray, width: int, height: int, limit: float = 300.0,
                 rounds: int = 2, gap: float = 30.0) -> TwoMotions:  # fmt: skip
     """Two translations (at least `gap` px/s apart) and each event's layer, from events
-    alone: the sharpest motion first; then, without the events it explains best, the
-    sharpest motions away from it as candidates for the second; for each, `rounds` of
-    assigning events and refining each motion on its own events; the pair whose two layers'
-    IWEs are sharpest in total wins."""
+    alone: the sharpest motion first; then, on the half and on the quarter of the events it
+    piles up least, the sharpest motions away from it as candidates for the second (on dev
+    scenes 0–9: both motions within 20 px/s on 7, against 5 with the half alone); for each,
+    `rounds` of assigning events and refining each motion on its own events; the pair whose
+    two layers' IWEs are sharpest in total wins."""
     cloud = EventCloud.of(events, width, height)
     everyone = np.ones(len(events))
     # over the whole span a contrast peak is ~1 px / span wide, narrower than a coarse grid:
@@ -166,11 +169,14 @@ def two_motions(events: np.ndarray, width: int, height: int, limit: float = 300.
     axis, values = contrast_map(cloud, central, limit, 20.0)
     first = refine(cloud, everyone, peaks(axis, values)[0])
     pile = cloud.landing(first, cloud.iwe(first, everyone))
-    rest = (pile < np.median(pile)).astype(np.float64)
-    axis, values = contrast_map(cloud, rest * central, limit, 20.0)
-    far = [v for v in peaks(axis, values) if np.hypot(*(v - first)) >= 2 * gap]
+    starts = []
+    for share in DEFLATION:  # the events the first motion piles up least: the half, the quarter
+        rest = (pile < np.quantile(pile, share)).astype(np.float64)
+        axis, values = contrast_map(cloud, rest * central, limit, 20.0)
+        far = [v for v in peaks(axis, values) if np.hypot(*(v - first)) >= 2 * gap]
+        starts += [(v, rest) for v in far[:CANDIDATES]]
     best = None
-    for start in far[:CANDIDATES] or [first + 2 * gap]:
+    for start, rest in starts or [(first + 2 * gap, everyone)]:
         velocities = np.array([first, refine(cloud, rest, start, first, gap)])
         for _ in range(rounds):
             layer = assign(cloud, velocities)

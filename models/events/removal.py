@@ -25,5 +25,7 @@ def psnr(estimate: np.ndarray, truth: np.ndarray, margin: int = 0, peak: float =
          ) -> float:  # fmt: skip
     """Peak signal-to-noise ratio (dB) inside a border of `margin` px."""
     inner = (slice(margin, truth.shape[0] - margin), slice(margin, truth.shape[1] - margin))
+    if truth[inner].size == 0:
+        raise ValueError(f"a border of {margin} px leaves nothing of a {truth.shape} image")
     error = float(np.mean((estimate[inner] - truth[inner]) ** 2))
     return math.inf if error == 0 else 10 * math.log10(peak**2 / error)
