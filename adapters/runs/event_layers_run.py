@@ -28,11 +28,12 @@ FIRST_HELD_OUT_SEED = 100
 
 def run_event_layers(
     hardware: str | Path, *, events_file: str | None = None, scenes: int = 6, seed: int = 0,
-    window_ms: float = 200.0, out: str | Path = "runs",
+    window_ms: float = 200.0, homography: bool = False, out: str | Path = "runs",
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[RunFolder, dict[str, Any]]:  # fmt: skip
-    """Simulator config: score `scenes` held-out scenes; file config (or --events): decouple
-    the first `window_ms` of the recording."""
+    """Simulator config: score `scenes` held-out scenes (with `homography`, layers also zoom,
+    turn and tilt; motions are scored at the image centre); file config (or --events):
+    decouple the first `window_ms` of the recording."""
     resolved = load_config(hardware)
     if resolved.config.substrate != "events":
         raise ConfigError(resolved.path, "substrate", "event-layers needs an events source")
@@ -49,13 +50,14 @@ def run_event_layers(
     assert isinstance(backend, EventsBackend)
     _ = backend.capabilities  # a recording is read (and refused if bad) before any folder
     folder = RunFolder.create(out, "event-layers")
-    parameters = {"events": events_file, "scenes": scenes, "seed": seed, "window_ms": window_ms}
+    parameters = {"events": events_file, "scenes": scenes, "seed": seed, "window_ms": window_ms,
+                  "homography": homography}  # fmt: skip
     record = provenance("event-layers", resolved, backend, parameters)
     folder.write_json("provenance.json", record)
     began = time.perf_counter()
     with recording_failure(folder, record):
         if isinstance(backend, EventSimulatorBackend):
-            rows, arrays = _simulated(backend, scenes, seed, progress)
+            rows, arrays = _simulated(backend, scenes, seed, homography, progress)
             title = f"event layers on {backend.name}: held-out scene {rows[0]['scene']}"
         else:
             rows, arrays = _recorded(backend, window_ms)
@@ -71,11 +73,11 @@ def run_event_layers(
     return folder, summary
 
 
-def _simulated(backend: EventSimulatorBackend, scenes: int, seed: int,
+def _simulated(backend: EventSimulatorBackend, scenes: int, seed: int, homography: bool,
                progress: Callable[[int, int], None] | None) -> tuple[list, dict]:  # fmt: skip
     rows, first = [], {}
     for k in range(scenes):
-        scene = ReflectionScene.random(FIRST_HELD_OUT_SEED + seed + k)
+        scene = ReflectionScene.random(FIRST_HELD_OUT_SEED + seed + k, homography=homography)
         row, arrays = evaluate_scene(scene, backend)
         rows.append({"scene": FIRST_HELD_OUT_SEED + seed + k, **row})
         first = first or {**arrays, "width": scene.width, "height": scene.height}

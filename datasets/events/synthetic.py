@@ -28,12 +28,16 @@ class Texture:
         amplitude /= np.sqrt((amplitude**2).sum() / 2) * 2
         return cls(k * np.cos(angle), k * np.sin(angle), phase, amplitude)
 
+    def at(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """The texture's values in [−1, 1] at texture coordinates (x, y) (any equal shapes)."""
+        waves = np.sin(np.multiply.outer(self.kx, x) + np.multiply.outer(self.ky, y)
+                       + self.phase.reshape(-1, *([1] * np.ndim(x))))  # fmt: skip
+        return np.clip(np.tensordot(self.amplitude, waves, axes=1), -1, 1)
+
     def render(self, width: int, height: int, dx: float = 0.0, dy: float = 0.0) -> np.ndarray:
         """The texture shifted by (dx, dy) px: (H, W) values in [−1, 1]."""
         y, x = np.mgrid[0:height, 0:width].astype(np.float64)
-        waves = np.sin(self.kx[:, None, None] * (x - dx) + self.ky[:, None, None] * (y - dy)
-                       + self.phase[:, None, None])  # fmt: skip
-        return np.clip(np.einsum("w,whv->hv", self.amplitude, waves), -1, 1)
+        return self.at(x - dx, y - dy)
 
 
 def frame_times(duration_s: float, fastest_px_s: float) -> np.ndarray:

@@ -1,8 +1,10 @@
 """Two-layer reflection scenes (the parallax-aware setting): a transmission texture T and a
-weaker reflection texture R, each translating at its own velocity (different parallax),
-blended as I = T + R in linear intensity, optionally with a ghost (a second, shifted and
-attenuated copy of R, as from the two faces of a pane). Renders frames, the ground-truth
-layers, and which layer caused each pixel's change in each frame interval."""
+weaker reflection texture R, each moving under its own motion — a translation, optionally
+composed with a homography about the image centre that grows linearly in time (zoom,
+rotation, shear, perspective: planes at different depths and tilts) — blended as I = T + R
+in linear intensity, optionally with a ghost (a second, shifted and attenuated copy of R, as
+from the two faces of a pane). Renders frames, the ground-truth layers, and which layer
+caused each pixel's change in each frame interval."""
 
 from __future__ import annotations
 
@@ -16,9 +18,11 @@ from substrates.datasets.events.synthetic import Texture, frame_times
 
 @dataclass(frozen=True)
 class ReflectionScene:
-    """velocities in px/s (vx, vy); levels in DN: T spans transmission_dn ± contrast·T,
-    R is reflection_gain × its own texture in [0, 2]·(mean); ghost_px: offset of R's
-    ghost (None: no ghost) at ghost_gain of R."""
+    """velocities in px/s (vx, vy); warps: a layer's homography rate G (3 × 3, per second,
+    row-major; None: a pure translation): at time t the layer shows its texture at
+    (I + tG)⁻¹(p − c − vt) + c for pixel p, c the image centre; levels in DN: T spans
+    transmission_dn·(1 ± 0.7), R is reflection_gain·transmission_dn × its texture in
+    [0, 2]; ghost_px: offset of R's ghost (None: no ghost) at ghost_gain of R."""
 
     width: int
     height: int
@@ -31,11 +35,14 @@ class ReflectionScene:
     reflection_gain: float = 0.6
     ghost_px: tuple[float, float] | None = None
     ghost_gain: float = 0.5
+    transmission_warp: tuple[float, ...] | None = None
+    reflection_warp: tuple[float, ...] | None = None
 
     @classmethod
     def random(cls, seed: int, width: int = 128, height: int = 96, duration_s: float = 0.2,
-               ghost: bool = False) -> ReflectionScene:  # fmt: skip
-        """A held-out scene: velocities 60–240 px/s in directions at least 60° apart."""
+               ghost: bool = False, homography: bool = False) -> ReflectionScene:  # fmt: skip
+        """A held-out scene: velocities 60–240 px/s in directions at least 60° apart; with
+        `homography`, each layer also zooms and turns at up to 0.4 /s and tilts slightly."""
         rng = np.random.default_rng(seed)
         angle = rng.uniform(0, 2 * math.pi)
         turn = rng.uniform(math.pi / 3, 5 * math.pi / 3)
@@ -43,29 +50,60 @@ class ReflectionScene:
         vt = (speeds[0] * math.cos(angle), speeds[0] * math.sin(angle))
         vr = (speeds[1] * math.cos(angle + turn), speeds[1] * math.sin(angle + turn))
         offset = tuple(rng.uniform(2, 5, 2) * rng.choice([-1, 1], 2)) if ghost else None
-        return cls(width, height, duration_s, vt, vr, 2 * seed + 1000, 2 * seed + 1001,
-                   ghost_px=offset)  # fmt: skip
+        warps = [None, None]
+        if homography:
+            for k in (0, 1):
+                zoom, turn = rng.uniform(-0.4, 0.4, 2)
+                tilt = rng.uniform(-1e-3, 1e-3, 2)
+                warps[k] = tuple(float(g) for g in (zoom, -turn, 0, turn, zoom, 0, *tilt, 0))
+        seeds = (2 * seed + 1000, 2 * seed + 1001)
+        return cls(width, height, duration_s, vt, vr, *seeds, ghost_px=offset,
+                   transmission_warp=warps[0], reflection_warp=warps[1])  # fmt: skip
+
+    def source(
+        self, velocity: tuple[float, float], warp: tuple[float, ...] | None, t_s: float,
+        shift: tuple[float, float] = (0.0, 0.0),
+    ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """Texture coordinates each pixel shows at t_s under this motion (see the class doc)."""
+        y, x = np.mgrid[0 : self.height, 0 : self.width].astype(np.float64)
+        cx, cy = (self.width - 1) / 2, (self.height - 1) / 2
+        px, py = x - cx - velocity[0] * t_s - shift[0], y - cy - velocity[1] * t_s - shift[1]
+        if warp is None:
+            return px + cx, py + cy
+        inverse = np.linalg.inv(np.eye(3) + t_s * np.reshape(warp, (3, 3)))
+        mapped = np.tensordot(inverse, np.stack([px, py, np.ones_like(px)]), axes=1)
+        return mapped[0] / mapped[2] + cx, mapped[1] / mapped[2] + cy
+
+    def fastest_px_s(self) -> float:
+        """An upper bound on any pixel's image speed (px/s), from the corners at t = 0."""
+        corners = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]]) * [
+            (self.width - 1) / 2, (self.height - 1) / 2]  # fmt: skip
+        speeds, margin = [], 1.0
+        for velocity, warp in ((self.transmission_velocity, self.transmission_warp),
+                               (self.reflection_velocity, self.reflection_warp)):  # fmt: skip
+            flow = np.zeros((4, 2)) if warp is None else np.array([
+                (np.reshape(warp, (3, 3)) @ [*c, 1])[:2] for c in corners])  # fmt: skip
+            speeds.append(np.hypot(*(flow + velocity).T).max())
+            margin = margin if warp is None else 1.2  # first-order flow: room for the rest
+        return float(max(speeds)) * margin
 
     def layers(self, t_s: float) -> tuple[np.ndarray, np.ndarray]:
         """(T, R) in DN at time t_s."""
-        w, h = self.width, self.height
         vt, vr = self.transmission_velocity, self.reflection_velocity
+        at = self.source(vt, self.transmission_warp, t_s)
         transmission = self.transmission_dn * (1 + 0.7 * Texture.random(
-            self.transmission_seed).render(w, h, vt[0] * t_s, vt[1] * t_s))  # fmt: skip
+            self.transmission_seed).at(*at))  # fmt: skip
         texture = Texture.random(self.reflection_seed)
-        reflection = 1 + texture.render(w, h, vr[0] * t_s, vr[1] * t_s)
+        reflection = 1 + texture.at(*self.source(vr, self.reflection_warp, t_s))
         if self.ghost_px is not None:
-            gx, gy = self.ghost_px
-            reflection += self.ghost_gain * (1 + texture.render(w, h, vr[0] * t_s + gx,
-                                                                vr[1] * t_s + gy))  # fmt: skip
+            ghost = self.source(vr, self.reflection_warp, t_s, self.ghost_px)
+            reflection += self.ghost_gain * (1 + texture.at(*ghost))
         return transmission, self.reflection_gain * self.transmission_dn * reflection
 
     def render(self) -> RenderedScene:
         """Frames (≤ 1 px of motion between them), their times (µs), both layers per frame,
         and per interval and pixel which layer changed the log intensity more (0: T, 1: R)."""
-        fastest = max(math.hypot(*self.transmission_velocity),
-                      math.hypot(*self.reflection_velocity))  # fmt: skip
-        times = frame_times(self.duration_s, fastest)
+        times = frame_times(self.duration_s, self.fastest_px_s())
         transmission, reflection = zip(*(self.layers(t * 1e-6) for t in times), strict=True)
         t_layer, r_layer = np.stack(transmission), np.stack(reflection)
         frames = t_layer + r_layer

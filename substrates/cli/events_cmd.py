@@ -32,14 +32,20 @@ def add_events_parser(methods: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--window-ms", type=float, default=200.0, help="recording span to decouple (ms)"
     )
+    parser.add_argument(
+        "--homography", action="store_true",
+        help="simulated scenes: layers also zoom, turn and tilt (scored at the image centre)",
+    )  # fmt: skip
     parser.add_argument("--out", default="runs", help="folder for run folders (default: runs)")
     parser.set_defaults(handler=handle_event_layers)
 
 
 def run_arguments(args: argparse.Namespace) -> dict[str, Any]:
     """run_event_layers' arguments from the command line (all but out and progress)."""
-    return {"hardware": args.hardware, "events_file": args.events, "scenes": args.scenes,
-            "seed": args.seed, "window_ms": args.window_ms}  # fmt: skip
+    return {
+        "hardware": args.hardware, "events_file": args.events, "scenes": args.scenes,
+        "seed": args.seed, "window_ms": args.window_ms, "homography": args.homography,
+    }  # fmt: skip
 
 
 def handle_event_layers(args: argparse.Namespace) -> int:

@@ -25,6 +25,19 @@ def test_simulated_scenes_are_scored_against_their_truth(tmp_path) -> None:
     assert summary["scenes"] == 2 and (folder / "layers.png").stat().st_size > 10_000
 
 
+def test_homography_scenes_on_the_torch_tier_on_the_cpu(tmp_path) -> None:
+    (tmp_path / "torch_cpu.yaml").write_text(
+        "substrate: events\nbackend: events.sim_gpu\noptions: {device: cpu}\n"
+    )
+    substrates("run", "event-layers", "--source", "torch_cpu.yaml", "--scenes", "1",
+               "--homography", cwd=tmp_path)  # fmt: skip
+    folder = only_run_folder(tmp_path / "runs")
+    record = json.loads((folder / "provenance.json").read_text())
+    assert record["parameters"]["homography"] and record["backend"]["backend"] == "events.sim_gpu"
+    (row,) = pq.read_table(folder / "results.parquet").to_pylist()
+    assert row["events"] > 1000 and row["psnr_removed_true_motion_db"] > row["psnr_input_db"]
+
+
 def test_the_same_code_runs_on_an_event_file(tmp_path) -> None:
     expelliarmus = pytest.importorskip("expelliarmus")
     from substrates.backends.registry import create_backend

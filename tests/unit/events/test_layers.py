@@ -61,3 +61,24 @@ def test_reflection_removal_with_the_true_motion_beats_the_input() -> None:
         margin = int(np.ceil(np.hypot(*scene.transmission_velocity) * scene.duration_s)) + 1
         target = rendered.transmission[0]
         assert psnr(recovered, target, margin) > psnr(rendered.frames[0], target, margin) + 5
+
+
+def test_a_homography_layer_moves_as_its_warp_says() -> None:
+    """A pure zoom about the centre: the pixel at offset d from the centre shows, at time t,
+    what the centre-relative texture had at d / (1 + zoom·t); the centre stays put."""
+    from substrates.datasets.events.synthetic import Texture
+
+    zoom = 0.5
+    scene = ReflectionScene(65, 49, 0.1, (0.0, 0.0), (0.0, 0.0), 1, 2,
+                            transmission_warp=(zoom, 0, 0, 0, zoom, 0, 0, 0, 0))  # fmt: skip
+    x, y = scene.source((0.0, 0.0), scene.transmission_warp, 0.1)
+    cx, cy = 32.0, 24.0
+    grid_y, grid_x = np.mgrid[0:49, 0:65]
+    assert np.allclose(x - cx, (grid_x - cx) / (1 + zoom * 0.1))
+    assert np.allclose(y - cy, (grid_y - cy) / (1 + zoom * 0.1))
+    transmission, _ = scene.layers(0.1)
+    expected = scene.transmission_dn * (1 + 0.7 * Texture.random(1).at(x, y))
+    assert np.allclose(transmission, expected)
+    rendered = ReflectionScene.random(5, homography=True).render()
+    steps = np.diff(rendered.times)
+    assert rendered.frames.shape[0] >= 2 and np.all(steps > 0)
