@@ -1,0 +1,1 @@
+"""Conversions of our data containers to the ecosystem (MNE, SpikeInterface)."""

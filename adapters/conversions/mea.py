@@ -1,0 +1,52 @@
+"""A Recording as an `mne.io.RawArray` (volts, electrode positions in metres, stimulation as
+annotations so `mne.Epochs` works around pulses) or as a SpikeInterface recording with its
+probe (µm). Both read only the requested span."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from substrates.datasets.mea.recording import Recording
+
+
+def to_mne(recording: Recording, start: int = 0, end: int | None = None) -> Any:
+    """Samples [start, end) as an mne RawArray of sEEG channels named by electrode id."""
+    import mne
+
+    traces = recording.get_traces(start, end)  # µV, (samples, channels)
+    names = [f"E{int(e)}" for e in recording.electrode_ids]
+    info = mne.create_info(names, recording.sampling_hz, ch_types="seeg")
+    raw = mne.io.RawArray(traces.T.astype(np.float64) * 1e-6, info, verbose="error")
+    positions = {n: (x * 1e-6, y * 1e-6, 0.0)
+                 for n, (x, y) in zip(names, recording.positions_um, strict=True)}  # fmt: skip
+    raw.set_montage(mne.channels.make_dig_montage(positions, coord_frame="head"))
+    stim = recording.stimulation
+    offset = start / recording.sampling_hz
+    inside = (stim.time_s >= offset) & (
+        stim.time_s < offset + traces.shape[0] / recording.sampling_hz
+    )
+    pulses = zip(stim.electrodes, stim.current_ua, stim.shape, inside, strict=True)
+    descriptions = [f"stim {'+'.join(map(str, e))} {c:g}uA {s}"
+                    for e, c, s, keep in pulses if keep]  # fmt: skip
+    if descriptions:
+        raw.set_annotations(mne.Annotations(stim.time_s[inside] - offset, 0.0, descriptions))
+    return raw
+
+
+def to_spikeinterface(recording: Recording, start: int = 0, end: int | None = None) -> Any:
+    """Samples [start, end) as a SpikeInterface NumpyRecording (µV) with its probe."""
+    import probeinterface as pi
+    import spikeinterface.core as si
+
+    traces = recording.get_traces(start, end)
+    names = [f"E{int(e)}" for e in recording.electrode_ids]
+    result = si.NumpyRecording([traces], sampling_frequency=recording.sampling_hz,
+                               channel_ids=names)  # fmt: skip
+    probe = pi.Probe(ndim=2, si_units="um")
+    probe.set_contacts(positions=recording.positions_um, shapes="circle",
+                       shape_params={"radius": 5})  # fmt: skip
+    probe.set_device_channel_indices(np.arange(recording.channels))
+    probed = result.set_probe(probe)  # in place from SpikeInterface 0.103 on, a copy before
+    return result if probed is None else probed

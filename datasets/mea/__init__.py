@@ -1,0 +1,1 @@
+"""Multi-electrode array data: recordings, array geometries, recording file formats."""

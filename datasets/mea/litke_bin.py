@@ -1,0 +1,137 @@
+"""Litke raw `.bin` recordings (Vision's RawDataHeader512 layout).
+
+Header: big-endian (uint32 tag, uint32 size) pairs, starting with tag 0 (size 4: the header
+length in bytes, where the samples begin) and ending with tag 499 (size 4: the number of
+samples). Between them: 1 time (uint32 time base, uint64 seconds), 2 comment, 3 format,
+4 array (uint32 electrodes incl. the TTL channel, uint32 array id), 5 sampling frequency
+(Hz), 7 dataset id, 6 / 8 triggers. Samples: per time step, electrode 0 (the TTL trigger
+line) then the rest; two electrodes in 3 bytes as 12-bit values offset by 2048
+(b0 = hi8(a), b1 = lo4(a)·16 + hi4(b), b2 = lo8(b)); with an odd electrode count the TTL
+comes first as a 16-bit big-endian word. Read memory-mapped, unpacked by numba per chunk."""
+
+from __future__ import annotations
+
+import os
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from .recording import Recording, RecordingError, TraceSource
+
+HEADER_LENGTH, TIME, COMMENT, FORMAT, ARRAY, FREQUENCY, TRIGGER, DATASET, TRIGGER_V2 = range(9)
+DATA = 499
+SIZES = {HEADER_LENGTH: 4, TIME: 12, FORMAT: 4, ARRAY: 8, FREQUENCY: 4, TRIGGER: 8,
+         TRIGGER_V2: 16, DATA: 4}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class LitkeHeader:
+    """header_bytes: where samples start; electrodes: including the TTL channel."""
+
+    header_bytes: int
+    electrodes: int
+    array_id: int
+    sampling_hz: int
+    samples: int
+    comment: str
+    dataset: str
+
+
+def bytes_per_sample(electrodes: int) -> int:
+    return 3 * electrodes // 2 if electrodes % 2 == 0 else 2 + 3 * (electrodes - 1) // 2
+
+
+def read_header(data: bytes | np.ndarray, source: str) -> LitkeHeader:
+    """Parse the tags; errors name the file and the tag."""
+    view = memoryview(bytes(data[: 1 << 16]))
+    fields: dict[int, bytes] = {}
+    offset = 0
+    while True:
+        if offset + 8 > len(view):
+            raise RecordingError(f"{source}: header ends inside a tag at byte {offset}")
+        tag, size = struct.unpack(">II", view[offset : offset + 8])
+        if offset == 0 and (tag, size) != (HEADER_LENGTH, 4):
+            raise RecordingError(f"{source}: not a Litke .bin (first tag {tag}, not the "
+                                 "header length)")  # fmt: skip
+        if tag in SIZES and size != SIZES[tag]:
+            raise RecordingError(f"{source}: tag {tag} has size {size}, expected {SIZES[tag]}")
+        fields[tag] = bytes(view[offset + 8 : offset + 8 + size])
+        offset += 8 + size
+        if tag == DATA:
+            break
+    for tag, name in ((ARRAY, "array"), (FREQUENCY, "frequency")):
+        if tag not in fields:
+            raise RecordingError(f"{source}: header has no {name} tag ({tag})")
+    (header_bytes,) = struct.unpack(">I", fields[HEADER_LENGTH])
+    electrodes, array_id = struct.unpack(">II", fields[ARRAY])
+    (frequency,) = struct.unpack(">I", fields[FREQUENCY])
+    (samples,) = struct.unpack(">I", fields[DATA])
+    text = {k: fields.get(k, b"").decode("utf-8", "replace") for k in (COMMENT, DATASET)}
+    return LitkeHeader(header_bytes, electrodes, array_id, frequency, samples, text[COMMENT],
+                       text[DATASET])  # fmt: skip
+
+
+@njit(cache=True)
+def _unpack(buffer, electrodes, out):
+    """buffer: whole samples; out (samples, electrodes) int16."""
+    step = 3 * electrodes // 2 if electrodes % 2 == 0 else 2 + 3 * (electrodes - 1) // 2
+    for i in range(out.shape[0]):
+        k = i * step
+        first = 0
+        if electrodes % 2 == 1:
+            out[i, 0] = np.int16((np.int32(buffer[k]) << 8) | np.int32(buffer[k + 1]))
+            k += 2
+            first = 1
+        for j in range(first, electrodes, 2):
+            b0, b1, b2 = np.int32(buffer[k]), np.int32(buffer[k + 1]), np.int32(buffer[k + 2])
+            out[i, j] = np.int16(((b0 << 4) | (b1 >> 4)) - 2048)
+            out[i, j + 1] = np.int16((((b1 & 0xF) << 8) | b2) - 2048)
+            k += 3
+
+
+class LitkeSource(TraceSource):
+    """Packed samples of one file, memory-mapped; channel c is electrode c + 1."""
+
+    def __init__(self, data: np.ndarray, header: LitkeHeader) -> None:
+        self.data, self.header = data, header
+        self.step = bytes_per_sample(header.electrodes)
+
+    def unpack(self, start: int, end: int) -> np.ndarray:
+        out = np.empty((end - start, self.header.electrodes), np.int16)
+        first = self.header.header_bytes + start * self.step
+        _unpack(self.data[first : first + (end - start) * self.step], self.header.electrodes, out)
+        return out
+
+    def block(self, start: int, end: int, channels: np.ndarray) -> np.ndarray:
+        return self.unpack(start, end)[:, channels + 1]
+
+
+def read_litke(path: str | os.PathLike[str], positions_um: np.ndarray, gain_uv: float
+               ) -> tuple[Recording, LitkeSource]:  # fmt: skip
+    """The recording (electrodes 1..n − 1; the TTL line stays in the source) of a .bin file.
+    `positions_um` must have one row per recorded electrode; `gain_uv` is µV per ADC unit
+    (the file does not store it)."""
+    path = Path(path)
+    if not gain_uv > 0:
+        raise RecordingError(f"{path}: gain_uv must be positive µV per ADC unit, got {gain_uv}")
+    data = np.memmap(path, np.uint8, "r") if path.stat().st_size else np.zeros(0, np.uint8)
+    header = read_header(data, str(path))
+    step = bytes_per_sample(header.electrodes)
+    held = (len(data) - header.header_bytes) // step
+    if held < header.samples:
+        raise RecordingError(
+            f"{path}: truncated: the data tag says {header.samples} samples of "
+            f"{header.electrodes} electrodes ({step} bytes each), the file holds "
+            f"{len(data) - header.header_bytes} bytes after the {header.header_bytes}-byte header"
+        )
+    positions = np.asarray(positions_um, np.float64)
+    if positions.shape != (header.electrodes - 1, 2):
+        raise RecordingError(f"{path}: field 'array': {header.electrodes - 1} electrodes "
+                             f"(besides TTL), but the geometry has {len(positions)}")  # fmt: skip
+    source = LitkeSource(data, header)
+    recording = Recording(source, header.samples, float(header.sampling_hz), gain_uv,
+                          np.arange(1, header.electrodes), positions)  # fmt: skip
+    return recording, source

@@ -1,0 +1,79 @@
+"""A multi-electrode recording: traces (channels × samples) read lazily in chunks, with the
+gain to µV, the sampling rate, electrode ids and positions (µm), and stimulation events."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+class RecordingError(ValueError):
+    """A recording or recording file that breaks the rules; the message says where."""
+
+
+@dataclass(frozen=True)
+class Stimulation:
+    """Stimulation events: time (s), electrode(s) (ids), current (µA), pulse shape name."""
+
+    time_s: np.ndarray
+    electrodes: tuple[tuple[int, ...], ...]
+    current_ua: np.ndarray
+    shape: tuple[str, ...]
+
+    @classmethod
+    def none(cls) -> Stimulation:
+        return cls(np.zeros(0), (), np.zeros(0), ())
+
+
+class TraceSource(ABC):
+    """Where the samples live: returns int16 or float32 blocks (samples × channels)."""
+
+    @abstractmethod
+    def block(self, start: int, end: int, channels: np.ndarray) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class Recording:
+    """samples: per channel; sampling_hz; gain_uv: µV per stored unit; electrode_ids and
+    positions_um (channels × 2) in channel order; stimulation events."""
+
+    source: TraceSource
+    samples: int
+    sampling_hz: float
+    gain_uv: float
+    electrode_ids: np.ndarray
+    positions_um: np.ndarray
+    stimulation: Stimulation = field(default_factory=Stimulation.none)
+
+    def __post_init__(self) -> None:
+        if len(self.electrode_ids) != len(self.positions_um):
+            raise RecordingError(f"{len(self.electrode_ids)} channels but "
+                                 f"{len(self.positions_um)} electrode positions")  # fmt: skip
+
+    @property
+    def channels(self) -> int:
+        return len(self.electrode_ids)
+
+    @property
+    def duration_s(self) -> float:
+        return self.samples / self.sampling_hz
+
+    def get_traces(self, start: int = 0, end: int | None = None,
+                   channels: np.ndarray | None = None, microvolts: bool = True
+                   ) -> np.ndarray:  # fmt: skip
+        """Samples [start, end) of `channels` (indices; all by default): (samples, channels),
+        in µV (float32), or as stored."""
+        end = self.samples if end is None else end
+        if not 0 <= start <= end <= self.samples:
+            raise RecordingError(f"samples {start}..{end} outside 0..{self.samples}")
+        index = np.arange(self.channels) if channels is None else np.asarray(channels)
+        if index.size and (index.min() < 0 or index.max() >= self.channels):
+            raise RecordingError(f"channels outside 0..{self.channels - 1}")
+        block = self.source.block(start, end, index)
+        return block.astype(np.float32) * np.float32(self.gain_uv) if microvolts else block
+
+    def chunks(self, size: int) -> range:
+        """Chunk starts for reading the whole recording `size` samples at a time."""
+        return range(0, self.samples, size)
