@@ -1,0 +1,126 @@
+"""NWB recordings (pynwb): an ElectricalSeries in /acquisition with its electrodes table
+(positions in the rel_x, rel_y columns, µm) and, optionally, a 'stimulation' interval
+table (start_time s, electrodes as '3+4', current_ua, shape). Samples are read lazily from
+the HDF5 dataset, a block at a time."""
+
+from __future__ import annotations
+
+import datetime
+import os
+from pathlib import Path
+
+import numpy as np
+
+from .recording import Recording, RecordingError, Stimulation, TraceSource
+
+
+class NWBSource(TraceSource):
+    """Reads blocks of one ElectricalSeries' data with h5py (the file is opened per block)."""
+
+    def __init__(self, path: Path, dataset: str) -> None:
+        self.path, self.dataset = path, dataset
+
+    def block(self, start: int, end: int, channels: np.ndarray) -> np.ndarray:
+        import h5py
+
+        with h5py.File(self.path, "r") as handle:
+            return handle[self.dataset][start:end][:, channels]
+
+
+def read_nwb(path: str | os.PathLike[str], series: str | None = None) -> Recording:
+    """The recording of an NWB file's ElectricalSeries (`series`, or the only one)."""
+    from pynwb import NWBHDF5IO
+    from pynwb.ecephys import ElectricalSeries
+
+    path = Path(path)
+    try:
+        io = NWBHDF5IO(str(path), "r")
+        nwb = io.read()
+    except Exception as error:  # pynwb's and h5py's own message says what is wrong
+        raise RecordingError(f"{path}: not a readable NWB file: {error}") from None
+    with io:
+        found = {k: v for k, v in nwb.acquisition.items() if isinstance(v, ElectricalSeries)}
+        if not found or (series is not None and series not in found):
+            listed = ", ".join(found) or "none"
+            raise RecordingError(f"{path}: field 'acquisition': no ElectricalSeries "
+                                 f"{series or ''} (found: {listed})")  # fmt: skip
+        name = series or next(iter(found))
+        data = found[name]
+        if nwb.electrodes is None or data.electrodes is None:
+            raise RecordingError(f"{path}: field 'electrodes': no electrodes table")
+        table = nwb.electrodes
+        if not {"rel_x", "rel_y"} <= set(table.colnames):
+            raise RecordingError(f"{path}: field 'electrodes': no rel_x, rel_y positions (µm)")
+        rows = np.asarray(data.electrodes.data[:])
+        positions = np.stack([np.asarray(table["rel_x"].data[:])[rows],
+                              np.asarray(table["rel_y"].data[:])[rows]], axis=1)  # fmt: skip
+        if data.data.shape[1] != len(rows):
+            raise RecordingError(f"{path}: field 'data': {data.data.shape[1]} channels but "
+                                 f"{len(rows)} electrodes")  # fmt: skip
+        if data.rate is None:
+            raise RecordingError(f"{path}: field 'rate': the series has timestamps, not a rate")
+        gain = data.conversion * 1e6
+        if data.channel_conversion is not None:
+            scales = np.asarray(data.channel_conversion[:])
+            if not np.allclose(scales, scales[0]):
+                raise RecordingError(f"{path}: field 'channel_conversion': unequal gains")
+            gain *= float(scales[0])
+        stimulation = _stimulation(nwb, path)
+        return Recording(NWBSource(path, f"/acquisition/{name}/data"), data.data.shape[0],
+                         float(data.rate), gain, np.asarray(table.id.data[:])[rows], positions,
+                         stimulation)  # fmt: skip
+
+
+def _stimulation(nwb: object, path: Path) -> Stimulation:
+    intervals = getattr(nwb, "intervals", None) or {}
+    if "stimulation" not in intervals:
+        return Stimulation.none()
+    table = intervals["stimulation"]
+    missing = {"electrodes", "current_ua", "shape"} - set(table.colnames)
+    if missing:
+        raise RecordingError(f"{path}: field 'intervals/stimulation': no {sorted(missing)}")
+    electrodes = tuple(tuple(int(e) for e in str(v).split("+")) for v in table["electrodes"][:])
+    return Stimulation(np.asarray(table["start_time"][:], float), electrodes,
+                       np.asarray(table["current_ua"][:], float),
+                       tuple(str(s) for s in table["shape"][:]))  # fmt: skip
+
+
+def write_nwb(recording: Recording, path: str | os.PathLike[str], description: str = "") -> None:
+    """The recording (int16 when stored as int, else float32) with its electrodes table and
+    stimulation intervals, as NWB (temporary name, then renamed)."""
+    from pynwb import NWBHDF5IO, NWBFile
+    from pynwb.ecephys import ElectricalSeries
+
+    path = Path(path)
+    start = datetime.datetime.now(datetime.UTC)
+    nwb = NWBFile(description or "substrates MEA recording", path.stem, start)
+    device = nwb.create_device("MEA")
+    group = nwb.create_electrode_group("array", "multi-electrode array", "unknown", device)
+    for x, y in recording.positions_um:
+        nwb.add_electrode(group=group, location="unknown", rel_x=float(x), rel_y=float(y))
+    region = nwb.create_electrode_table_region(list(range(recording.channels)), "all")
+    raw = recording.get_traces(microvolts=False)
+    volts_per_unit = recording.gain_uv * 1e-6
+    series = ElectricalSeries(name="ElectricalSeries", data=raw, electrodes=region,
+                              rate=recording.sampling_hz, conversion=volts_per_unit)  # fmt: skip
+    nwb.add_acquisition(series)
+    stim = recording.stimulation
+    if len(stim.time_s):
+        nwb.add_time_intervals(_intervals(stim))
+    temporary = path.with_name(f".{path.stem}.part.nwb")  # pynwb wants the .nwb suffix
+    with NWBHDF5IO(str(temporary), "w") as io:
+        io.write(nwb)
+    os.replace(temporary, path)
+
+
+def _intervals(stim: Stimulation) -> object:
+    from pynwb.epoch import TimeIntervals
+
+    table = TimeIntervals(name="stimulation", description="electrical stimulation pulses")
+    for name, text in (("electrodes", "electrode ids, '+'-joined"), ("current_ua", "µA"),
+                       ("shape", "pulse shape")):  # fmt: skip
+        table.add_column(name=name, description=text)
+    for t, e, c, s in zip(stim.time_s, stim.electrodes, stim.current_ua, stim.shape, strict=True):
+        table.add_row(start_time=float(t), stop_time=float(t), electrodes="+".join(map(str, e)),
+                      current_ua=float(c), shape=s)  # fmt: skip
+    return table
