@@ -1,0 +1,1 @@
+"""Multi-electrode array backends: recorded files (Litke .bin, NWB)."""

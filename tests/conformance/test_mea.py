@@ -1,0 +1,56 @@
+"""One suite for the MEA sources: every shipped config (skipped with its reason when it has
+no recording) and each file backend on a recording made by an independent writer (the
+Litke byte layout, pynwb): the recording reads whole or in chunks alike, positions match
+the channels, and a recorded source refuses to stimulate."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from substrates.backends.errors import BackendUnavailableError, CapabilityError
+from substrates.backends.registry import create_backend
+
+from .backends import configs_of, shipped_backend
+
+MEA_CONFIGS = configs_of("mea")
+
+
+@pytest.fixture(params=MEA_CONFIGS)
+def shipped(request):
+    return shipped_backend(request.param)
+
+
+def test_shipped_configs(shipped) -> None:
+    check(shipped)
+
+
+def check(source) -> None:
+    recording = source.recording()
+    caps = source.capabilities
+    assert caps.channels == recording.channels == len(recording.positions_um)
+    whole = recording.get_traces()
+    pieces = np.concatenate([recording.get_traces(a, min(a + 333, recording.samples))
+                             for a in recording.chunks(333)])  # fmt: skip
+    assert np.array_equal(whole, pieces) and whole.dtype == np.float32
+    with pytest.raises(CapabilityError, match="cannot stimulate"):
+        source.stimulate(None)
+
+
+def test_litke_file(tmp_path) -> None:
+    from tests.unit.mea.test_litke import header, pack
+
+    samples = np.random.default_rng(4).integers(-2048, 2048, (1000, 513))
+    (tmp_path / "d.bin").write_bytes(header(513, 1000) + pack(samples))
+    check(create_backend("mea.litke", {"path": str(tmp_path / "d.bin"), "gain_uv": 0.3}))
+    with pytest.raises(BackendUnavailableError, match="unknown units"):
+        create_backend("mea.litke", {"path": str(tmp_path / "d.bin")})
+
+
+def test_nwb_file(tmp_path) -> None:
+    pytest.importorskip("pynwb")
+    from tests.unit.mea.test_nwb import pynwb_file
+
+    data = np.random.default_rng(5).integers(-2000, 2000, (1000, 5)).astype(np.int16)
+    pynwb_file(tmp_path / "r.nwb", data)
+    check(create_backend("mea.nwb", {"path": str(tmp_path / "r.nwb")}))
