@@ -34,6 +34,16 @@ class TraceSource(ABC):
     def block(self, start: int, end: int, channels: np.ndarray) -> np.ndarray: ...
 
 
+class ArraySource(TraceSource):
+    """Samples held in memory: (samples, channels), int16 or float32."""
+
+    def __init__(self, samples: np.ndarray) -> None:
+        self.samples = samples
+
+    def block(self, start: int, end: int, channels: np.ndarray) -> np.ndarray:
+        return self.samples[start:end][:, channels]
+
+
 @dataclass(frozen=True)
 class Recording:
     """samples: per channel; sampling_hz; gain_uv: µV per stored unit; electrode_ids and

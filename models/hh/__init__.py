@@ -1,0 +1,1 @@
+"""Hodgkin–Huxley inference from extracellular data: features, activation curves."""
