@@ -54,3 +54,25 @@ def test_nwb_file(tmp_path) -> None:
     data = np.random.default_rng(5).integers(-2000, 2000, (1000, 5)).astype(np.int16)
     pynwb_file(tmp_path / "r.nwb", data)
     check(create_backend("mea.nwb", {"path": str(tmp_path / "r.nwb")}))
+
+
+def test_neo_raw_binary_file(tmp_path) -> None:
+    """A headerless int16 file read through neo's RawBinarySignalRawIO (neo's reader, not
+    ours); without stated units it is refused."""
+    pytest.importorskip("neo")
+    data = np.random.default_rng(6).integers(-3000, 3000, (2000, 12)).astype(np.int16)
+    data.tofile(tmp_path / "r.raw")
+    options = {"path": str(tmp_path / "r.raw"), "rawio": "RawBinarySignalRawIO",
+               "rawio_options": {"dtype": "int16", "sampling_rate": 20000.0, "nb_channel": 12,
+                                 "signal_gain": 0.195},
+               "rows": 3, "columns": 4}  # fmt: skip
+    source = create_backend("mea.neo", {**options, "units": "uV"})
+    check(source)
+    recording = source.recording()
+    assert np.allclose(recording.get_traces(10, 20), data[10:20] * 0.195, rtol=1e-6)
+    from substrates.backends.errors import SubstratesError
+
+    with pytest.raises(SubstratesError, match="unknown units"):
+        create_backend("mea.neo", options).recording()
+    with pytest.raises(SubstratesError, match="12 channels, but the geometry has 6"):
+        create_backend("mea.neo", {**options, "units": "uV", "rows": 2, "columns": 3}).recording()

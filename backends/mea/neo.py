@@ -1,0 +1,40 @@
+"""`mea.neo`: any recording format neo reads (datasets.mea.neo_files), on a grid geometry."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from .base import FileOptions, RecordedFile
+
+
+class NeoOptions(FileOptions):
+    """rawio: a neo.rawio class name (None: neo picks by the file name); rawio_options: its
+    other arguments; units: the samples' units after neo's gain where the file says none;
+    stream: the signal stream; rows × columns at pitch_um: the electrode grid, in channel
+    order."""
+
+    rawio: str | None = None
+    rawio_options: dict[str, Any] = Field(default_factory=dict)
+    units: Literal["uV", "mV", "V"] | None = None
+    stream: int = Field(0, ge=0)
+    rows: int = Field(1, ge=1)
+    columns: int = Field(1, ge=1)
+    pitch_um: float = Field(17.5, gt=0)
+
+
+class NeoBackend(RecordedFile):
+    name: ClassVar[str] = "mea.neo"
+    Options: ClassVar = NeoOptions
+    requires: ClassVar = ("neo",)
+
+    options: NeoOptions
+
+    def _read(self) -> Any:
+        from substrates.datasets.mea.geometry import grid
+        from substrates.datasets.mea.neo_files import read_neo
+
+        o = self.options
+        return read_neo(o.path, grid(o.rows, o.columns, o.pitch_um), o.rawio, o.rawio_options,
+                        o.units, o.stream)  # fmt: skip
