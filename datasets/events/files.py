@@ -133,12 +133,3 @@ def write_events(events: Events, path: str | os.PathLike[str], encoding: str | N
     temporary = path.with_name(f".{path.name}.part")
     temporary.write_bytes(("\n".join(lines) + "\n").encode() + body)
     os.replace(temporary, path)
-
-
-def events_array(x: np.ndarray, y: np.ndarray, t: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """An EVENT_DTYPE array from columns."""
-    from .events import EVENT_DTYPE
-
-    out = np.empty(len(t), EVENT_DTYPE)
-    out["x"], out["y"], out["t"], out["p"] = x, y, t, p
-    return out
