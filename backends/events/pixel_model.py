@@ -140,9 +140,9 @@ def leak_step(state: PixelState, params: DVSParams, dt_s: float) -> np.ndarray:
     return dt_s * params.leak_hz * state.leak * state.theta_on
 
 
-def reference_interval(level, eps, shot, noise: IntervalNoise, state: PixelState,
-                       leak: np.ndarray, t0: float, t1: float, refractory: float
-                       ) -> list[tuple[int, int, float, int]]:  # fmt: skip
+def reference_interval(level: np.ndarray, eps: np.ndarray, shot: np.ndarray,
+                       noise: IntervalNoise, state: PixelState, leak: np.ndarray, t0: float,
+                       t1: float, refractory: float) -> list[tuple[int, int, float, int]]:  # fmt: skip
     """The same interval as `_interval`, pixel by pixel in plain Python (the benchmark's
     anchor and the tests' reference)."""
     events = []
@@ -173,7 +173,7 @@ def reference_interval(level, eps, shot, noise: IntervalNoise, state: PixelState
     return events
 
 
-def capacity(level, eps, state: PixelState, leak: np.ndarray) -> int:
+def capacity(level: np.ndarray, eps: np.ndarray, state: PixelState, leak: np.ndarray) -> int:
     """An upper bound on this interval's events (crossings plus one noise event a pixel)."""
     end = state.lp + eps * (level - state.lp)
     gap = end - (state.base - leak)
