@@ -140,9 +140,10 @@ def leak_step(state: PixelState, params: DVSParams, dt_s: float) -> np.ndarray:
     return dt_s * params.leak_hz * state.leak * state.theta_on
 
 
-def reference_interval(level: np.ndarray, eps: np.ndarray, shot: np.ndarray,
-                       noise: IntervalNoise, state: PixelState, leak: np.ndarray, t0: float,
-                       t1: float, refractory: float) -> list[tuple[int, int, float, int]]:  # fmt: skip
+def reference_interval(
+    level: np.ndarray, eps: np.ndarray, shot: np.ndarray, noise: IntervalNoise,
+    state: PixelState, leak: np.ndarray, t0: float, t1: float, refractory: float,
+) -> list[tuple[int, int, float, int]]:  # fmt: skip
     """The same interval as `_interval`, pixel by pixel in plain Python (the benchmark's
     anchor and the tests' reference)."""
     events = []
