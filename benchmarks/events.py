@@ -38,15 +38,12 @@ def simulator(repeats: int) -> None:
     ours = best(lambda: sim.simulate(frames, times), repeats, warm=True)
 
     def plain() -> None:
-        params, rng = sim.options.params, np.random.default_rng(1)
-        state = pm.initial_state(frames[0], params, rng)
-        for k in range(1, len(frames)):
-            dt_s = (times[k] - times[k - 1]) * 1e-6
-            level, eps = pm.lin_log(frames[k]), pm.smoothing(frames[k], params, dt_s)
-            noise, shot = pm.interval_noise(rng, frames[k], params, dt_s)
-            leak = pm.leak_step(state, params, dt_s)
-            pm.reference_interval(level, eps, shot, noise, state, leak, float(times[k - 1]),
-                                  float(times[k]), params.refractory_us)  # fmt: skip
+        params = sim.options.params
+        state, intervals = pm.start(frames, times, params, 1)
+        for step in intervals:
+            leak = pm.leak_step(state, params, step.dt_s)
+            pm.reference_interval(step.level, step.eps, step.shot, step.noise, state, leak,
+                                  step.t0, step.t1, params.refractory_us)  # fmt: skip
 
     anchor = best(plain, 1)
     print("| simulator (64 × 48 px, 0.1 s, noisy) | events / s | ratio |\n|---|---|---|")

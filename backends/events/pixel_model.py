@@ -21,6 +21,7 @@ CPU and GPU tiers give the same events. Timestamps are µs, rounded to the neare
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -91,6 +92,38 @@ def smoothing(frame: np.ndarray, params: DVSParams, dt_s: float) -> np.ndarray:
         return np.ones(np.shape(frame))
     brightness = (np.asarray(frame, np.float64) + LOG_LINEAR_DN) / 275.0
     return np.minimum(1.0, brightness * dt_s * 2 * math.pi * params.cutoff_hz)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """One frame interval's inputs: (t0, t1] in µs and its length dt_s, the lin-log level and
+    the low-pass ε of the closing frame, and its shot-noise draws and probability."""
+
+    t0: float
+    t1: float
+    dt_s: float
+    level: np.ndarray
+    eps: np.ndarray
+    noise: IntervalNoise
+    shot: np.ndarray
+
+
+def start(frames: np.ndarray, times_us: np.ndarray, params: DVSParams, seed: int
+          ) -> tuple[PixelState, Iterator[Interval]]:  # fmt: skip
+    """The initial state and every interval's inputs, with the random numbers drawn in the
+    one order all implementations share (so the CPU, GPU and reference tiers agree)."""
+    rng = np.random.default_rng(seed)
+    state = initial_state(frames[0], params, rng)
+
+    def intervals() -> Iterator[Interval]:
+        for k in range(1, len(frames)):
+            t0, t1 = float(times_us[k - 1]), float(times_us[k])
+            dt_s = (t1 - t0) * 1e-6
+            noise, shot = interval_noise(rng, frames[k], params, dt_s)
+            yield Interval(t0, t1, dt_s, lin_log(frames[k]), smoothing(frames[k], params, dt_s),
+                           noise, shot)  # fmt: skip
+
+    return state, intervals()
 
 
 @njit(cache=True)

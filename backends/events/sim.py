@@ -86,21 +86,18 @@ class SimBackend(EventSimulatorBackend):
         from . import pixel_model as pm
 
         params = self.options.params
-        rng = np.random.default_rng(self.options.seed)
-        state = pm.initial_state(frames[0], params, rng)
+        state, intervals = pm.start(frames, times, params, self.options.seed)
         chunks = []
-        for k in range(1, len(frames)):
-            dt_s = (times[k] - times[k - 1]) * 1e-6
-            level, eps = pm.lin_log(frames[k]), pm.smoothing(frames[k], params, dt_s)
-            noise, shot = pm.interval_noise(rng, frames[k], params, dt_s)
-            leak = pm.leak_step(state, params, dt_s)
-            size = pm.capacity(level, eps, state, leak)
+        for step in intervals:
+            leak = pm.leak_step(state, params, step.dt_s)
+            size = pm.capacity(step.level, step.eps, state, leak)
             xs, ys = np.empty(size, np.int64), np.empty(size, np.int64)
             ts, ps = np.empty(size, np.float64), np.empty(size, np.int64)
-            n = pm._interval(level, eps, shot, noise.chance, noise.when, noise.polarity,
-                             state.lp, state.base, state.theta_on, state.theta_off, leak,
-                             state.last_us, times[k - 1], times[k], params.refractory_us,
-                             xs, ys, ts, ps)  # fmt: skip
+            noise = step.noise
+            n = pm._interval(step.level, step.eps, step.shot, noise.chance, noise.when,
+                             noise.polarity, state.lp, state.base, state.theta_on,
+                             state.theta_off, leak, state.last_us, step.t0, step.t1,
+                             params.refractory_us, xs, ys, ts, ps)  # fmt: skip
             chunks.append((xs[:n], ys[:n], ts[:n], ps[:n]))
         return tuple(np.concatenate(c) for c in zip(*chunks, strict=True))
 

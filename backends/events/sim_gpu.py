@@ -38,8 +38,7 @@ class SimGpuBackend(TorchDeviceOption, SimBackend):
         from . import pixel_model as pm
 
         params = self.options.params
-        rng = np.random.default_rng(self.options.seed)
-        state = pm.initial_state(frames[0], params, rng)
+        state, intervals = pm.start(frames, times, params, self.options.seed)
         device, f64 = self.options.device, torch.float64
 
         def on_device(array: np.ndarray) -> Any:
@@ -57,19 +56,16 @@ class SimGpuBackend(TorchDeviceOption, SimBackend):
             found.append(torch.stack([xs[mask], ys[mask], t[mask].long(),
                                       polarity[mask].long()]))  # fmt: skip
 
-        for k in range(1, len(frames)):
-            t0, t1 = float(times[k - 1]), float(times[k])
-            dt_s = (t1 - t0) * 1e-6
-            level = on_device(pm.lin_log(frames[k]))
-            eps = on_device(pm.smoothing(frames[k], params, dt_s))
-            noise, shot = pm.interval_noise(rng, frames[k], params, dt_s)
-            leak = dt_s * params.leak_hz * leak_factor * theta_on
+        for step in intervals:
+            t0, t1, noise = step.t0, step.t1, step.noise
+            level, eps = on_device(step.level), on_device(step.eps)
+            leak = step.dt_s * params.leak_hz * leak_factor * theta_on
             start = lp
             end = start + eps * (level - start)
             lp = end
             ref = base - leak
             slope = end - start
-            noisy = on_device(noise.chance) < on_device(shot)
+            noisy = on_device(noise.chance) < on_device(step.shot)
             if params.shot_noise_hz > 0:
                 t_noise = torch.floor(t0 + on_device(noise.when) * (t1 - t0) + 0.5)
                 emit(noisy, t_noise, (on_device(noise.polarity) < 0.5).long())

@@ -21,16 +21,12 @@ PRESETS = ["clean", "noisy", "default"]
 def reference(frames: np.ndarray, times: np.ndarray, options: dict) -> np.ndarray:
     """The plain per-pixel model, driven like the backends (same draws, same order)."""
     params = create_backend("events.sim", options).options.params
-    rng = np.random.default_rng(options.get("seed", 0))
-    state = pm.initial_state(frames[0], params, rng)
+    state, intervals = pm.start(frames, times, params, options.get("seed", 0))
     found: list[tuple] = []
-    for k in range(1, len(frames)):
-        dt_s = (times[k] - times[k - 1]) * 1e-6
-        level, eps = pm.lin_log(frames[k]), pm.smoothing(frames[k], params, dt_s)
-        noise, shot = pm.interval_noise(rng, frames[k], params, dt_s)
-        leak = pm.leak_step(state, params, dt_s)
-        found += pm.reference_interval(level, eps, shot, noise, state, leak, float(times[k - 1]),
-                                       float(times[k]), params.refractory_us)  # fmt: skip
+    for step in intervals:
+        leak = pm.leak_step(state, params, step.dt_s)
+        found += pm.reference_interval(step.level, step.eps, step.shot, step.noise, state, leak,
+                                       step.t0, step.t1, params.refractory_us)  # fmt: skip
     a = np.array(found, dtype=float).reshape(-1, 4)
     return pm.canonical(a[:, 0].astype(int), a[:, 1].astype(int), a[:, 2], a[:, 3].astype(int))
 
