@@ -30,13 +30,7 @@ def matched(found: TwoMotions, truth: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 def clear_events(rendered: RenderedScene, events: np.ndarray) -> np.ndarray:
     """Which events one layer caused clearly (see CLEAR_RATIO)."""
-    t, r, frames = rendered.transmission, rendered.reflection, rendered.frames
-    through_t = np.abs(np.log(t[1:] + r[:-1]) - np.log(frames[:-1]))
-    through_r = np.abs(np.log(t[:-1] + r[1:]) - np.log(frames[:-1]))
-    ratio = np.maximum(through_t, through_r) / np.maximum(np.minimum(through_t, through_r), 1e-12)
-    interval = np.clip(np.searchsorted(rendered.times, events["t"], side="left") - 1, 0,
-                       len(ratio) - 1)  # fmt: skip
-    return ratio[interval, events["y"], events["x"]] >= CLEAR_RATIO
+    return rendered.at_events(rendered.dominance, events) >= CLEAR_RATIO
 
 
 def evaluate_scene(scene: ReflectionScene, simulator: EventSimulatorBackend

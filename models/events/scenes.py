@@ -102,31 +102,47 @@ class ReflectionScene:
 
     def render(self) -> RenderedScene:
         """Frames (≤ 1 px of motion between them), their times (µs), both layers per frame,
-        and per interval and pixel which layer changed the log intensity more (0: T, 1: R)."""
+        and per interval and pixel how much each layer alone changes the log intensity."""
         times = frame_times(self.duration_s, self.fastest_px_s())
         transmission, reflection = zip(*(self.layers(t * 1e-6) for t in times), strict=True)
         t_layer, r_layer = np.stack(transmission), np.stack(reflection)
         frames = t_layer + r_layer
         through_t = np.abs(np.log(t_layer[1:] + r_layer[:-1]) - np.log(frames[:-1]))
         through_r = np.abs(np.log(t_layer[:-1] + r_layer[1:]) - np.log(frames[:-1]))
-        labels = (through_r > through_t).astype(np.int8)
-        return RenderedScene(self, frames, times, t_layer, r_layer, labels)
+        return RenderedScene(self, frames, times, t_layer, r_layer, through_t, through_r)
 
 
 @dataclass(frozen=True)
 class RenderedScene:
-    """frames, transmission, reflection: (T, H, W) DN; times: (T,) µs; labels: (T − 1, H, W)
-    the layer (0 transmission, 1 reflection) behind each pixel's change in each interval."""
+    """frames, transmission, reflection: (T, H, W) DN; times: (T,) µs; through_t, through_r:
+    (T − 1, H, W) how much each pixel's log intensity would change in each interval if only
+    the transmission, or only the reflection, moved."""
 
     scene: ReflectionScene
     frames: np.ndarray
     times: np.ndarray
     transmission: np.ndarray
     reflection: np.ndarray
-    labels: np.ndarray
+    through_t: np.ndarray
+    through_r: np.ndarray
+
+    @property
+    def labels(self) -> np.ndarray:
+        """(T − 1, H, W) the layer behind each pixel's change (0 transmission, 1 reflection)."""
+        return (self.through_r > self.through_t).astype(np.int8)
+
+    @property
+    def dominance(self) -> np.ndarray:
+        """(T − 1, H, W) how many times more the leading layer changed the log intensity."""
+        larger = np.maximum(self.through_t, self.through_r)
+        return larger / np.maximum(np.minimum(self.through_t, self.through_r), 1e-12)
+
+    def at_events(self, per_interval: np.ndarray, events: np.ndarray) -> np.ndarray:
+        """A (T − 1, H, W) array read at each event's pixel in the interval it falls in."""
+        interval = np.clip(np.searchsorted(self.times, events["t"], side="left") - 1, 0,
+                           len(per_interval) - 1)  # fmt: skip
+        return per_interval[interval, events["y"], events["x"]]
 
     def event_labels(self, events: np.ndarray) -> np.ndarray:
-        """The layer behind each event: the label of its pixel in the interval it falls in."""
-        interval = np.clip(np.searchsorted(self.times, events["t"], side="left") - 1, 0,
-                           len(self.labels) - 1)  # fmt: skip
-        return self.labels[interval, events["y"], events["x"]]
+        """The layer behind each event."""
+        return self.at_events(self.labels, events)
