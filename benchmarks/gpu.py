@@ -19,24 +19,12 @@ Each section prints its own failure and the script goes on.
 from __future__ import annotations
 
 import functools
-import time
 import traceback
-from collections.abc import Callable
 
 import numpy as np
+from timing import best
 
 print = functools.partial(print, flush=True)  # the device tool returns what was printed
-
-
-def seconds(call: Callable[[], object], repeats: int = 2) -> float:
-    """Best wall time of `repeats` calls (s), after one warm-up call."""
-    call()
-    best = np.inf
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def detection() -> None:
@@ -85,14 +73,14 @@ def crn() -> None:
     tb = gpu.trajectories(network, times, start[:8])
     print(f"trajectories, batch 8, t = 0..5: max |cuda - cpu| = {np.abs(ta - tb).max():.1e}")
 
-    ode_s = seconds(lambda: create_backend("crn.ode").steady_state(network, 1e-10))
+    ode_s = best(lambda: create_backend("crn.ode").steady_state(network, 1e-10), 2, warm=True)
     print(f"\ncrn.ode: {ode_s:.3f} s for one steady state ({1 / ode_s:,.1f} / s)")
     print("| batch | cpu s | cpu / s | cuda s | cuda / s | cuda / cpu |")
     print("|---|---|---|---|---|---|")
     for batch in (1, 64, 1024, 8192):
         x = initial(batch)
-        on_cpu = seconds(lambda x=x: cpu.steady_states(network, x, tolerance=1e-10), 1)
-        on_gpu = seconds(lambda x=x: gpu.steady_states(network, x, tolerance=1e-10))
+        on_cpu = best(lambda x=x: cpu.steady_states(network, x, tolerance=1e-10), 1, warm=True)
+        on_gpu = best(lambda x=x: gpu.steady_states(network, x, tolerance=1e-10), 2, warm=True)
         torch.cuda.synchronize()
         print(f"| {batch} | {on_cpu:.3f} | {batch / on_cpu:,.0f} | {on_gpu:.3f} | "
               f"{batch / on_gpu:,.0f} | {on_cpu / on_gpu:.1f}x |")  # fmt: skip
@@ -110,7 +98,8 @@ def cml() -> None:
     a, b = simulate("cml.sim"), simulate("cml.sim_gpu")
     difference = np.nanmax(np.abs(a.rsl.values - b.rsl.values))
     print(f"\ncml.sim_gpu vs cml.sim, 1000 links, 24 h: max |rsl difference| = {difference:.1e} dB")
-    cpu_s, gpu_s = seconds(lambda: simulate("cml.sim"), 1), seconds(lambda: simulate("cml.sim_gpu"))
+    cpu_s = best(lambda: simulate("cml.sim"), 1, warm=True)
+    gpu_s = best(lambda: simulate("cml.sim_gpu"), 2, warm=True)
     print(f"cml.sim {cpu_s:.2f} s, cml.sim_gpu {gpu_s:.2f} s: {cpu_s / gpu_s:.1f}x")
 
 
@@ -129,14 +118,14 @@ def events() -> None:
         gpu = create_backend("events.sim_gpu", {"preset": "noisy", "seed": 3})
         a = cpu.simulate(frames, times)
         b = gpu.simulate(frames, times)
-        cpu_s = seconds(lambda f=frames, t=times, s=cpu: s.simulate(f, t), 1)
-        gpu_s = seconds(lambda f=frames, t=times, s=gpu: s.simulate(f, t), 1)
+        cpu_s = best(lambda f=frames, t=times, s=cpu: s.simulate(f, t), 1, warm=True)
+        gpu_s = best(lambda f=frames, t=times, s=gpu: s.simulate(f, t), 1, warm=True)
         print(f"| {width} × {height}, {duration} s | {len(a):,} | {cpu_s:.2f} | {gpu_s:.2f} | "
               f"{cpu_s / gpu_s:.1f}x | {np.array_equal(a.array, b.array)} |")  # fmt: skip
     grid_cpu = voxel_grid(a, 5).numpy()
     grid_gpu = voxel_grid_torch(a, 5, "cuda").cpu().numpy()
-    numba_s = seconds(lambda: voxel_grid(a, 5))
-    cuda_s = seconds(lambda: (voxel_grid_torch(a, 5, "cuda"), torch.cuda.synchronize()))
+    numba_s = best(lambda: voxel_grid(a, 5), 2, warm=True)
+    cuda_s = best(lambda: (voxel_grid_torch(a, 5, "cuda"), torch.cuda.synchronize()), 2, warm=True)
     print(
         f"voxel grid of {len(a):,} events: max |cuda - numba| = "
         f"{np.abs(grid_cpu - grid_gpu).max():.1e}; numba {len(a) / numba_s / 1e6:.0f} Mev/s, "

@@ -16,8 +16,6 @@ from substrates.backends.errors import SubstratesError
 class Executor(ABC):
     """submit(fn, *args) → future; completed(futures) yields each as it finishes."""
 
-    workers: int
-
     @abstractmethod
     def submit(self, fn: Callable[..., Any], *args: Any) -> Any: ...
 
@@ -37,8 +35,6 @@ class Executor(ABC):
 
 class InProcess(Executor):
     """Items run one at a time in this process, when their turn comes."""
-
-    workers = 1
 
     def __init__(self) -> None:
         self.calls: dict[Future[Any], tuple[Callable[..., Any], tuple[Any, ...]]] = {}
@@ -71,7 +67,6 @@ class ProcessPool(Executor):
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        self.workers = workers
         self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
@@ -111,7 +106,6 @@ class Dask(Executor):
                     f"cannot reach the Dask scheduler at {options.address} within "
                     f"{options.connect_timeout_s:g} s: {error}"
                 ) from None
-        self.workers = max(len(self.client.scheduler_info()["workers"]), 1)
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
         return self.client.submit(fn, *args, pure=False)

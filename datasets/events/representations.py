@@ -78,7 +78,7 @@ def voxel_grid_torch(events: Events, bins: int, device: str) -> Any:
     return grid[: bins * plane].view(bins, events.height, events.width)
 
 
-def _window(events: Events, t: Any, window_us: int) -> tuple[Any, int]:
+def _window(t: Any, window_us: int) -> tuple[Any, int]:
     import torch
 
     index = torch.div(t - t[0], window_us, rounding_mode="floor")
@@ -92,7 +92,7 @@ def event_frames(events: Events, window_us: int, device: str = "cpu") -> Any:
     if not len(events):
         return torch.zeros(0, 2, events.height, events.width, dtype=torch.long, device=device)
     t, x, y, p = _columns(events, device)
-    window, count = _window(events, t, window_us)
+    window, count = _window(t, window_us)
     flat = ((window * 2 + p) * events.height + y) * events.width + x
     size = count * 2 * events.height * events.width
     return torch.bincount(flat, minlength=size).view(count, 2, events.height, events.width)
@@ -106,7 +106,7 @@ def time_surfaces(events: Events, window_us: int, tau_us: float, device: str = "
     if not len(events):
         return torch.zeros(0, *shape, dtype=torch.float64, device=device)
     t, x, y, p = _columns(events, device)
-    window, count = _window(events, t, window_us)
+    window, count = _window(t, window_us)
     cell = (p * events.height + y) * events.width + x
     latest = torch.full((2 * events.height * events.width,), -np.inf, dtype=torch.float64,
                         device=device)  # fmt: skip
