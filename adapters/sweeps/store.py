@@ -6,7 +6,8 @@ the combined results.parquet are rebuilt from them.
     OUT/items/<id>.parquet    one fragment per finished item
     OUT/failed/<id>.json      error and traceback of an item's last failed attempt
     OUT/runs/<id>/<run>/      the run folder of each execution of an item
-    OUT/manifest.json         done and failed ids, counts (rewritten as items finish)
+    OUT/manifest.json         done and failed ids, counts (rewritten as items finish, at
+                              most once a second)
     OUT/results.parquet       every fragment, in grid order
 """
 
@@ -95,15 +96,14 @@ class SweepFolder:
             "failed_at": now(),
         })  # fmt: skip
 
-    def write_manifest(self, items: list[Item]) -> dict[str, Any]:
-        done, failed = self.done(), self.failed()
-        manifest = {
+    def write_manifest(self, items: list[Item], done: set[str], failed: set[str],
+                       **extra: Any) -> None:  # fmt: skip
+        """manifest.json from what the driver knows (the fragments stay the truth)."""
+        pending = sum(1 for i in items if i.id not in done and i.id not in failed)
+        self.root.write_json("manifest.json", {
             "updated_at": now(), "items": len(items), "done": sorted(done),
-            "failed": sorted(set(failed) - done),
-            "pending": len([i for i in items if i.id not in done and i.id not in failed]),
-        }  # fmt: skip
-        self.root.write_json("manifest.json", manifest)
-        return manifest
+            "failed": sorted(failed - done), "pending": pending, **extra,
+        })  # fmt: skip
 
     def combine(self, items: list[Item]) -> pa.Table | None:
         """results.parquet: the fragments of the finished items, in grid order."""

@@ -3,6 +3,7 @@ finishes; a rerun of the same command resumes."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,9 @@ from .executors import make_executor
 from .grid import Item, fingerprint
 from .items import run_item
 from .store import SweepFolder
+
+MANIFEST_EVERY_S = 1.0
+"""The manifest is rewritten at most this often while items finish (s), and at the end."""
 
 Progress = Callable[[int, int, int], None]
 """progress(done, running, failed) after every change."""
@@ -56,7 +60,7 @@ def run_sweep(
         for future in pool.completed(futures):
             tally.record(futures[future], _outcome(future))
     store.combine(items)
-    store.root.write_json("manifest.json", {**store.write_manifest(items), "finished_at": now()})
+    tally.write_manifest(finished_at=now())
     return SweepReport(store, len(items), tally.already_done, tally.how["executed"],
                        tally.how["collected"], tally.how["reused"], tally.errors)  # fmt: skip
 
@@ -74,21 +78,22 @@ class _Tally:
     def __init__(self, store: SweepFolder, items: list[Item], retry: bool,
                  progress: Progress | None) -> None:  # fmt: skip
         self.store, self.items, self.progress = store, items, progress
-        done, failed = store.done(), store.failed()
-        self.todo = [i for i in items if i.id not in done and (retry or i.id not in failed)]
+        self.done, failed = store.done(), store.failed()  # read once; then kept up to date
+        self.todo = [i for i in items if i.id not in self.done and (retry or i.id not in failed)]
         waiting = {i.id for i in self.todo}
-        self.errors = {k: v["error"] for k, v in failed.items() if k not in done | waiting}
+        self.errors = {k: v["error"] for k, v in failed.items() if k not in self.done | waiting}
         self.attempts = {k: v.get("attempts", 1) for k, v in failed.items()}
-        self.already_done = self.finished = len(done)
+        self.already_done = len(self.done)
         self.how = {"executed": 0, "collected": 0, "reused": 0}
         self.running = len(self.todo)
-        store.write_manifest(items)
+        self.written = 0.0
+        self.write_manifest()
         self.report()
 
     def record(self, item: Item, outcome: dict[str, Any]) -> None:
         self.running -= 1
         if outcome["status"] == "done":
-            self.finished += 1
+            self.done.add(item.id)
             # committed meanwhile by an earlier execution still running: a completed run too
             self.how[outcome["how"].replace("already committed", "reused")] += 1
         else:
@@ -96,9 +101,14 @@ class _Tally:
             self.errors[item.id] = outcome["error"]
             self.store.record_failure(item.id, outcome["error"], outcome["traceback"],
                                       self.attempts[item.id])  # fmt: skip
-        self.store.write_manifest(self.items)
+        if time.monotonic() - self.written >= MANIFEST_EVERY_S:
+            self.write_manifest()
         self.report()
+
+    def write_manifest(self, **extra: Any) -> None:
+        self.store.write_manifest(self.items, self.done, set(self.errors), **extra)
+        self.written = time.monotonic()
 
     def report(self) -> None:
         if self.progress:
-            self.progress(self.finished, self.running, len(self.errors))
+            self.progress(len(self.done), self.running, len(self.errors))
