@@ -1,9 +1,9 @@
 """The MEA interface: give me a Recording; where the source can, stimulate electrodes with a
-pattern and give me the response."""
+pattern and give me the response; where it simulates cells, a CellModel to infer with."""
 
 from __future__ import annotations
 
-from abc import abstractmethod
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -16,12 +16,50 @@ from ..errors import CapabilityError, SubstratesError
 @dataclass(frozen=True)
 class MEACapabilities(Capabilities):
     """channels; sampling_hz; duration_s (None: generated on request); stimulate: whether
-    `stimulate` can play a pattern."""
+    `stimulate` can play a pattern; models_cells: whether `cell_model` gives a CellModel."""
 
     channels: int
     sampling_hz: float
     duration_s: float | None
     stimulate: bool
+    models_cells: bool = False
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One inferable cell parameter: name (its unit in the suffix), uniform prior box."""
+
+    name: str
+    low: float
+    high: float
+    description: str
+
+
+class CellModel(ABC):
+    """A biophysical cell over an electrode array, as a function of its parameters θ
+    (rows ordered as `parameters`): what a fit simulates with. Currents in µA, electrode
+    potentials in µV; electrodes are channel indices of the array it was made for."""
+
+    parameters: tuple[Parameter, ...]
+    sampling_hz: float
+    max_current_ua: float
+
+    @abstractmethod
+    def templates(self, theta: Any) -> Any:
+        """(B, channels, samples) µV: each parameter set's spontaneous spike."""
+
+    @abstractmethod
+    def template_jacobian(self, theta: Any) -> tuple[Any, Any]:
+        """One parameter set's template (channels, samples) µV and its derivatives
+        (channels, samples, parameters) with respect to θ."""
+
+    @abstractmethod
+    def thresholds(self, theta: Any, electrodes: Any, shape: str) -> Any:
+        """(B, E) µA: the least single-electrode amplitude that makes each cell spike."""
+
+    @abstractmethod
+    def spikes(self, theta: Any, currents_ua: Any, shape: str) -> Any:
+        """(B,) bool: whether each cell spikes for its electrode currents (B, channels)."""
 
 
 class MEABackend(Backend):
@@ -34,9 +72,14 @@ class MEABackend(Backend):
     def recording(self) -> Any:
         """The Recording this source holds (traces read lazily)."""
 
-    def stimulate(self, pattern: Any) -> Any:
-        """The response to a stimulation pattern; recorded files cannot."""
+    def stimulate(self, stimulation: Any) -> Any:
+        """The Recording of the response to `stimulation` (datasets.mea.recording
+        .Stimulation: pulse times, electrodes, currents); recorded files cannot."""
         raise CapabilityError(f"{self.name} plays back a recording; it cannot stimulate")
+
+    def cell_model(self, positions_um: Any) -> CellModel:
+        """A CellModel over electrodes at `positions_um` (channels, 2); only simulators."""
+        raise CapabilityError(f"{self.name} plays back a recording; it simulates no cells")
 
 
 class FileOptions(BackendOptions):

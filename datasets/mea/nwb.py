@@ -1,7 +1,7 @@
 """NWB recordings (pynwb): an ElectricalSeries in /acquisition with its electrodes table
 (positions in the rel_x, rel_y columns, µm) and, optionally, a 'stimulation' interval
-table (start_time s, electrodes as '3+4', current_ua, shape). Samples are read lazily from
-the HDF5 dataset, a block at a time."""
+table (start_time s, electrodes as '3+4', current_ua, shape, and optionally weights as
+'1.0 -1.0'). Samples are read lazily from the HDF5 dataset, a block at a time."""
 
 from __future__ import annotations
 
@@ -80,9 +80,15 @@ def _stimulation(nwb: object, path: Path) -> Stimulation:
     if missing:
         raise RecordingError(f"{path}: field 'intervals/stimulation': no {sorted(missing)}")
     electrodes = tuple(tuple(int(e) for e in str(v).split("+")) for v in table["electrodes"][:])
-    return Stimulation(np.asarray(table["start_time"][:], float), electrodes,
-                       np.asarray(table["current_ua"][:], float),
-                       tuple(str(s) for s in table["shape"][:]))  # fmt: skip
+    weights = None
+    if "weights" in table.colnames:
+        weights = tuple(tuple(float(w) for w in str(v).split()) for v in table["weights"][:])
+    try:
+        return Stimulation(np.asarray(table["start_time"][:], float), electrodes,
+                           np.asarray(table["current_ua"][:], float),
+                           tuple(str(s) for s in table["shape"][:]), weights)  # fmt: skip
+    except RecordingError as error:
+        raise RecordingError(f"{path}: field 'intervals/stimulation': {error}") from None
 
 
 def write_nwb(recording: Recording, path: str | os.PathLike[str], description: str = "") -> None:
@@ -117,10 +123,16 @@ def _intervals(stim: Stimulation) -> object:
     from pynwb.epoch import TimeIntervals
 
     table = TimeIntervals(name="stimulation", description="electrical stimulation pulses")
-    for name, text in (("electrodes", "electrode ids, '+'-joined"), ("current_ua", "µA"),
-                       ("shape", "pulse shape")):  # fmt: skip
+    columns = [("electrodes", "electrode ids, '+'-joined"), ("current_ua", "amplitude, µA"),
+               ("shape", "pulse shape")]  # fmt: skip
+    if stim.weights is not None:
+        columns.append(("weights", "each electrode's share of the amplitude, space-separated"))
+    for name, text in columns:
         table.add_column(name=name, description=text)
-    for t, e, c, s in zip(stim.time_s, stim.electrodes, stim.current_ua, stim.shape, strict=True):
-        table.add_row(start_time=float(t), stop_time=float(t), electrodes="+".join(map(str, e)),
-                      current_ua=float(c), shape=s)  # fmt: skip
+    for k in range(len(stim)):
+        row = {"electrodes": "+".join(map(str, stim.electrodes[k])),
+               "current_ua": float(stim.current_ua[k]), "shape": stim.shape[k]}  # fmt: skip
+        if stim.weights is not None:
+            row["weights"] = " ".join(repr(float(w)) for w in stim.weights[k])
+        table.add_row(start_time=float(stim.time_s[k]), stop_time=float(stim.time_s[k]), **row)
     return table

@@ -15,16 +15,41 @@ class RecordingError(ValueError):
 
 @dataclass(frozen=True)
 class Stimulation:
-    """Stimulation events: time (s), electrode(s) (ids), current (µA), pulse shape name."""
+    """Stimulation events: time (s), electrode(s) (ids), amplitude (µA), pulse shape name,
+    and each electrode's share of the amplitude (weights; None: 1 on every electrode, so
+    (1, −1) is a bipolar pair)."""
 
     time_s: np.ndarray
     electrodes: tuple[tuple[int, ...], ...]
     current_ua: np.ndarray
     shape: tuple[str, ...]
+    weights: tuple[tuple[float, ...], ...] | None = None
+
+    def __post_init__(self) -> None:
+        sizes = {len(self.time_s), len(self.electrodes), len(self.current_ua), len(self.shape)}
+        if self.weights is not None:
+            sizes.add(len(self.weights))
+            if any(len(w) != len(e) for w, e in zip(self.weights, self.electrodes, strict=True)):
+                raise RecordingError("stimulation: a weight for every electrode of an event")
+        if len(sizes) != 1:
+            raise RecordingError("stimulation: times, electrodes, currents, shapes and "
+                                 "weights differ in length")  # fmt: skip
 
     @classmethod
     def none(cls) -> Stimulation:
         return cls(np.zeros(0), (), np.zeros(0), ())
+
+    def __len__(self) -> int:
+        return len(self.time_s)
+
+    def currents(self, event: int) -> tuple[float, ...]:
+        """Event `event`'s current on each of its electrodes (µA)."""
+        weights = (
+            self.weights[event]
+            if self.weights is not None
+            else (1.0,) * len(self.electrodes[event])
+        )
+        return tuple(float(self.current_ua[event]) * w for w in weights)
 
 
 class TraceSource(ABC):

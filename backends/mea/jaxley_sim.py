@@ -1,0 +1,248 @@
+"""`mea.jaxley`: a simulated array under one retinal-ganglion-cell-like jaxley cell
+(cell.py, simulation.py). Its recording is a session: spontaneous spikes at Poisson times,
+then a stimulation protocol (single electrodes at a range of currents, and pairs driven
+together or in opposition) in shuffled trials, with white electrode noise, stored as int16.
+The cell's parameters are hidden (drawn from the prior with `seed`, or given); ground_truth()
+tells them. Stimulation artefacts are not simulated: the traces hold the cell's response
+and noise only."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import combinations
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from pydantic import Field, field_validator
+
+from ..base import BackendOptions
+from ..errors import SubstratesError
+from .base import MEABackend, MEACapabilities
+
+GAIN_UV = 0.25
+"""µV per stored int16 unit of simulated traces (±8.2 mV full scale)."""
+
+
+class JaxleyOptions(BackendOptions):
+    """The array (layout, rows × columns, pitch_um), sampling_hz; the hidden cell (`cell`:
+    a value for each parameter, or None: drawn from the prior with `seed`); the session
+    (spontaneous_s at spontaneous_hz, then `trials` of each pattern every trial_ms: the
+    stim_electrodes electrodes with the largest spikes alone at each of currents_ua, and
+    every pair of the first pair_electrodes at pair_currents_ua together and opposed);
+    noise_uv (RMS at the electrodes), membrane_noise_ua_cm2 (white membrane current);
+    the simulation (dt_ms, celsius, disk_radius_um of the electrodes, float64, batch)."""
+
+    layout: Literal["hexagonal", "grid"] = "hexagonal"
+    rows: int = Field(8, ge=1)
+    columns: int = Field(8, ge=1)
+    pitch_um: float = Field(30.0, gt=0)
+    sampling_hz: float = Field(20000.0, gt=0)
+    cell: dict[str, float] | None = None
+    seed: int = 0
+    spontaneous_s: float = Field(5.0, ge=0)
+    spontaneous_hz: float = Field(10.0, ge=0)
+    stim_electrodes: int = Field(6, ge=0)
+    currents_ua: list[float] = Field(
+        default_factory=lambda: [round(1.5 * 1.25**k, 2) for k in range(12)]
+    )
+    pair_electrodes: int = Field(4, ge=0)
+    pair_currents_ua: list[float] = Field(default_factory=lambda: [3.0, 6.0, 10.0])
+    trials: int = Field(8, ge=1)
+    trial_ms: float = Field(10.0, gt=0)
+    noise_uv: float = Field(5.0, ge=0)
+    membrane_noise_ua_cm2: float = Field(25.0, ge=0)
+    dt_ms: float = Field(0.01, gt=0)
+    celsius: float = 28.0
+    disk_radius_um: float = Field(5.0, ge=0)
+    float64: bool = True
+    batch: int = Field(64, ge=1)
+
+    @field_validator("currents_ua", "pair_currents_ua")
+    @classmethod
+    def _in_range(cls, values: list[float]) -> list[float]:
+        from .simulation import MAX_CURRENT_UA
+
+        if any(not 0 < v <= MAX_CURRENT_UA for v in values):
+            raise ValueError(f"currents must lie in (0, {MAX_CURRENT_UA}] µA, the model's range")
+        return values
+
+
+@dataclass(frozen=True)
+class GroundTruth:
+    """The hidden cell (parameter name → value), the times of the somatic pulses that start
+    its spontaneous spikes (s), and whether each stimulation event of the recording made it
+    spike."""
+
+    parameters: dict[str, float]
+    spike_times_s: np.ndarray
+    evoked: np.ndarray
+
+
+class JaxleyBackend(MEABackend):
+    """One jaxley cell over a simulated array; stimulates and gives a CellModel."""
+
+    name: ClassVar[str] = "mea.jaxley"
+    tier: ClassVar = "simulator"
+    Options: ClassVar = JaxleyOptions
+    requires: ClassVar = ("jaxley", "jax")
+    platform: ClassVar[str] = "cpu"
+
+    options: JaxleyOptions
+
+    @cached_property
+    def positions_um(self) -> np.ndarray:
+        from substrates.datasets.mea.geometry import grid, hexagonal
+
+        o = self.options
+        return (hexagonal if o.layout == "hexagonal" else grid)(o.rows, o.columns, o.pitch_um)
+
+    def cell_model(self, positions_um: Any) -> Any:
+        from .simulation import CellSimulation, Timing
+
+        o = self.options
+        return CellSimulation(np.asarray(positions_um), timing=Timing(o.dt_ms,
+                              sampling_hz=o.sampling_hz), disk_radius_um=o.disk_radius_um,
+                              celsius=o.celsius, float64=o.float64, platform=self._platform(),
+                              batch=o.batch)  # fmt: skip
+
+    def _platform(self) -> str:
+        return self.platform
+
+    @cached_property
+    def _model(self) -> Any:
+        return self.cell_model(self.positions_um)
+
+    @cached_property
+    def hidden(self) -> np.ndarray:
+        """The hidden cell's parameters, ordered as the model's."""
+        parameters = self._model.parameters
+        if self.options.cell is None:
+            rng = np.random.default_rng(self.options.seed)
+            return np.array([rng.uniform(p.low, p.high) for p in parameters])
+        names = [p.name for p in parameters]
+        if set(self.options.cell) != set(names):
+            raise SubstratesError(f"options.cell: give exactly {', '.join(names)}")
+        return np.array([self.options.cell[n] for n in names], float)
+
+    @cached_property
+    def capabilities(self) -> MEACapabilities:
+        return MEACapabilities(len(self.positions_um), self.options.sampling_hz,
+                               self._session[0].duration_s, True, True)  # fmt: skip
+
+    def recording(self) -> Any:
+        return self._session[0]
+
+    def ground_truth(self) -> GroundTruth:
+        return self._session[1]
+
+    def stimulate(self, stimulation: Any) -> Any:
+        """The recording of `stimulation` played on the cell (plus noise), as long as its
+        last pulse and one trial window."""
+        from substrates.datasets.mea.recording import ArraySource, Recording
+
+        fs = self.options.sampling_hz
+        samples = int(np.ceil(stimulation.time_s.max(initial=0.0) * fs)) + self._window
+        traces = np.zeros((samples, len(self.positions_um)), np.float32)
+        self._play(stimulation, traces, self.options.seed + 1)
+        stored = self._stored(traces, np.random.default_rng(self.options.seed + 2))
+        ids = np.arange(len(self.positions_um))
+        return Recording(ArraySource(stored), samples, fs, GAIN_UV, ids, self.positions_um,
+                         stimulation)  # fmt: skip
+
+    @property
+    def _window(self) -> int:
+        return self._model.timing.samples
+
+    def _currents(self, stimulation: Any) -> np.ndarray:
+        """(events, channels) µA; refuses currents beyond the model's range."""
+        currents = np.zeros((len(stimulation), len(self.positions_um)))
+        limit = self._model.max_current_ua
+        for k in range(len(stimulation)):
+            for electrode, current in zip(stimulation.electrodes[k], stimulation.currents(k),
+                                          strict=True):  # fmt: skip
+                if not 0 <= electrode < len(self.positions_um):
+                    raise SubstratesError(f"stimulation event {k}: no electrode {electrode}")
+                if abs(current) > limit:
+                    raise SubstratesError(
+                        f"stimulation event {k}: {current:g} µA on electrode {electrode} is "
+                        f"outside the model's ±{limit:g} µA")  # fmt: skip
+                currents[k, electrode] += current
+        return currents
+
+    def _play(self, stimulation: Any, traces: np.ndarray, seed: int) -> np.ndarray:
+        """Adds each event's response to `traces` (µV) and returns whether each spiked."""
+        model, fs = self._model, self.options.sampling_hz
+        currents = self._currents(stimulation)
+        spiked = np.zeros(len(stimulation), bool)
+        onset = round(model.timing.onset_ms * 1e-3 * fs)
+        for index, shape in enumerate(sorted(set(stimulation.shape))):
+            chosen = np.flatnonzero(np.array(stimulation.shape) == shape)
+            theta = np.repeat(self.hidden[None], len(chosen), axis=0)
+            hit, potentials = model.responses(theta, currents[chosen], shape,
+                                              self.options.membrane_noise_ua_cm2,
+                                              seed + 7919 * index)  # fmt: skip
+            spiked[chosen] = hit
+            for k, potential in zip(chosen, potentials, strict=True):
+                start = round(stimulation.time_s[k] * fs) - onset
+                traces[start : start + potential.shape[1]] += potential.T
+        return spiked
+
+    def _stored(self, traces: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        traces += rng.normal(0.0, self.options.noise_uv, traces.shape).astype(np.float32)
+        return np.clip(np.round(traces / GAIN_UV), -32768, 32767).astype(np.int16)
+
+    def protocol(self, template: np.ndarray, start_s: float) -> Any:
+        """The session's stimulation: patterns on the electrodes with the largest spikes in
+        `template` (channels, samples), each `trials` times, shuffled, from `start_s`."""
+        from substrates.datasets.mea.recording import Stimulation
+
+        o = self.options
+        strongest = [int(e) for e in np.argsort(template.min(axis=1))[: o.stim_electrodes]]
+        patterns = [((e,), c, (1.0,)) for e in strongest for c in o.currents_ua]
+        for pair in combinations(strongest[: o.pair_electrodes], 2):
+            for current in o.pair_currents_ua:
+                patterns += [(pair, current, (1.0, 1.0)), (pair, current, (1.0, -1.0))]
+        order = np.random.default_rng(o.seed + 3).permutation(len(patterns) * o.trials)
+        chosen = [patterns[k % len(patterns)] for k in order]
+        times = start_s + np.arange(len(chosen)) * o.trial_ms * 1e-3
+        return Stimulation(times, tuple(p[0] for p in chosen), np.array([p[1] for p in chosen]),
+                           ("triphasic",) * len(chosen), tuple(p[2] for p in chosen))  # fmt: skip
+
+    @cached_property
+    def _session(self) -> tuple[Any, GroundTruth]:
+        from substrates.datasets.mea.recording import ArraySource, Recording
+
+        o, fs = self.options, self.options.sampling_hz
+        rng = np.random.default_rng(o.seed)
+        template = self._model.templates(self.hidden[None])[0]
+        window_s = self._window / fs
+        spikes = _poisson(o.spontaneous_hz, o.spontaneous_s - window_s, window_s, rng)
+        stimulation = self.protocol(template, o.spontaneous_s + window_s)
+        samples = round((stimulation.time_s.max(initial=o.spontaneous_s) + 2 * window_s) * fs)
+        traces = np.zeros((samples, len(self.positions_um)), np.float32)
+        for t in spikes:
+            start = round(t * fs)
+            traces[start : start + template.shape[1]] += template.T
+        evoked = self._play(stimulation, traces, o.seed + 1)
+        recording = Recording(ArraySource(self._stored(traces, rng)), samples, fs, GAIN_UV,
+                              np.arange(len(self.positions_um)), self.positions_um,
+                              stimulation)  # fmt: skip
+        names = [p.name for p in self._model.parameters]
+        pulses = spikes + self._model.timing.onset_ms * 1e-3
+        truth = GroundTruth(dict(zip(names, map(float, self.hidden), strict=True)), pulses, evoked)
+        return recording, truth
+
+
+def _poisson(rate_hz: float, duration_s: float, dead_s: float, rng: np.random.Generator
+             ) -> np.ndarray:  # fmt: skip
+    """Spike times (s) in [0, duration_s): a Poisson process of `rate_hz` with a dead time
+    of `dead_s` after each spike (so whole spike windows never overlap)."""
+    times, t = [], 0.0
+    while rate_hz > 0:
+        t += rng.exponential(1 / rate_hz)
+        if t >= duration_s:
+            break
+        times.append(t)
+        t += dead_s
+    return np.array(times)

@@ -1,0 +1,148 @@
+"""Spikes of one cell in a recording: spontaneous ones by threshold on the channel where
+the cell is largest, refined by matching the electrical image that gives; evoked ones
+after each stimulation pulse by matching that image channel by channel (each channel at
+its own best lag, since a spike started on the axon reaches the electrodes in another
+order than one started at the soma)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from substrates.datasets.mea.recording import Recording
+
+MAD_TO_SD = 1 / 0.6745
+"""A Gaussian's standard deviation per median absolute deviation."""
+
+
+@dataclass(frozen=True)
+class SpontaneousSpikes:
+    """samples: trough sample of each spike on `channel`; noise_uv: per-channel noise SD."""
+
+    samples: np.ndarray
+    channel: int
+    noise_uv: np.ndarray
+
+
+def quiet_end(recording: Recording, margin_s: float = 0.005) -> int:
+    """The sample where stimulation starts (less a margin), or the recording's end."""
+    times = recording.stimulation.time_s
+    if not len(times):
+        return recording.samples
+    return max(0, int((times.min() - margin_s) * recording.sampling_hz))
+
+
+def spontaneous_spikes(recording: Recording, before: int, after: int,
+                       threshold_sd: float = 5.0, dead_ms: float = 1.0, chunk_s: float = 10.0,
+                       channels: int = 6) -> SpontaneousSpikes:  # fmt: skip
+    """The cell's spikes before stimulation starts, in two passes: troughs below
+    −threshold_sd noise SDs (MAD estimate) on the channel whose 0.1th percentile is lowest
+    in SDs give a first electrical image (`before` + `after` samples); then that image on
+    its `channels` deepest channels is matched against the recording (noise-weighted
+    cross-correlation, 1 for a copy of the image, 0 for noise), and every peak above 0.5 at
+    least dead_ms from a higher one is a spike (its reference-channel trough sample)."""
+    from .features import electrical_image
+
+    end = quiet_end(recording)
+    if end < recording.sampling_hz * 0.1:
+        raise ValueError("less than 100 ms of recording before stimulation: no spontaneous spikes")
+    head = recording.get_traces(0, min(end, round(chunk_s * recording.sampling_hz)))
+    noise = np.median(np.abs(head - np.median(head, axis=0)), axis=0) * MAD_TO_SD
+    noise = np.maximum(noise, 1e-9)
+    channel = int(np.argmin(np.percentile(head, 0.1, axis=0) / noise))
+    dead = max(1, round(dead_ms * 1e-3 * recording.sampling_hz))
+    step = round(chunk_s * recording.sampling_hz)
+    level = -threshold_sd * noise[channel]
+    first = _peaks(lambda a, b: -recording.get_traces(a, b, [channel])[:, 0], end, step, -level,
+                   dead)  # fmt: skip
+    first = first[(first >= before) & (first + after <= end)]
+    if len(first) < 3:
+        return SpontaneousSpikes(first, channel, noise)
+    image = electrical_image(recording, first, before, after)
+    strongest = np.argsort(image.min(axis=1))[:channels]
+    template = image[strongest] / noise[strongest, None] ** 2
+    norm = float((image[strongest] * template).sum())
+
+    def score(a: int, b: int) -> np.ndarray:
+        from scipy.signal import correlate
+
+        data = recording.get_traces(a, min(end, b + template.shape[1]), strongest).T
+        full = sum(correlate(d, t, mode="valid") for d, t in zip(data, template, strict=True))
+        full = full[: b - a]
+        return np.concatenate([full, np.full(b - a - len(full), -np.inf)]) / norm
+
+    found = _peaks(score, end - template.shape[1], step, 0.5, dead) + before
+    return SpontaneousSpikes(found, channel, noise)
+
+
+def _peaks(signal: Any, end: int, step: int, level: float, dead: int) -> np.ndarray:
+    """Samples of local maxima of signal(a, b) (values for samples a..b−1, read in steps)
+    above `level`, each the highest within `dead` samples."""
+    samples, values = [], []
+    for start in range(0, max(end, 0), step):
+        a, b = max(0, start - 1), min(end, start + step + 1)
+        trace = signal(a, b)
+        inner = trace[1:-1]
+        peaks = np.flatnonzero((inner > level) & (inner >= trace[:-2]) & (inner > trace[2:]))
+        samples.append(peaks + a + 1)
+        values.append(inner[peaks])
+    found: list[tuple[int, float]] = []
+    for s, v in zip(np.concatenate(samples or [[]]), np.concatenate(values or [[]]), strict=True):
+        if found and s - found[-1][0] < dead:
+            if v > found[-1][1]:
+                found[-1] = (int(s), float(v))
+        else:
+            found.append((int(s), float(v)))
+    return np.array([f[0] for f in found], dtype=np.int64)
+
+
+def evoked_spikes(recording: Recording, image: np.ndarray, spontaneous: SpontaneousSpikes,
+                  window_ms: float = 3.0, channels: int = 6, half_ms: float = 0.5,
+                  null_windows: int = 300, seed: int = 0) -> np.ndarray:  # fmt: skip
+    """(events,) bool: whether the cell spiked after each stimulation pulse.
+
+    Each of the `channels` channels with the deepest troughs in `image` (channels, samples)
+    µV is cross-correlated with its own trough ± half_ms snippet over the window after the
+    pulse, and its best match normalised by the snippet's energy; the channels' matches are
+    averaged with weights energy/noise² (a multi-channel matched filter that lets each
+    channel keep its own lag). A pulse counts as a spike when the match exceeds the largest
+    one among `null_windows` windows of the quiet recording that hold no spontaneous spike."""
+    fs = recording.sampling_hz
+    half = max(1, round(half_ms * 1e-3 * fs))
+    strongest = np.argsort(image.min(axis=1))[:channels]
+    snippets = []
+    for c in strongest:
+        t = int(np.clip(image[c].argmin(), half, image.shape[1] - half))
+        snippets.append(image[c, t - half : t + half])
+    snippets = np.array(snippets)
+    energy = (snippets**2).sum(axis=1)
+    weights = energy / np.maximum(spontaneous.noise_uv[strongest], 1e-9) ** 2
+    width = round(window_ms * 1e-3 * fs) + 2 * half
+
+    def match(start: int) -> float:
+        data = recording.get_traces(start, start + width, strongest).T
+        best = [np.correlate(d, s, mode="valid").max() / e
+                for d, s, e in zip(data, snippets, energy, strict=True)]  # fmt: skip
+        return float(np.dot(best, weights) / weights.sum())
+
+    quiet = quiet_end(recording) - width
+    rng = np.random.default_rng(seed)
+    candidates = rng.integers(0, max(1, quiet), 4 * null_windows)
+    gaps = (
+        np.abs(candidates[:, None] - spontaneous.samples[None])
+        if len(spontaneous.samples)
+        else None
+    )
+    far = candidates if gaps is None else candidates[(gaps > width + image.shape[1]).all(axis=1)]
+    if quiet <= 0 or len(far) < 10:
+        raise ValueError("too little quiet recording without spikes to calibrate evoked-spike "
+                         "detection")  # fmt: skip
+    threshold = max(match(int(s)) for s in far[:null_windows])
+    spiked = np.zeros(len(recording.stimulation), bool)
+    for k, t in enumerate(recording.stimulation.time_s):
+        start = max(0, round(t * fs) - half)  # a trough right after the pulse still matches
+        if start + width <= recording.samples:
+            spiked[k] = match(start) > threshold
+    return spiked

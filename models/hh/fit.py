@@ -1,0 +1,118 @@
+"""Fit one cell's Hodgkin–Huxley model to a recording, and predict held-out stimulation.
+
+From the recording alone: spontaneous spikes (detection.py) give the electrical image;
+stimulation trials give evoked spikes, grouped into patterns and split (patterns.py); the
+fitting electrodes' activation curves give thresholds (activation.py). NPE over the
+model's prior (inference.py) gives a posterior at those features; Levenberg–Marquardt
+through the simulator (refine.py) refines its most probable sample on the image. Whichever
+of the two predicts the fitting patterns better is the fitted cell, which then predicts
+spike or no spike for every held-out pattern (majority of its trials observed)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from substrates.backends.mea.base import CellModel, Parameter
+from substrates.datasets.mea.recording import Recording
+
+from .activation import fit_activation
+from .detection import evoked_spikes, spontaneous_spikes
+from .features import electrical_image
+from .inference import Observation, Posterior, npe
+from .patterns import Responses, fitting_electrodes, responses, split
+from .refine import Refined, refine
+from .summary import features
+
+BEFORE_MS = 1.0
+"""Electrical images start this long before the reference channel's trough (ms)."""
+MIN_SPIKES = 10
+
+
+@dataclass(frozen=True)
+class CellFit:
+    """The fitted cell (theta, from `chosen`: 'npe' or 'refined'), how it was reached, and
+    its predictions (bool per pattern) for the fitting and held-out patterns."""
+
+    parameters: tuple[Parameter, ...]
+    theta: np.ndarray
+    chosen: str
+    posterior: Posterior
+    refined: Refined
+    thresholds_ua: dict[int, float]
+    spikes: int
+    fitting: list[Responses]
+    held_out: list[Responses]
+    predicted_fitting: np.ndarray
+    predicted_held_out: np.ndarray
+
+    @staticmethod
+    def _accuracy(found: list[Responses], predicted: np.ndarray) -> float:
+        observed = np.array([r.probability > 0.5 for r in found])
+        return float(np.mean(observed == predicted)) if len(found) else float("nan")
+
+    @property
+    def accuracy_fitting(self) -> float:
+        return self._accuracy(self.fitting, self.predicted_fitting)
+
+    @property
+    def accuracy_held_out(self) -> float:
+        return self._accuracy(self.held_out, self.predicted_held_out)
+
+
+def predict(model: CellModel, theta: np.ndarray, found: list[Responses], channels: int
+            ) -> np.ndarray:  # fmt: skip
+    """(patterns,) bool: whether the cell `theta` spikes for each pattern."""
+    predicted = np.zeros(len(found), bool)
+    for shape in {r.pattern.shape for r in found}:
+        chosen = [k for k, r in enumerate(found) if r.pattern.shape == shape]
+        currents = np.array([found[k].pattern.vector(channels) for k in chosen])
+        predicted[chosen] = model.spikes(np.repeat(theta[None], len(chosen), 0), currents, shape)
+    return predicted
+
+
+def fit_cell(recording: Recording, model: CellModel, simulations: int = 1000, seed: int = 0,
+             progress: Callable[[int, int], None] | None = None) -> CellFit:  # fmt: skip
+    """Fit `model` to the one cell of `recording` (see the module's docstring)."""
+    fs = recording.sampling_hz
+    if abs(model.sampling_hz - fs) > 1e-6:
+        raise ValueError(f"the model samples at {model.sampling_hz:g} Hz, the recording at "
+                         f"{fs:g} Hz: set sampling_hz in the simulator config")  # fmt: skip
+    window = model.templates(np.array([[(p.low + p.high) / 2 for p in model.parameters]])
+                             ).shape[-1]  # fmt: skip
+    before = round(BEFORE_MS * 1e-3 * fs)
+    spont = spontaneous_spikes(recording, before, window - before)
+    if len(spont.samples) < MIN_SPIKES:
+        raise ValueError(f"{len(spont.samples)} spontaneous spikes found; at least "
+                         f"{MIN_SPIKES} are needed for an electrical image")  # fmt: skip
+    image = electrical_image(recording, spont.samples, before, window - before)
+    spiked = evoked_spikes(recording, image, spont, seed=seed)
+    found = responses(recording, spiked)
+    electrodes = fitting_electrodes(found, image)
+    if not electrodes:
+        raise ValueError("no single-electrode stimulation in the recording to fit thresholds")
+    fitting, held_out = split(found, electrodes)
+    shape = Counter(r.pattern.shape for r in fitting).most_common(1)[0][0]
+    thresholds = {}
+    for e in electrodes:
+        curve = [r for r in fitting if r.pattern.channels[0] == e and r.pattern.shape == shape]
+        fitted = fit_activation(np.array([r.pattern.currents_ua[0] for r in curve]),
+                                np.array([r.spikes for r in curve]),
+                                np.array([r.trials for r in curve]))  # fmt: skip
+        thresholds[e] = float(np.clip(fitted.threshold_ua, 0.5, model.max_current_ua))
+    x = features(image, np.array(list(thresholds.values())), fs, before)
+    noise = spont.noise_uv / np.sqrt(len(spont.samples))
+    observation = Observation(spont.channel, before, electrodes, shape, noise, x)
+    posterior = npe(model, observation, simulations, seed, progress=progress)
+    refined = refine(model, posterior.best, image, spont.channel, before)
+    candidates = {"npe": posterior.best, "refined": refined.theta}
+    scores = {k: predict(model, v, fitting, recording.channels) for k, v in candidates.items()}
+    observed = np.array([r.probability > 0.5 for r in fitting])
+    chosen = max(("npe", "refined"), key=lambda k: (np.mean(scores[k] == observed), k))
+    theta = candidates[chosen]
+    return CellFit(model.parameters, theta, chosen, posterior, refined, thresholds,
+                   len(spont.samples), fitting, held_out, scores[chosen],
+                   predict(model, theta, held_out, recording.channels))  # fmt: skip

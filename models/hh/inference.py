@@ -1,0 +1,97 @@
+"""Neural posterior estimation (sbi's NPE) of a cell's parameters from summary features:
+parameter sets drawn from the model's uniform prior are simulated (spike templates with
+the noise an electrical image of `spikes` spikes keeps, and activation thresholds), a
+normalising flow learns p(θ | features), and the posterior at the observed features gives
+samples, their mean and SD, and the most probable sample."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from substrates.backends.mea.base import CellModel
+
+from .summary import align, features
+
+
+@dataclass(frozen=True)
+class Posterior:
+    """samples (n, parameters); best: the sample of highest posterior density; mean, sd."""
+
+    samples: np.ndarray
+    best: np.ndarray
+
+    @property
+    def mean(self) -> np.ndarray:
+        return self.samples.mean(axis=0)
+
+    @property
+    def sd(self) -> np.ndarray:
+        return self.samples.std(axis=0)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What the simulations must reproduce: the aligned electrical image's reference channel
+    and trough sample, the fitting electrodes and pulse shape, the per-channel noise SD of
+    the image (µV), and the observed features."""
+
+    channel: int
+    at: int
+    electrodes: list[int]
+    shape: str
+    image_noise_uv: np.ndarray
+    x: np.ndarray
+
+
+def simulate(model: CellModel, theta: np.ndarray, observation: Observation,
+             rng: np.random.Generator) -> np.ndarray:  # fmt: skip
+    """Features of each parameter set (rows of theta), with image noise."""
+    templates = align(model.templates(theta), observation.channel, observation.at)
+    noise = rng.standard_normal(templates.shape) * observation.image_noise_uv[:, None]
+    templates = templates + noise
+    thresholds = model.thresholds(theta, np.array(observation.electrodes), observation.shape)
+    return features(templates, thresholds, model.sampling_hz, observation.at)
+
+
+def npe(model: CellModel, observation: Observation, simulations: int = 1000, seed: int = 0,
+        samples: int = 1000, progress: Callable[[int, int], None] | None = None
+        ) -> Posterior:  # fmt: skip
+    """Trains NPE on `simulations` prior draws (in chunks, reporting progress) and samples
+    its posterior at the observed features."""
+    import torch
+    from sbi.inference import NPE
+    from sbi.utils import BoxUniform
+    from torch.utils.tensorboard.writer import SummaryWriter
+
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    low = np.array([p.low for p in model.parameters])
+    high = np.array([p.high for p in model.parameters])
+    theta = rng.uniform(low, high, (simulations, len(low)))
+    chunk = max(1, simulations // 10)
+    xs = []
+    for start in range(0, simulations, chunk):
+        xs.append(simulate(model, theta[start : start + chunk], observation, rng))
+        if progress:
+            progress(min(simulations, start + chunk), simulations)
+    x = np.concatenate(xs)
+    keep = np.isfinite(x).all(axis=1)
+    prior = BoxUniform(torch.as_tensor(low, dtype=torch.float32),
+                       torch.as_tensor(high, dtype=torch.float32))  # fmt: skip
+    with tempfile.TemporaryDirectory() as logs:  # sbi logs training for TensorBoard
+        writer = SummaryWriter(logs)
+        inference = NPE(prior=prior, show_progress_bars=False, summary_writer=writer)
+        inference.append_simulations(torch.as_tensor(theta[keep], dtype=torch.float32),
+                                     torch.as_tensor(x[keep], dtype=torch.float32))  # fmt: skip
+        estimator = inference.train(show_train_summary=False)
+        writer.close()
+    posterior = inference.build_posterior(estimator)
+    x_o = torch.as_tensor(observation.x, dtype=torch.float32)
+    drawn = posterior.sample((samples,), x=x_o, show_progress_bars=False)
+    density = posterior.log_prob(drawn, x=x_o)
+    drawn_np = drawn.numpy().astype(np.float64)
+    return Posterior(drawn_np, drawn_np[int(density.argmax())])
