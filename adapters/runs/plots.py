@@ -157,3 +157,58 @@ def event_layers_figure(arrays: dict[str, Any], title: str) -> Any:
         axis.set_axis_off()
     figure.suptitle(title, fontsize=11)
     return figure
+
+
+def hh_fit_figure(fits: list[tuple[Any, dict[str, float] | None]], title: str) -> Any:
+    """Left: each parameter's NPE estimate and fitted value against the truth (simulated
+    cells) or its posterior mean ± SD (recordings), as fractions of the prior box. Right:
+    held-out patterns' observed spike probability against their total current, marked by
+    whether the fitted cell predicts a spike and whether that is right."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2), layout="constrained")
+    parameters = fits[0][0].parameters
+    low = np.array([p.low for p in parameters])
+    span = np.array([p.high for p in parameters]) - low
+    colors = plt.get_cmap("tab10")(np.arange(len(parameters)))
+    for fit, truth in fits:
+        npe, fitted = (fit.posterior.best - low) / span, (fit.theta - low) / span
+        if truth is not None:
+            true = (np.array([truth[p.name] for p in parameters]) - low) / span
+            left.scatter(true, npe, facecolors="none", edgecolors=colors, s=30)
+            left.scatter(true, fitted, c=colors, s=18)
+        else:
+            at = np.arange(len(parameters))
+            left.errorbar(at, (fit.posterior.mean - low) / span, fit.posterior.sd / span,
+                          fmt="none", ecolor="gray")  # fmt: skip
+            left.scatter(at, fitted, c=colors, s=18)
+    if fits[0][1] is not None:
+        left.plot([0, 1], [0, 1], color="gray", lw=0.8)
+        left.set_xlabel("truth (fraction of prior)")
+        left.set_title("recovered parameters: NPE (hollow), fitted (filled)", fontsize=9)
+    else:
+        left.set_xticks(range(len(parameters)), [p.name for p in parameters], rotation=45,
+                        fontsize=7)  # fmt: skip
+        left.set_title("posterior mean ± SD (gray), fitted (dots)", fontsize=9)
+    left.set_ylabel("estimate (fraction of prior)")
+    for k, p in enumerate(parameters):
+        left.scatter([], [], color=colors[k], label=p.name, s=12)
+    left.legend(fontsize=6, loc="upper left", ncol=2)
+    for fit, _ in fits:
+        for r, spike in zip(fit.held_out, fit.predicted_held_out, strict=True):
+            wrong = spike != (r.probability > 0.5)
+            right.scatter(np.abs(r.pattern.currents_ua).sum(), r.probability,
+                          marker="o" if len(r.pattern.channels) == 1 else "s",
+                          c="tab:red" if spike else "tab:blue", s=16,
+                          edgecolors="black" if wrong else "none")  # fmt: skip
+    right.axhline(0.5, color="gray", lw=0.8)
+    right.set_xlabel("total |current| of the pattern (µA)")
+    right.set_ylabel("observed spike probability")
+    accuracy = np.nanmean([f.accuracy_held_out for f, _ in fits])
+    right.set_title(f"held-out patterns: predicted spike (red) / none (blue), wrong outlined; "
+                    f"accuracy {accuracy:.1%}", fontsize=9)  # fmt: skip
+    figure.suptitle(title, fontsize=11)
+    return figure

@@ -6,9 +6,12 @@ samples, their mean and SD, and the most probable sample."""
 
 from __future__ import annotations
 
-import tempfile
+import contextlib
+import io
+import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -65,7 +68,6 @@ def npe(model: CellModel, observation: Observation, simulations: int = 1000, see
     import torch
     from sbi.inference import NPE
     from sbi.utils import BoxUniform
-    from torch.utils.tensorboard.writer import SummaryWriter
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -82,16 +84,42 @@ def npe(model: CellModel, observation: Observation, simulations: int = 1000, see
     keep = np.isfinite(x).all(axis=1)
     prior = BoxUniform(torch.as_tensor(low, dtype=torch.float32),
                        torch.as_tensor(high, dtype=torch.float32))  # fmt: skip
-    with tempfile.TemporaryDirectory() as logs:  # sbi logs training for TensorBoard
-        writer = SummaryWriter(logs)
-        inference = NPE(prior=prior, show_progress_bars=False, summary_writer=writer)
+    inference = NPE(prior=prior, show_progress_bars=False, tracker=_Metrics())
+    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+        # Faint channels' latencies are heavy-tailed; sbi's z-scoring warns, and training
+        # prints its convergence line.
+        warnings.filterwarnings("ignore", message="Data has extreme outliers")
         inference.append_simulations(torch.as_tensor(theta[keep], dtype=torch.float32),
                                      torch.as_tensor(x[keep], dtype=torch.float32))  # fmt: skip
         estimator = inference.train(show_train_summary=False)
-        writer.close()
     posterior = inference.build_posterior(estimator)
     x_o = torch.as_tensor(observation.x, dtype=torch.float32)
     drawn = posterior.sample((samples,), x=x_o, show_progress_bars=False)
     density = posterior.log_prob(drawn, x=x_o)
     drawn_np = drawn.numpy().astype(np.float64)
     return Posterior(drawn_np, drawn_np[int(density.argmax())])
+
+
+@dataclass
+class _Metrics:
+    """sbi's training tracker, kept in memory (sbi's default writes TensorBoard logs into
+    the working directory)."""
+
+    metrics: dict[str, list[float]] = field(default_factory=dict)
+    log_dir: str | None = None
+
+    def log_metric(self, name: str, value: float, step: int | None = None) -> None:
+        self.metrics.setdefault(name, []).append(float(value))
+
+    def log_metrics(self, metrics: dict[str, float], step: int | None = None) -> None:
+        for name, value in metrics.items():
+            self.log_metric(name, value, step)
+
+    def log_params(self, params: dict[str, Any]) -> None:
+        """Nothing to keep: the run's provenance records its parameters."""
+
+    def add_figure(self, name: str, figure: Any, step: int | None = None) -> None:
+        """Figures are not kept."""
+
+    def flush(self) -> None:
+        """Nothing is buffered."""

@@ -9,6 +9,7 @@ from typing import Any
 from .cml_cmd import add_cml_parser
 from .crn_cmd import add_crn_parser
 from .events_cmd import add_events_parser
+from .hh_cmd import add_hh_parser
 from .options import add_run_options
 from .qrim_cmd import add_qrim_parser
 
@@ -49,6 +50,7 @@ def add_methods(methods: argparse._SubParsersAction) -> None:
     add_cml_parser(methods)
     add_crn_parser(methods)
     add_events_parser(methods)
+    add_hh_parser(methods)
 
 
 def sample_arguments(args: argparse.Namespace) -> dict[str, Any]:

@@ -1,0 +1,149 @@
+"""`substrates run hh-fit`: fit a Hodgkin–Huxley cell to an MEA recording and predict its
+responses to held-out stimulation patterns; the same code on a recorded file or on a
+simulated session. A simulated session is first written as NWB and fitted from that file
+as if it were real; its hidden parameters are then set beside the recovered ones."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from substrates.adapters.config import ConfigError, backend_from_config, load_config
+from substrates.backends.errors import SubstratesError
+from substrates.backends.mea.base import MEABackend
+from substrates.models.hh.fit import CellFit, fit_cell
+
+from .folder import RunFolder
+from .plots import close_figure, hh_fit_figure
+from .provenance import now, provenance, recording_failure
+
+
+def run_hh_fit(
+    source: str | Path, *, recording_file: str | None = None, simulator: str | Path = "mea_sim",
+    simulations: int = 1000, cells: int = 1, seed: int = 0, out: str | Path = "runs",
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[RunFolder, dict[str, Any]]:  # fmt: skip
+    """Fit the cell of `source` (a recording file's config, with `recording_file` to name
+    the file, or a simulator's config: then `cells` sessions with seeds seed, seed + 1, …)
+    with the CellModel of `simulator`, from `simulations` NPE simulations per cell."""
+    resolved = load_config(source)
+    if resolved.config.substrate != "mea":
+        raise ConfigError(resolved.path, "substrate", "hh-fit needs an mea source")
+    if simulations < 50 or cells < 1:
+        raise SubstratesError("--simulations must be ≥ 50 and --cells ≥ 1")
+    backend = backend_from_config(resolved)
+    if recording_file is not None:
+        if "path" not in type(backend).Options.model_fields:
+            raise ConfigError(resolved.path, "backend", "--recording needs a recording-file config")
+        if not Path(recording_file).is_file():
+            raise SubstratesError(f"--recording {recording_file}: no such file")
+        backend = type(backend)({**backend.options.model_dump(), "path": str(recording_file)})
+    engine_config = load_config(simulator)
+    engine = backend_from_config(engine_config)
+    assert isinstance(backend, MEABackend) and isinstance(engine, MEABackend)
+    if not engine.capabilities.models_cells:
+        raise ConfigError(engine_config.path, "backend", "--simulator must simulate cells")
+    simulated = backend.capabilities.models_cells
+    if not simulated:
+        _ = backend.recording()  # a bad file is refused before any folder is made
+    folder = RunFolder.create(out, "hh-fit")
+    parameters = {"recording": recording_file, "simulator": str(engine_config.path),
+                  "simulations": simulations, "cells": cells if simulated else 1,
+                  "seed": seed}  # fmt: skip
+    record = provenance("hh-fit", resolved, backend, parameters)
+    record["simulator_backend"] = engine.to_dict()
+    folder.write_json("provenance.json", record)
+    began = time.perf_counter()
+    rows: list[dict[str, Any]] = []
+    fits: list[tuple[CellFit, dict[str, float] | None]] = []
+    total = simulations * (cells if simulated else 1)
+    with recording_failure(folder, record):
+        for k in range(cells if simulated else 1):
+
+            def step(done: int, _: int, k: int = k) -> None:
+                if progress:
+                    progress(k * simulations + done, total)
+
+            if simulated:
+                session = type(backend)({**backend.options.model_dump(), "seed": seed + k})
+                name = f"cell{k}.nwb"
+                _write_session(session, folder.file(name))
+                recording, truth = _read(folder.file(name)), session.ground_truth().parameters
+                label = f"seed {seed + k}"
+            else:
+                recording, truth, label = backend.recording(), None, str(recording_file or "")
+            model = engine.cell_model(recording.positions_um)
+            try:
+                fit = fit_cell(recording, model, simulations, seed + k, step)
+            except ValueError as error:
+                raise SubstratesError(f"{label or backend.name}: {error}") from None
+            rows += _rows(k, fit, truth)
+            fits.append((fit, truth))
+    folder.write_table("results.parquet", pa.Table.from_pylist(rows))
+    figure = hh_fit_figure(fits, f"hh-fit on {backend.name} with {engine.name}")
+    folder.save_figure("hh_fit.png", figure)
+    close_figure(figure)
+    summary = _summary(fits)
+    record.update(status="complete", finished_at=now(), summary=summary,
+                  wall_time_s=round(time.perf_counter() - began, 3))  # fmt: skip
+    folder.write_json("provenance.json", record)
+    return folder, summary
+
+
+def _write_session(session: MEABackend, path: Path) -> None:
+    from substrates.datasets.mea.nwb import write_nwb
+
+    write_nwb(session.recording(), path, f"simulated by {session.name}: {session.to_dict()}")
+
+
+def _read(path: Path) -> Any:
+    from substrates.datasets.mea.nwb import read_nwb
+
+    return read_nwb(path)
+
+
+def _rows(cell: int, fit: CellFit, truth: dict[str, float] | None) -> list[dict[str, Any]]:
+    rows = []
+    for k, p in enumerate(fit.parameters):
+        rows.append({
+            "cell": cell, "kind": "parameter", "name": p.name, "description": p.description,
+            "prior_low": p.low, "prior_high": p.high,
+            "truth": None if truth is None else truth[p.name],
+            "npe_best": float(fit.posterior.best[k]), "npe_mean": float(fit.posterior.mean[k]),
+            "npe_sd": float(fit.posterior.sd[k]), "refined": float(fit.refined.theta[k]),
+            "fitted": float(fit.theta[k]), "chosen": fit.chosen,
+        })  # fmt: skip
+    sets = (("fitting", fit.fitting, fit.predicted_fitting),
+            ("held-out", fit.held_out, fit.predicted_held_out))  # fmt: skip
+    for group, found, predicted in sets:
+        for r, spike in zip(found, predicted, strict=True):
+            rows.append({
+                "cell": cell, "kind": "pattern", "name": r.pattern.label(), "set": group,
+                "electrodes": len(r.pattern.channels),
+                "total_current_ua": float(np.abs(r.pattern.currents_ua).sum()),
+                "trials": r.trials, "spikes": r.spikes, "observed_probability": r.probability,
+                "predicted_spike": bool(spike), "correct": bool(spike) == (r.probability > 0.5),
+            })  # fmt: skip
+    return rows
+
+
+def _summary(fits: list[tuple[CellFit, dict[str, float] | None]]) -> dict[str, Any]:
+    held = [f.accuracy_held_out for f, _ in fits]
+    summary: dict[str, Any] = {
+        "cells": len(fits),
+        "held_out_patterns": int(sum(len(f.held_out) for f, _ in fits)),
+        "mean_held_out_accuracy": float(np.nanmean(held)),
+        "mean_fitting_accuracy": float(np.nanmean([f.accuracy_fitting for f, _ in fits])),
+        "refined_chosen": int(sum(f.chosen == "refined" for f, _ in fits)),
+    }  # fmt: skip
+    if all(t is not None for _, t in fits):
+        for key, pick in (("npe", lambda f: f.posterior.best), ("fitted", lambda f: f.theta)):
+            errors = [np.abs(pick(f) - [t[p.name] for p in f.parameters])
+                      / [p.high - p.low for p in f.parameters] for f, t in fits]  # fmt: skip
+            summary[f"mean_error_{key}_prior_fraction"] = float(np.mean(errors))
+    return summary
