@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ import pyarrow as pa
 from substrates.adapters.config import ConfigError, backend_from_config, load_config
 from substrates.backends.errors import SubstratesError
 from substrates.backends.mea.base import MEABackend
-from substrates.models.hh.fit import CellFit, fit_cell
+from substrates.models.hh.fit import CellFit, fit_cell, observe
 
 from .folder import RunFolder
 from .plots import close_figure, hh_fit_figure
@@ -25,32 +26,39 @@ from .provenance import now, provenance, recording_failure
 
 def run_hh_fit(
     source: str | Path, *, recording_file: str | None = None, simulator: str | Path = "mea_sim",
-    simulations: int = 1000, cells: int = 1, seed: int = 0, out: str | Path = "runs",
+    simulations: int = 1000, cells: int = 1, seed: int | None = None, out: str | Path = "runs",
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[RunFolder, dict[str, Any]]:  # fmt: skip
     """Fit the cell of `source` (a recording file's config, with `recording_file` to name
-    the file, or a simulator's config: then `cells` sessions with seeds seed, seed + 1, …)
-    with the CellModel of `simulator`, from `simulations` NPE simulations per cell."""
+    the file, or a simulator's config: then `cells` sessions with seeds seed, seed + 1, …,
+    by default from the config's) with the CellModel of `simulator`, from `simulations` NPE
+    simulations per cell (NPE seeded with seed + cell, by default 0 + cell)."""
     resolved = load_config(source)
     if resolved.config.substrate != "mea":
         raise ConfigError(resolved.path, "substrate", "hh-fit needs an mea source")
     if simulations < 50 or cells < 1:
         raise SubstratesError("--simulations must be ≥ 50 and --cells ≥ 1")
-    backend = backend_from_config(resolved)
     if recording_file is not None:
-        if "path" not in type(backend).Options.model_fields:
+        if "path" not in resolved.backend_class.Options.model_fields:
             raise ConfigError(resolved.path, "backend", "--recording needs a recording-file config")
         if not Path(recording_file).is_file():
             raise SubstratesError(f"--recording {recording_file}: no such file")
-        backend = type(backend)({**backend.options.model_dump(), "path": str(recording_file)})
+        path = {"path": str(recording_file)}
+        resolved = replace(resolved, options=resolved.options.model_copy(update=path))
+    backend = backend_from_config(resolved)
     engine_config = load_config(simulator)
     engine = backend_from_config(engine_config)
     assert isinstance(backend, MEABackend) and isinstance(engine, MEABackend)
     if not engine.capabilities.models_cells:
         raise ConfigError(engine_config.path, "backend", "--simulator must simulate cells")
     simulated = backend.capabilities.models_cells
-    if not simulated:
-        _ = backend.recording()  # a bad file is refused before any folder is made
+    observed = None
+    if not simulated:  # a bad file is refused before any folder is made
+        recording = backend.recording()
+        try:
+            observed = observe(recording, engine.cell_model(recording.positions_um), seed or 0)
+        except ValueError as error:
+            raise SubstratesError(f"{backend.options.path}: {error}") from None
     folder = RunFolder.create(out, "hh-fit")
     parameters = {"recording": recording_file, "simulator": str(engine_config.path),
                   "simulations": simulations, "cells": cells if simulated else 1,
@@ -70,21 +78,24 @@ def run_hh_fit(
                     progress(k * simulations + done, total)
 
             if simulated:
-                session = type(backend)({**backend.options.model_dump(), "seed": seed + k})
+                first = backend.options.seed if seed is None else seed
+                session = type(backend)({**backend.options.model_dump(), "seed": first + k})
                 name = f"cell{k}.nwb"
                 _write_session(session, folder.file(name))
                 recording, truth = _read(folder.file(name)), session.ground_truth().parameters
-                label = f"seed {seed + k}"
+                label = f"seed {first + k}"
             else:
-                recording, truth, label = backend.recording(), None, str(recording_file or "")
+                recording, truth, label = backend.recording(), None, str(backend.options.path)
             model = engine.cell_model(recording.positions_um)
             try:
-                fit = fit_cell(recording, model, simulations, seed + k, step)
+                fit = fit_cell(recording, model, simulations, (seed or 0) + k, step, observed)
             except ValueError as error:
-                raise SubstratesError(f"{label or backend.name}: {error}") from None
+                raise SubstratesError(f"{label}: {error}") from None
             rows += _rows(k, fit, truth)
             fits.append((fit, truth))
-    folder.write_table("results.parquet", pa.Table.from_pylist(rows))
+    columns = list(dict.fromkeys(key for row in rows for key in row))  # parameters', patterns'
+    folder.write_table("results.parquet", pa.Table.from_pylist(
+        [{key: row.get(key) for key in columns} for row in rows]))  # fmt: skip
     figure = hh_fit_figure(fits, f"hh-fit on {backend.name} with {engine.name}")
     folder.save_figure("hh_fit.png", figure)
     close_figure(figure)
@@ -116,6 +127,7 @@ def _rows(cell: int, fit: CellFit, truth: dict[str, float] | None) -> list[dict[
             "truth": None if truth is None else truth[p.name],
             "npe_best": float(fit.posterior.best[k]), "npe_mean": float(fit.posterior.mean[k]),
             "npe_sd": float(fit.posterior.sd[k]), "refined": float(fit.refined.theta[k]),
+            "calibrated": float(fit.calibrated[k]),
             "fitted": float(fit.theta[k]), "chosen": fit.chosen,
         })  # fmt: skip
     sets = (("fitting", fit.fitting, fit.predicted_fitting),
@@ -139,11 +151,12 @@ def _summary(fits: list[tuple[CellFit, dict[str, float] | None]]) -> dict[str, A
         "held_out_patterns": int(sum(len(f.held_out) for f, _ in fits)),
         "mean_held_out_accuracy": float(np.nanmean(held)),
         "mean_fitting_accuracy": float(np.nanmean([f.accuracy_fitting for f, _ in fits])),
-        "refined_chosen": int(sum(f.chosen == "refined" for f, _ in fits)),
+        "chosen": ",".join(f.chosen for f, _ in fits),
     }  # fmt: skip
     if all(t is not None for _, t in fits):
         for key, pick in (("npe", lambda f: f.posterior.best), ("fitted", lambda f: f.theta)):
-            errors = [np.abs(pick(f) - [t[p.name] for p in f.parameters])
-                      / [p.high - p.low for p in f.parameters] for f, t in fits]  # fmt: skip
+            errors = [[p.distance(v, t[p.name]) / (p.high - p.low)
+                       for p, v in zip(f.parameters, pick(f), strict=True)]
+                      for f, t in fits]  # fmt: skip
             summary[f"mean_error_{key}_prior_fraction"] = float(np.mean(errors))
     return summary

@@ -27,12 +27,29 @@ class MEACapabilities(Capabilities):
 
 @dataclass(frozen=True)
 class Parameter:
-    """One inferable cell parameter: name (its unit in the suffix), uniform prior box."""
+    """One inferable cell parameter: name (its unit in the suffix), uniform prior box;
+    periodic: low and high are the same point (an angle)."""
 
     name: str
     low: float
     high: float
     description: str
+    periodic: bool = False
+
+    def inside(self, value: Any) -> Any:
+        """value wrapped into the box (periodic) or clipped to it."""
+        import numpy as np
+
+        if self.periodic:
+            return self.low + np.mod(np.asarray(value) - self.low, self.high - self.low)
+        return np.clip(value, self.low, self.high)
+
+    def distance(self, a: Any, b: Any) -> Any:
+        """|a − b|, the short way round for a periodic parameter."""
+        import numpy as np
+
+        gap = np.abs(np.asarray(a) - np.asarray(b))
+        return np.minimum(gap, (self.high - self.low) - gap) if self.periodic else gap
 
 
 class CellModel(ABC):
@@ -42,6 +59,7 @@ class CellModel(ABC):
 
     parameters: tuple[Parameter, ...]
     sampling_hz: float
+    template_samples: int
     max_current_ua: float
 
     @abstractmethod

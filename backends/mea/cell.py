@@ -27,7 +27,7 @@ def parameters(extent_um: np.ndarray) -> tuple[Parameter, ...]:
         Parameter("axon_radius_um", 0.4, 1.0, "axon radius"),
         Parameter("x_um", x0, x1, "soma x over the array"),
         Parameter("y_um", y0, y1, "soma y over the array"),
-        Parameter("angle_rad", -np.pi, np.pi, "axon direction in the array plane"),
+        Parameter("angle_rad", -np.pi, np.pi, "axon direction in the array plane", True),
         Parameter("height_um", 5.0, 25.0, "axon height above the array surface"),
     )
 

@@ -9,7 +9,7 @@ and noise only."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from itertools import combinations
 from typing import Any, ClassVar, Literal
 
@@ -98,13 +98,10 @@ class JaxleyBackend(MEABackend):
         return (hexagonal if o.layout == "hexagonal" else grid)(o.rows, o.columns, o.pitch_um)
 
     def cell_model(self, positions_um: Any) -> Any:
-        from .simulation import CellSimulation, Timing
-
         o = self.options
-        return CellSimulation(np.asarray(positions_um), timing=Timing(o.dt_ms,
-                              sampling_hz=o.sampling_hz), disk_radius_um=o.disk_radius_um,
-                              celsius=o.celsius, float64=o.float64, platform=self._platform(),
-                              batch=o.batch)  # fmt: skip
+        positions = tuple(map(tuple, np.asarray(positions_um, float)[:, :2].tolist()))
+        return _simulation(positions, o.dt_ms, o.sampling_hz, o.disk_radius_um, o.celsius,
+                           o.float64, self._platform(), o.batch)  # fmt: skip
 
     def _platform(self) -> str:
         return self.platform
@@ -232,6 +229,18 @@ class JaxleyBackend(MEABackend):
         pulses = spikes + self._model.timing.onset_ms * 1e-3
         truth = GroundTruth(dict(zip(names, map(float, self.hidden), strict=True)), pulses, evoked)
         return recording, truth
+
+
+@lru_cache(maxsize=8)
+def _simulation(positions: tuple[tuple[float, float], ...], dt_ms: float, sampling_hz: float,
+                disk_radius_um: float, celsius: float, float64: bool, platform: str,
+                batch: int) -> Any:  # fmt: skip
+    """One CellSimulation per setting, so backends alike share its compiled functions."""
+    from .simulation import CellSimulation, Timing
+
+    return CellSimulation(np.array(positions), timing=Timing(dt_ms, sampling_hz=sampling_hz),
+                          disk_radius_um=disk_radius_um, celsius=celsius, float64=float64,
+                          platform=platform, batch=batch)  # fmt: skip
 
 
 def _poisson(rate_hz: float, duration_s: float, dead_s: float, rng: np.random.Generator

@@ -4,9 +4,11 @@ From the recording alone: spontaneous spikes (detection.py) give the electrical 
 stimulation trials give evoked spikes, grouped into patterns and split (patterns.py); the
 fitting electrodes' activation curves give thresholds (activation.py). NPE over the
 model's prior (inference.py) gives a posterior at those features; Levenberg–Marquardt
-through the simulator (refine.py) refines its most probable sample on the image. Whichever
-of the two predicts the fitting patterns better is the fitted cell, which then predicts
-spike or no spike for every held-out pattern (majority of its trials observed)."""
+through the simulator (refine.py) refines its most probable samples on the image; a grid
+over channel densities and height (calibrate.py) then matches the thresholds too. Of the
+three (NPE, refined, calibrated), the one that predicts the fitting patterns best (ties to
+the later) is the fitted cell, which then predicts spike or no spike for every held-out
+pattern (the majority of its trials observed)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from substrates.backends.mea.base import CellModel, Parameter
 from substrates.datasets.mea.recording import Recording
 
 from .activation import fit_activation
+from .calibrate import calibrate
 from .detection import evoked_spikes, spontaneous_spikes
 from .features import electrical_image
 from .inference import Observation, Posterior, npe
@@ -30,11 +33,15 @@ from .summary import features
 BEFORE_MS = 1.0
 """Electrical images start this long before the reference channel's trough (ms)."""
 MIN_SPIKES = 10
+REFINE_STARTS = 4
+"""Refinement starts from this many of the most probable posterior samples and keeps the
+one that fits the image best (Levenberg–Marquardt can stall against the prior's walls)."""
 
 
 @dataclass(frozen=True)
 class CellFit:
-    """The fitted cell (theta, from `chosen`: 'npe' or 'refined'), how it was reached, and
+    """The fitted cell (theta, from `chosen`: 'npe', 'refined' or 'calibrated'), how it was
+    reached (the calibrated cell in `calibrated`), and
     its predictions (bool per pattern) for the fitting and held-out patterns."""
 
     parameters: tuple[Parameter, ...]
@@ -42,6 +49,7 @@ class CellFit:
     chosen: str
     posterior: Posterior
     refined: Refined
+    calibrated: np.ndarray
     thresholds_ua: dict[int, float]
     spikes: int
     fitting: list[Responses]
@@ -74,23 +82,41 @@ def predict(model: CellModel, theta: np.ndarray, found: list[Responses], channel
     return predicted
 
 
-def fit_cell(recording: Recording, model: CellModel, simulations: int = 1000, seed: int = 0,
-             progress: Callable[[int, int], None] | None = None) -> CellFit:  # fmt: skip
-    """Fit `model` to the one cell of `recording` (see the module's docstring)."""
+@dataclass(frozen=True)
+class Observed:
+    """What a recording shows of its cell: spikes, electrical image (aligned on `channel`'s
+    trough at sample `before`), patterns split into fitting and held out, thresholds on
+    the fitting electrodes (µA), and the observation NPE conditions on."""
+
+    spikes: int
+    image: np.ndarray
+    channel: int
+    before: int
+    fitting: list[Responses]
+    held_out: list[Responses]
+    thresholds_ua: dict[int, float]
+    observation: Observation
+
+
+def observe(recording: Recording, model: CellModel, seed: int = 0) -> Observed:
+    """Everything the fit needs from `recording`; ValueError says what it lacks."""
     fs = recording.sampling_hz
     if abs(model.sampling_hz - fs) > 1e-6:
         raise ValueError(f"the model samples at {model.sampling_hz:g} Hz, the recording at "
                          f"{fs:g} Hz: set sampling_hz in the simulator config")  # fmt: skip
-    window = model.templates(np.array([[(p.low + p.high) / 2 for p in model.parameters]])
-                             ).shape[-1]  # fmt: skip
+    stim = recording.stimulation
+    for k in range(len(stim)):
+        if max(map(abs, stim.currents(k))) > model.max_current_ua:
+            raise ValueError(f"stimulation event {k}: currents {stim.currents(k)} µA are outside "
+                             f"the model's ±{model.max_current_ua:g} µA")  # fmt: skip
     before = round(BEFORE_MS * 1e-3 * fs)
-    spont = spontaneous_spikes(recording, before, window - before)
+    after = model.template_samples - before
+    spont = spontaneous_spikes(recording, before, after)
     if len(spont.samples) < MIN_SPIKES:
         raise ValueError(f"{len(spont.samples)} spontaneous spikes found; at least "
                          f"{MIN_SPIKES} are needed for an electrical image")  # fmt: skip
-    image = electrical_image(recording, spont.samples, before, window - before)
-    spiked = evoked_spikes(recording, image, spont, seed=seed)
-    found = responses(recording, spiked)
+    image = electrical_image(recording, spont.samples, before, after)
+    found = responses(recording, evoked_spikes(recording, image, spont, seed=seed))
     electrodes = fitting_electrodes(found, image)
     if not electrodes:
         raise ValueError("no single-electrode stimulation in the recording to fit thresholds")
@@ -106,13 +132,33 @@ def fit_cell(recording: Recording, model: CellModel, simulations: int = 1000, se
     x = features(image, np.array(list(thresholds.values())), fs, before)
     noise = spont.noise_uv / np.sqrt(len(spont.samples))
     observation = Observation(spont.channel, before, electrodes, shape, noise, x)
-    posterior = npe(model, observation, simulations, seed, progress=progress)
-    refined = refine(model, posterior.best, image, spont.channel, before)
-    candidates = {"npe": posterior.best, "refined": refined.theta}
-    scores = {k: predict(model, v, fitting, recording.channels) for k, v in candidates.items()}
-    observed = np.array([r.probability > 0.5 for r in fitting])
-    chosen = max(("npe", "refined"), key=lambda k: (np.mean(scores[k] == observed), k))
+    return Observed(len(spont.samples), image, spont.channel, before, fitting, held_out,
+                    thresholds, observation)  # fmt: skip
+
+
+def fit_cell(recording: Recording, model: CellModel, simulations: int = 1000, seed: int = 0,
+             progress: Callable[[int, int], None] | None = None,
+             observed: Observed | None = None) -> CellFit:  # fmt: skip
+    """Fit `model` to the one cell of `recording` (see the module's docstring); `observed`
+    if observe() already ran."""
+    seen = observed or observe(recording, model, seed)
+    posterior = npe(model, seen.observation, simulations, seed, progress=progress)
+    refined = min((refine(model, start, seen.image, seen.channel, seen.before)
+                   for start in posterior.most_probable(REFINE_STARTS)),
+                  key=lambda r: r.loss_after_uv2)  # fmt: skip
+    calibrated, _ = calibrate(model, refined.theta, seen.image, seen.channel, seen.before,
+                              seen.observation.image_noise_uv, seen.observation.electrodes,
+                              np.array(list(seen.thresholds_ua.values())),
+                              seen.observation.shape)  # fmt: skip
+    candidates = {"npe": posterior.best, "refined": refined.theta, "calibrated": calibrated}
+    scores = {k: predict(model, v, seen.fitting, recording.channels)
+              for k, v in candidates.items()}  # fmt: skip
+    observed_spikes = np.array([r.probability > 0.5 for r in seen.fitting])
+    # The most accurate on the fitting patterns; ties go to the later stage.
+    order = list(candidates)
+    chosen = max(order, key=lambda k: (np.mean(scores[k] == observed_spikes), order.index(k)))
     theta = candidates[chosen]
-    return CellFit(model.parameters, theta, chosen, posterior, refined, thresholds,
-                   len(spont.samples), fitting, held_out, scores[chosen],
-                   predict(model, theta, held_out, recording.channels))  # fmt: skip
+    return CellFit(model.parameters, theta, chosen, posterior, refined, calibrated,
+                   seen.thresholds_ua,
+                   seen.spikes, seen.fitting, seen.held_out, scores[chosen],
+                   predict(model, theta, seen.held_out, recording.channels))  # fmt: skip

@@ -22,10 +22,18 @@ from .summary import align, features
 
 @dataclass(frozen=True)
 class Posterior:
-    """samples (n, parameters); best: the sample of highest posterior density; mean, sd."""
+    """samples (n, parameters) and their log densities; best: the most probable sample."""
 
     samples: np.ndarray
-    best: np.ndarray
+    log_density: np.ndarray
+
+    @property
+    def best(self) -> np.ndarray:
+        return self.samples[int(np.argmax(self.log_density))]
+
+    def most_probable(self, count: int) -> np.ndarray:
+        """(count, parameters): the samples of highest density, most probable first."""
+        return self.samples[np.argsort(-self.log_density)[:count]]
 
     @property
     def mean(self) -> np.ndarray:
@@ -96,8 +104,7 @@ def npe(model: CellModel, observation: Observation, simulations: int = 1000, see
     x_o = torch.as_tensor(observation.x, dtype=torch.float32)
     drawn = posterior.sample((samples,), x=x_o, show_progress_bars=False)
     density = posterior.log_prob(drawn, x=x_o)
-    drawn_np = drawn.numpy().astype(np.float64)
-    return Posterior(drawn_np, drawn_np[int(density.argmax())])
+    return Posterior(drawn.numpy().astype(np.float64), density.numpy().astype(np.float64))
 
 
 @dataclass

@@ -1,7 +1,8 @@
 """Gradient-based refinement through the simulator: Levenberg–Marquardt on the squared
 difference between the model's spike template and the observed electrical image (µV²),
 with the template's Jacobian from forward-mode differentiation through jaxley, in
-parameters scaled to the prior box (and kept inside it)."""
+parameters scaled to the prior box (and kept inside it: clipped, or wrapped round for
+an angle)."""
 
 from __future__ import annotations
 
@@ -39,14 +40,17 @@ def refine(model: CellModel, theta: np.ndarray, image: np.ndarray, channel: int,
         jacobian = np.roll(jacobian, shift, axis=1)  # the same shift; edges are faint
         return (template - image).ravel(), jacobian.reshape(-1, len(theta_)) * span
 
-    current = np.clip(theta, low, low + span)
+    def inside(theta_: np.ndarray) -> np.ndarray:
+        return np.array([p.inside(v) for p, v in zip(model.parameters, theta_, strict=True)])
+
+    current = inside(theta)
     r, jac = residual(current)
     first = loss = float(r @ r)
     taken = 0
     for _ in range(steps):
         normal = jac.T @ jac
         step = np.linalg.solve(normal + damping * np.diag(np.diag(normal) + 1e-12), -jac.T @ r)
-        candidate = np.clip(current + step * span, low, low + span)
+        candidate = inside(current + step * span)
         r_new, jac_new = residual(candidate)
         if float(r_new @ r_new) < loss:
             current, r, jac, loss = candidate, r_new, jac_new, float(r_new @ r_new)

@@ -40,7 +40,10 @@ def add_hh_parser(methods: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--cells", type=int, default=1, help="simulated sessions, seeds seed… (default 1)"
     )
-    parser.add_argument("--seed", type=int, default=0, help="first session's and NPE's seed")
+    parser.add_argument(
+        "--seed", type=int, default=None,
+        help="first simulated session's seed (default: the config's) and NPE's (default 0)",
+    )  # fmt: skip
     parser.add_argument("--out", default="runs", help="folder for run folders (default: runs)")
     parser.set_defaults(handler=handle_hh_fit)
 

@@ -1,0 +1,69 @@
+"""`substrates run hh-fit` as a user runs it: a simulated session, written as NWB and fitted
+from that file, scored against its hidden cell; the same code on that NWB file through the
+mea_nwb config; bad input."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from .cli import only_run_folder, substrates
+
+pytest.importorskip("jaxley")
+pytest.importorskip("sbi")
+SESSION = ("substrate: mea\nbackend: mea.jaxley\n"
+           "options: {spontaneous_s: 2.0, trials: 4, stim_electrodes: 4, seed: 5}\n")  # fmt: skip
+
+
+@pytest.mark.slow
+def test_simulated_session_then_its_nwb_file(tmp_path) -> None:
+    (tmp_path / "session.yaml").write_text(SESSION)
+    result = substrates("run", "hh-fit", "--source", "session.yaml", "--simulations", "80",
+                        "--out", "sim", cwd=tmp_path)  # fmt: skip
+    assert "mean_held_out_accuracy" in result.stdout
+    folder = only_run_folder(tmp_path / "sim")
+    rows = pq.read_table(folder / "results.parquet").to_pylist()
+    parameters = [r for r in rows if r["kind"] == "parameter"]
+    patterns = [r for r in rows if r["kind"] == "pattern"]
+    assert len(parameters) == 8 and all(r["truth"] is not None for r in parameters)
+    held = [r for r in patterns if r["set"] == "held-out"]
+    assert len(held) > 20 and np.mean([r["correct"] for r in held]) >= 0.85
+    record = json.loads((folder / "provenance.json").read_text())
+    assert record["status"] == "complete" and record["summary"]["cells"] == 1
+    assert (folder / "hh_fit.png").stat().st_size > 10_000 and (folder / "cell0.nwb").is_file()
+
+    again = substrates("run", "hh-fit", "--source", "mea_nwb", "--recording",
+                       str(folder / "cell0.nwb"), "--simulations", "80", "--out", "file",
+                       cwd=tmp_path)  # fmt: skip
+    rows = pq.read_table(only_run_folder(tmp_path / "file") / "results.parquet").to_pylist()
+    assert all(r["truth"] is None for r in rows if r["kind"] == "parameter")
+    assert "mean_error_fitted_prior_fraction" not in again.stdout
+
+
+def _quiet_file(path) -> None:
+    """A pynwb recording of noise alone: no spikes, no stimulation."""
+    from tests.unit.mea.test_nwb import pynwb_file
+
+    data = np.random.default_rng(2).normal(0, 20, (8000, 6)).astype(np.int16)
+    pynwb_file(path, data)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--source", "mea_nwb"), "no recording given"),
+        (("--source", "mea_nwb", "--recording", "none.nwb"), "no such file"),
+        (("--recording", "quiet.nwb"), "--recording needs a recording-file config"),
+        (("--source", "mea_nwb", "--recording", "quiet.nwb"), "spontaneous spikes found"),
+        (("--source", "events_sim"), "needs an mea source"),
+        (("--simulations", "3"), "--simulations must be"),
+    ],
+)  # fmt: skip
+def test_bad_input_exits_2(tmp_path, args, message) -> None:
+    _quiet_file(tmp_path / "quiet.nwb")
+    result = substrates("run", "hh-fit", *args, cwd=tmp_path, check=False)
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+    assert not (tmp_path / "runs").exists()

@@ -1,0 +1,85 @@
+"""`mea.jaxley` sessions: what they hold, their NWB round trip through pynwb, refused
+currents, float32 against float64, and `mea.jaxley_gpu` (its code path on the CPU device
+equals `mea.jaxley`; asked for a GPU where none is, it says why)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from substrates.backends.errors import BackendUnavailableError, SubstratesError
+from substrates.backends.gpu import cuda_device_count
+from substrates.backends.registry import create_backend
+
+pytest.importorskip("jaxley")
+SMALL = {"spontaneous_s": 2.0, "stim_electrodes": 4, "currents_ua": [2.0, 4.0, 8.0, 16.0],
+         "pair_electrodes": 2, "pair_currents_ua": [6.0], "trials": 3, "seed": 3}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def session():
+    return create_backend("mea.jaxley", SMALL)
+
+
+def test_session_holds_spikes_and_the_protocol(session) -> None:
+    recording, truth = session.recording(), session.ground_truth()
+    assert recording.channels == 64 == session.capabilities.channels
+    assert session.capabilities.stimulate and session.capabilities.models_cells
+    stim = recording.stimulation
+    assert len(stim) == (4 * 4 + 2) * 3 == len(truth.evoked)
+    assert sorted({len(e) for e in stim.electrodes}) == [1, 2]
+    assert {stim.currents(k) for k in range(len(stim)) if len(stim.electrodes[k]) == 2} == {
+        (6.0, 6.0), (6.0, -6.0)}  # fmt: skip
+    assert 0 < truth.evoked.mean() < 1
+    assert len(truth.spike_times_s) > 5 and truth.spike_times_s.max() < 2.0
+    # A spontaneous spike's trough stands out of the noise on the cell's strongest channel.
+    traces = recording.get_traces(0, round(2.0 * recording.sampling_hz))
+    assert traces.min() < -6 * session.options.noise_uv
+
+
+def test_nwb_round_trip_keeps_traces_and_patterns(session, tmp_path) -> None:
+    pytest.importorskip("pynwb")
+    from substrates.datasets.mea.nwb import read_nwb, write_nwb
+
+    recording = session.recording()
+    write_nwb(recording, tmp_path / "s.nwb")
+    again = read_nwb(tmp_path / "s.nwb")
+    assert np.array_equal(again.get_traces(1000, 3000), recording.get_traces(1000, 3000))
+    assert again.stimulation.weights == recording.stimulation.weights
+    assert np.allclose(again.stimulation.time_s, recording.stimulation.time_s)
+    assert [again.stimulation.currents(k) for k in range(5)] == [
+        recording.stimulation.currents(k) for k in range(5)]  # fmt: skip
+
+
+def test_currents_beyond_the_model_are_refused(session) -> None:
+    from substrates.datasets.mea.recording import Stimulation
+
+    with pytest.raises(ValueError, match=r"\(0, 20.0\] µA"):
+        create_backend("mea.jaxley", {**SMALL, "currents_ua": [25.0]})
+    pulse = Stimulation(np.array([0.001]), ((5,),), np.array([30.0]), ("triphasic",))
+    with pytest.raises(SubstratesError, match="30 µA on electrode 5 is outside"):
+        session.stimulate(pulse)
+    response = session.stimulate(Stimulation(np.array([0.001]), ((5,),), np.array([3.0]),
+                                             ("biphasic",)))  # fmt: skip
+    assert response.channels == 64 and response.stimulation.shape == ("biphasic",)
+
+
+def test_float32_agrees_with_float64(session) -> None:
+    single = create_backend("mea.jaxley", {**SMALL, "float64": False})
+    model64, model32 = (b.cell_model(b.positions_um) for b in (session, single))
+    theta = session.hidden[None]
+    t64, t32 = model64.templates(theta)[0], model32.templates(theta)[0]
+    assert np.abs(t64 - t32).max() < 0.02 * np.abs(t64).max()
+
+
+def test_gpu_code_path_on_the_cpu_equals_the_cpu_backend(session) -> None:
+    twin = create_backend("mea.jaxley_gpu", {**SMALL, "device": "cpu", "batch": 64})
+    assert twin.resolved_tier(twin.options) == "simulator"
+    assert np.array_equal(twin.recording().get_traces(), session.recording().get_traces())
+    assert np.array_equal(twin.ground_truth().evoked, session.ground_truth().evoked)
+
+
+@pytest.mark.skipif(cuda_device_count() > 0, reason="this machine has a CUDA GPU")
+def test_gpu_tier_without_a_gpu_says_why() -> None:
+    with pytest.raises(BackendUnavailableError, match="no CUDA device"):
+        create_backend("mea.jaxley_gpu", SMALL)
