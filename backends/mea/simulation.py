@@ -106,6 +106,7 @@ class CellSimulation(CellModel):
         self.timing.per_sample  # noqa: B018 -- fails early on a bad sampling rate
         xy = self.electrodes_um[:, :2]
         self.parameters = cells.parameters(np.stack([xy.min(axis=0), xy.max(axis=0)]))
+        self._cell = self._build()  # jaxley builds its graph outside any trace
 
     @cached_property
     def device(self) -> Any:
@@ -113,8 +114,7 @@ class CellSimulation(CellModel):
 
         return jax.devices(self.platform)[0]
 
-    @cached_property
-    def _cell(self) -> Any:
+    def _build(self) -> Any:
         import jaxley as jx
 
         from .channels import TemperatureHH
@@ -220,7 +220,6 @@ class CellSimulation(CellModel):
         import jax
 
         with jax.enable_x64(self.float64), jax.default_device(self.device):
-            self._cell  # noqa: B018 -- jaxley builds its graph outside any trace
             compiled = self._compiled.setdefault(name, jax.jit(jax.vmap(function)))
             total = len(arrays[0])
             size = min(self.batch, total)

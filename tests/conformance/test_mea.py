@@ -1,7 +1,8 @@
 """One suite for the MEA sources: every shipped config (skipped with its reason when it has
-no recording) and each file backend on a recording made by an independent writer (the
-Litke byte layout, pynwb): the recording reads whole or in chunks alike, positions match
-the channels, and a recorded source refuses to stimulate."""
+no recording or needs a GPU) and each file backend on a recording made by an independent
+writer (the Litke byte layout, pynwb): the recording reads whole or in chunks alike,
+positions match the channels; a simulator stimulates and models cells, a recorded source
+refuses both."""
 
 from __future__ import annotations
 
@@ -33,8 +34,22 @@ def check(source) -> None:
     pieces = np.concatenate([recording.get_traces(a, min(a + 333, recording.samples))
                              for a in recording.chunks(333)])  # fmt: skip
     assert np.array_equal(whole, pieces) and whole.dtype == np.float32
-    with pytest.raises(CapabilityError, match="cannot stimulate"):
-        source.stimulate(None)
+    if not caps.stimulate:
+        with pytest.raises(CapabilityError, match="cannot stimulate"):
+            source.stimulate(None)
+        with pytest.raises(CapabilityError, match="simulates no cells"):
+            source.cell_model(recording.positions_um)
+        return
+    from substrates.datasets.mea.recording import Stimulation
+
+    pulses = Stimulation(np.array([0.001, 0.011]), ((0,), (1, 2)), np.array([2.0, 3.0]),
+                         ("triphasic", "triphasic"), ((1.0,), (1.0, -1.0)))  # fmt: skip
+    response = source.stimulate(pulses)
+    assert response.channels == caps.channels and response.stimulation is pulses
+    assert response.duration_s > 0.011
+    model = source.cell_model(recording.positions_um)
+    theta = np.array([[(p.low + p.high) / 2 for p in model.parameters]])
+    assert model.templates(theta).shape == (1, caps.channels, model.template_samples)
 
 
 def test_litke_file(tmp_path) -> None:

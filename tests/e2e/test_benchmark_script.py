@@ -57,3 +57,18 @@ def test_events_benchmark_prints_its_tables() -> None:
     rows = [line.split("|")[1].strip() for line in result.stdout.splitlines() if line[:2] == "| "]
     assert rows[1:3] == ["events.sim (numba)", "plain per-pixel reference"]
     assert "evt3, written by substrates" in rows and rows[-2:] == ["ours (numba, CPU)", "tonic"]
+
+
+@pytest.mark.slow
+def test_mea_benchmark_prints_its_tables() -> None:
+    pytest.importorskip("jaxley")
+    pytest.importorskip("neuron")
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT.parent / "mea_sim.py"), "--repeats", "1"],
+        capture_output=True, text=True, timeout=600, check=True,
+    )  # fmt: skip
+    rows = [line.split("|")[1].strip() for line in result.stdout.splitlines() if line[:2] == "| "]
+    assert rows == ["simulation", "jaxley, one cell (CPU, float64)", "NEURON, one cell",
+                    "jaxley, vmapped batch of 64", "NEURON, 64 cells one after another",
+                    "one spike template", "voltages only",
+                    "voltages + extracellular potentials at 64 electrodes"]  # fmt: skip

@@ -22,14 +22,15 @@ class NeuronCell:
     segments: list
 
     def run(self, dt_ms: float, steps: int, soma_na: np.ndarray | None = None,
-            phi_mv: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-        """(v (n, steps + 1) mV, i_membrane (n, steps + 1) nA) from rest at −65 mV with
-        an IClamp current (steps,) nA at the soma and/or extracellular potentials
-        (n, steps) mV at the segments."""
+            phi_mv: np.ndarray | None = None, currents: bool = True
+            ) -> tuple[np.ndarray, np.ndarray | None]:  # fmt: skip
+        """(v (n, steps + 1) mV, i_membrane (n, steps + 1) nA, or None without `currents`)
+        from rest at −65 mV with an IClamp current (steps,) nA at the soma and/or
+        extracellular potentials (n, steps) mV at the segments."""
         from neuron import h
 
         h.dt, h.secondorder = dt_ms, 0
-        h.cvode.use_fast_imem(1)
+        h.cvode.use_fast_imem(int(currents))
         keep = []
         if soma_na is not None:
             clamp = h.IClamp(self.segments[0])
@@ -43,11 +44,11 @@ class NeuronCell:
                 vector.play(seg._ref_e_extracellular, dt_ms)
                 keep.append(vector)
         v = [h.Vector().record(seg._ref_v) for seg in self.segments]
-        i = [h.Vector().record(seg._ref_i_membrane_) for seg in self.segments]
+        i = [h.Vector().record(seg._ref_i_membrane_) for seg in self.segments] if currents else []
         h.finitialize(-65.0)
-        while h.t < steps * dt_ms - dt_ms / 2:
-            h.fadvance()
-        return np.array([list(x) for x in v]), np.array([list(x) for x in i])
+        h.continuerun(steps * dt_ms)  # NEURON's own stepping loop
+        membrane = np.array([x.as_numpy() for x in i]) if currents else None
+        return np.array([x.as_numpy() for x in v]), membrane
 
 
 def neuron_cell(morphology: Morphology, theta: np.ndarray, celsius: float,
