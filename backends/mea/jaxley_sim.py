@@ -25,7 +25,9 @@ GAIN_UV = 0.25
 
 
 class JaxleyOptions(BackendOptions):
-    """The array (layout, rows × columns, pitch_um), sampling_hz; the hidden cell (`cell`:
+    """The cell's morphology (an SWC file, cut into compartments of about compartment_um;
+    None: the built-in retinal ganglion cell); the array (layout, rows × columns,
+    pitch_um), sampling_hz; the hidden cell (`cell`:
     a value for each parameter, or None: drawn from the prior with `seed`); the session
     (spontaneous_s at spontaneous_hz, then `trials` of each pattern every trial_ms: the
     stim_electrodes electrodes with the largest spikes alone at each of currents_ua, and
@@ -33,6 +35,8 @@ class JaxleyOptions(BackendOptions):
     noise_uv (RMS at the electrodes), membrane_noise_ua_cm2 (white membrane current);
     the simulation (dt_ms, celsius, disk_radius_um of the electrodes, float64, batch)."""
 
+    morphology: str | None = None
+    compartment_um: float = Field(20.0, gt=0)
     layout: Literal["hexagonal", "grid"] = "hexagonal"
     rows: int = Field(8, ge=1)
     columns: int = Field(8, ge=1)
@@ -100,8 +104,9 @@ class JaxleyBackend(MEABackend):
     def cell_model(self, positions_um: Any) -> Any:
         o = self.options
         positions = tuple(map(tuple, np.asarray(positions_um, float)[:, :2].tolist()))
-        return _simulation(positions, o.dt_ms, o.sampling_hz, o.disk_radius_um, o.celsius,
-                           o.float64, self._platform(), o.batch)  # fmt: skip
+        return _simulation(o.morphology, o.compartment_um, positions, o.dt_ms, o.sampling_hz,
+                           o.disk_radius_um, o.celsius, o.float64, self._platform(),
+                           o.batch)  # fmt: skip
 
     def _platform(self) -> str:
         return self.platform
@@ -232,15 +237,23 @@ class JaxleyBackend(MEABackend):
 
 
 @lru_cache(maxsize=8)
-def _simulation(positions: tuple[tuple[float, float], ...], dt_ms: float, sampling_hz: float,
+def _simulation(swc: str | None, compartment_um: float,
+                positions: tuple[tuple[float, float], ...], dt_ms: float, sampling_hz: float,
                 disk_radius_um: float, celsius: float, float64: bool, platform: str,
                 batch: int) -> Any:  # fmt: skip
     """One CellSimulation per setting, so backends alike share its compiled functions."""
+    from .cell import rgc
     from .simulation import CellSimulation, Timing
+    from .swc import SWCError, read_swc
 
-    return CellSimulation(np.array(positions), timing=Timing(dt_ms, sampling_hz=sampling_hz),
-                          disk_radius_um=disk_radius_um, celsius=celsius, float64=float64,
-                          platform=platform, batch=batch)  # fmt: skip
+    try:
+        morphology = rgc() if swc is None else read_swc(swc, compartment_um)
+    except (OSError, SWCError) as error:
+        raise SubstratesError(f"options.morphology: {error}") from None
+    return CellSimulation(np.array(positions), morphology,
+                          Timing(dt_ms, sampling_hz=sampling_hz), disk_radius_um=disk_radius_um,
+                          celsius=celsius, float64=float64, platform=platform,
+                          batch=batch)  # fmt: skip
 
 
 def _poisson(rate_hz: float, duration_s: float, dead_s: float, rng: np.random.Generator

@@ -125,8 +125,9 @@ class CellSimulation(CellModel):
         cell.insert(TemperatureHH(self.celsius))
         cell.set("capacitance", 1.0)
         for index, branch in enumerate(m.branch_slices()):
-            cell.branch(index).set("length", float(m.length_um[branch][0]))
-            cell.branch(index).set("radius", float(m.radius_um[branch][0]))
+            cell.branch(index).set("length", float(m.length_um[branch][0]))  # equal in a branch
+            for k, radius in enumerate(m.radius_um[branch]):
+                cell.branch(index).comp(k).set("radius", float(radius))
         cell.set("v", -65.0)
         cell.init_states()
         cell.record("v", verbose=False)
@@ -138,14 +139,14 @@ class CellSimulation(CellModel):
         import jaxley as jx
 
         cell, m = self._cell, self.morphology
-        slices = m.branch_slices()
-        ais = next(b for b, s in enumerate(slices) if m.ais[s].all())
-        axon = next(b for b, s in enumerate(slices) if m.axon[s].all())
+        ais, axon = np.flatnonzero(m.ais), np.flatnonzero(m.axon)
         state = cell.data_set("HH_gNa", theta[0], None)
-        state = cell.branch(ais).data_set("HH_gNa", theta[0] * cells.AIS_NA_FACTOR, state)
+        if len(ais):
+            state = cell.select(nodes=ais).data_set("HH_gNa", theta[0] * cells.AIS_NA_FACTOR,
+                                                    state)  # fmt: skip
         state = cell.data_set("HH_gK", theta[1], state)
         state = cell.data_set("axial_resistivity", theta[2], state)
-        state = cell.branch(axon).data_set("radius", theta[3], state)
+        state = cell.select(nodes=axon).data_set("radius", theta[3], state)
         stimuli = cell.data_stimulate(injected, None, verbose=False)
         return jx.integrate(cell, param_state=state, data_stimuli=stimuli,
                             delta_t=self.timing.dt_ms, t_max=self.timing.window_ms)  # fmt: skip

@@ -68,9 +68,10 @@ def neuron_cell(morphology: Morphology, theta: np.ndarray, celsius: float,
         section.insert("hh")
         if extracellular:
             section.insert("extracellular")
-        axon, ais = morphology.axon[branch].all(), morphology.ais[branch].all()
-        for seg in section:
-            seg.diam = 2 * (float(theta[3]) if axon else float(morphology.radius_um[branch][0]))
+        kinds = zip(morphology.axon[branch], morphology.ais[branch],
+                    morphology.radius_um[branch], strict=True)  # fmt: skip
+        for seg, (axon, ais, radius) in zip(section, kinds, strict=True):
+            seg.diam = 2 * (float(theta[3]) if axon else float(radius))
             seg.hh.gnabar = float(theta[0]) * (AIS_NA_FACTOR if ais else 1.0)
             seg.hh.gkbar = float(theta[1])
         parent = morphology.parents[index]
