@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
+
+from .progress import print_summary, run_with_bar
 
 
 def add_events_parser(methods: argparse._SubParsersAction) -> None:
@@ -49,21 +50,8 @@ def run_arguments(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def handle_event_layers(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
     from substrates.adapters.runs.event_layers_run import run_event_layers
 
-    bar = tqdm(total=args.scenes, desc="scenes", unit="scene", file=sys.stderr, disable=None)
-
-    def progress(done: int, total: int) -> None:
-        bar.update(done - bar.n)
-
-    try:
-        folder, summary = run_event_layers(**run_arguments(args), out=args.out,
-                                           progress=progress)  # fmt: skip
-    finally:
-        bar.close()
-    for key, value in summary.items():
-        print(f"{key:<40} {value:.3f}" if isinstance(value, float) else f"{key:<40} {value}")
-    print(f"run folder: {folder.path}")
+    arguments = {**run_arguments(args), "out": args.out}
+    print_summary(*run_with_bar(run_event_layers, arguments, "scenes", "scene"))
     return 0

@@ -4,8 +4,9 @@ recorded, and its predictions for held-out stimulation patterns."""
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
+
+from .progress import print_summary, run_with_bar
 
 
 def add_hh_parser(methods: argparse._SubParsersAction) -> None:
@@ -57,21 +58,8 @@ def run_arguments(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def handle_hh_fit(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
     from substrates.adapters.runs.hh_fit_run import run_hh_fit
 
-    bar = tqdm(desc="simulations", unit="sim", file=sys.stderr, disable=None)
-
-    def progress(done: int, total: int) -> None:
-        bar.total = total
-        bar.update(done - bar.n)
-
-    try:
-        folder, summary = run_hh_fit(**run_arguments(args), out=args.out, progress=progress)
-    finally:
-        bar.close()
-    for key, value in summary.items():
-        print(f"{key:<40} {value:.3f}" if isinstance(value, float) else f"{key:<40} {value}")
-    print(f"run folder: {folder.path}")
+    arguments = {**run_arguments(args), "out": args.out}
+    print_summary(*run_with_bar(run_hh_fit, arguments, "simulations", "sim"))
     return 0
