@@ -26,8 +26,9 @@ GAIN_UV = 0.25
 
 class JaxleyOptions(BackendOptions):
     """The cell's morphology (an SWC file, cut into compartments of about compartment_um;
-    None: the built-in retinal ganglion cell); the array (layout, rows × columns,
-    pitch_um), sampling_hz; the hidden cell (`cell`:
+    None: the built-in retinal ganglion cell); the array (layout: hexagonal or grid of
+    rows × columns at pitch_um, or `probe`, a probeinterface file), sampling_hz; the hidden
+    cell (`cell`:
     a value for each parameter, or None: drawn from the prior with `seed`); the session
     (spontaneous_s at spontaneous_hz, then `trials` of each pattern every trial_ms: the
     stim_electrodes electrodes with the largest spikes alone at each of currents_ua, and
@@ -37,7 +38,8 @@ class JaxleyOptions(BackendOptions):
 
     morphology: str | None = None
     compartment_um: float = Field(20.0, gt=0)
-    layout: Literal["hexagonal", "grid"] = "hexagonal"
+    layout: Literal["hexagonal", "grid", "probe"] = "hexagonal"
+    probe: str | None = None
     rows: int = Field(8, ge=1)
     columns: int = Field(8, ge=1)
     pitch_um: float = Field(30.0, gt=0)
@@ -96,9 +98,16 @@ class JaxleyBackend(MEABackend):
 
     @cached_property
     def positions_um(self) -> np.ndarray:
-        from substrates.datasets.mea.geometry import grid, hexagonal
+        from substrates.datasets.mea.geometry import from_probe_file, grid, hexagonal
 
         o = self.options
+        if o.layout == "probe":
+            if o.probe is None:
+                raise SubstratesError("options.probe: layout 'probe' needs a probeinterface file")
+            try:
+                return from_probe_file(o.probe)
+            except (OSError, ValueError) as error:
+                raise SubstratesError(f"options.probe: {error}") from None
         return (hexagonal if o.layout == "hexagonal" else grid)(o.rows, o.columns, o.pitch_um)
 
     def cell_model(self, positions_um: Any) -> Any:
@@ -129,8 +138,8 @@ class JaxleyBackend(MEABackend):
 
     @cached_property
     def capabilities(self) -> MEACapabilities:
-        return MEACapabilities(len(self.positions_um), self.options.sampling_hz,
-                               self._session[0].duration_s, True, True)  # fmt: skip
+        """Known without simulating: the session's duration is left open (None)."""
+        return MEACapabilities(len(self.positions_um), self.options.sampling_hz, None, True, True)
 
     def recording(self) -> Any:
         return self._session[0]

@@ -13,7 +13,7 @@ class NeoOptions(FileOptions):
     """rawio: a neo.rawio class name (None: neo picks by the file name); rawio_options: its
     other arguments; units: the samples' units after neo's gain where the file says none;
     stream: the signal stream; rows × columns at pitch_um: the electrode grid, in channel
-    order."""
+    order, or probe: a probeinterface file with the electrode positions instead."""
 
     rawio: str | None = None
     rawio_options: dict[str, Any] = Field(default_factory=dict)
@@ -22,6 +22,7 @@ class NeoOptions(FileOptions):
     rows: int = Field(1, ge=1)
     columns: int = Field(1, ge=1)
     pitch_um: float = Field(17.5, gt=0)
+    probe: str | None = None
 
 
 class NeoBackend(RecordedFile):
@@ -32,9 +33,14 @@ class NeoBackend(RecordedFile):
     options: NeoOptions
 
     def _read(self) -> Any:
-        from substrates.datasets.mea.geometry import grid
+        from substrates.datasets.mea.geometry import from_probe_file, grid
         from substrates.datasets.mea.neo_files import read_neo
+        from substrates.datasets.mea.recording import RecordingError
 
         o = self.options
-        return read_neo(o.path, grid(o.rows, o.columns, o.pitch_um), o.rawio, o.rawio_options,
-                        o.units, o.stream)  # fmt: skip
+        try:
+            geometry = grid(o.rows, o.columns, o.pitch_um) if o.probe is None else (
+                from_probe_file(o.probe))  # fmt: skip
+        except (OSError, ValueError) as error:
+            raise RecordingError(f"options.probe: {error}") from None
+        return read_neo(o.path, geometry, o.rawio, o.rawio_options, o.units, o.stream)

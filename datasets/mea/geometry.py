@@ -1,10 +1,12 @@
 """Electrode array geometries (positions in µm): the Litke 512-electrode hexagonal arrays
-(30 and 60 µm pitch) and plain grids. The Litke lattice here has the array's size and
-pitch; the lab's own electrode numbering comes with its recordings' electrode map."""
+(30 and 60 µm pitch), plain grids, and any probe a probeinterface file describes. The Litke
+lattice here has the array's size and pitch; the lab's own electrode numbering comes with
+its recordings' electrode map."""
 
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 
@@ -31,3 +33,25 @@ def grid(rows: int, columns: int, pitch_um: float) -> np.ndarray:
     r, c = np.mgrid[0:rows, 0:columns].astype(np.float64) * pitch_um
     positions = np.stack([c.ravel(), r.ravel()], axis=1)
     return positions - positions.mean(axis=0)
+
+
+def from_probe_file(path: str | os.PathLike[str]) -> np.ndarray:
+    """(channels, 2) positions of every contact in a probeinterface file (JSON, or any
+    format probeinterface's read_probeinterface takes), in channel order where the probe
+    wires contacts to channels (device_channel_indices), else in contact order; µm."""
+    import probeinterface
+
+    group = probeinterface.read_probeinterface(str(path))
+    positions, channels = [], []
+    for probe in group.probes:
+        xy = np.asarray(probe.contact_positions, float)[:, :2]
+        if probe.si_units != "um":
+            raise ValueError(f"{path}: field 'si_units': {probe.si_units!r}, expected 'um'")
+        positions.append(xy)
+        wired = probe.device_channel_indices
+        channels.append(None if wired is None else np.asarray(wired))
+    xy = np.concatenate(positions)
+    if all(c is not None for c in channels):
+        order = np.argsort(np.concatenate(channels), kind="stable")
+        return xy[order]
+    return xy

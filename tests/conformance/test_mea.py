@@ -91,3 +91,11 @@ def test_neo_raw_binary_file(tmp_path) -> None:
         create_backend("mea.neo", options).recording()
     with pytest.raises(SubstratesError, match="12 channels, but the geometry has 6"):
         create_backend("mea.neo", {**options, "units": "uV", "rows": 2, "columns": 3}).recording()
+    import probeinterface as pi  # positions from a probe file probeinterface wrote
+
+    probe = pi.generate_linear_probe(num_elec=12, ypitch=25.0)
+    pi.write_probeinterface(tmp_path / "probe.json", probe)
+    probed = create_backend("mea.neo", {**options, "units": "uV",
+                                        "probe": str(tmp_path / "probe.json")})  # fmt: skip
+    check(probed)
+    assert np.array_equal(probed.recording().positions_um, probe.contact_positions)

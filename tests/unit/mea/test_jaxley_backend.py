@@ -83,3 +83,25 @@ def test_gpu_code_path_on_the_cpu_equals_the_cpu_backend(session) -> None:
 def test_gpu_tier_without_a_gpu_says_why() -> None:
     with pytest.raises(BackendUnavailableError, match="no CUDA device"):
         create_backend("mea.jaxley_gpu", SMALL)
+
+
+def test_any_probeinterface_probe_is_an_array(tmp_path) -> None:
+    """A probe written by probeinterface, its contacts wired to channels out of order: the
+    geometry comes back in channel order, and the simulator records on it."""
+    import probeinterface as pi
+
+    from substrates.datasets.mea.geometry import from_probe_file
+
+    probe = pi.generate_multi_columns_probe(num_columns=4, num_contact_per_column=5,
+                                            xpitch=40.0, ypitch=40.0)  # fmt: skip
+    wiring = np.random.default_rng(0).permutation(20)
+    probe.set_device_channel_indices(wiring)
+    pi.write_probeinterface(tmp_path / "probe.json", probe)
+    positions = from_probe_file(tmp_path / "probe.json")
+    assert np.array_equal(positions[wiring], probe.contact_positions)
+    options = {**SMALL, "layout": "probe", "probe": str(tmp_path / "probe.json")}
+    simulated = create_backend("mea.jaxley", options)
+    assert simulated.capabilities.channels == 20
+    assert np.array_equal(simulated.recording().positions_um, positions)
+    with pytest.raises(SubstratesError, match=r"options\.probe"):
+        create_backend("mea.jaxley", {**options, "probe": str(tmp_path / "none.json")}).recording()
