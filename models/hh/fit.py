@@ -6,9 +6,9 @@ fitting electrodes' activation curves give thresholds (activation.py). NPE over 
 model's prior (inference.py) gives a posterior at those features; Levenberg–Marquardt
 through the simulator (refine.py) refines its most probable samples on the image; a grid
 over channel densities and height (calibrate.py) then matches the thresholds too. Of the
-three (NPE, refined, calibrated), the one that predicts the fitting patterns best (ties to
-the later) is the fitted cell, which then predicts spike or no spike for every held-out
-pattern (the majority of its trials observed)."""
+three (NPE, refined, calibrated), the one that scores best on both data (image χ² and
+threshold errors) is the fitted cell, which then predicts spike or no spike for every
+held-out pattern (the majority of its trials observed)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from substrates.backends.mea.base import CellModel, Parameter
 from substrates.datasets.mea.recording import Recording
 
 from .activation import fit_activation
-from .calibrate import calibrate
+from .calibrate import Target, calibrate, score
 from .detection import evoked_spikes, spontaneous_spikes
 from .features import electrical_image
 from .inference import Observation, Posterior, npe
@@ -146,19 +146,15 @@ def fit_cell(recording: Recording, model: CellModel, simulations: int = 1000, se
     refined = min((refine(model, start, seen.image, seen.channel, seen.before)
                    for start in posterior.most_probable(REFINE_STARTS)),
                   key=lambda r: r.loss_after_uv2)  # fmt: skip
-    calibrated, _ = calibrate(model, refined.theta, seen.image, seen.channel, seen.before,
-                              seen.observation.image_noise_uv, seen.observation.electrodes,
-                              np.array(list(seen.thresholds_ua.values())),
-                              seen.observation.shape)  # fmt: skip
+    target = Target(seen.image, seen.channel, seen.before, seen.observation.image_noise_uv,
+                    seen.observation.electrodes, np.array(list(seen.thresholds_ua.values())),
+                    seen.observation.shape)  # fmt: skip
+    calibrated = calibrate(model, refined.theta, target)
     candidates = {"npe": posterior.best, "refined": refined.theta, "calibrated": calibrated}
-    scores = {k: predict(model, v, seen.fitting, recording.channels)
-              for k, v in candidates.items()}  # fmt: skip
-    observed_spikes = np.array([r.probability > 0.5 for r in seen.fitting])
-    # The most accurate on the fitting patterns; ties go to the later stage.
-    order = list(candidates)
-    chosen = max(order, key=lambda k: (np.mean(scores[k] == observed_spikes), order.index(k)))
+    scores = score(model, np.array(list(candidates.values())), target)
+    chosen = list(candidates)[int(np.argmin(scores))]
     theta = candidates[chosen]
     return CellFit(model.parameters, theta, chosen, posterior, refined, calibrated,
-                   seen.thresholds_ua,
-                   seen.spikes, seen.fitting, seen.held_out, scores[chosen],
+                   seen.thresholds_ua, seen.spikes, seen.fitting, seen.held_out,
+                   predict(model, theta, seen.fitting, recording.channels),
                    predict(model, theta, seen.held_out, recording.channels))  # fmt: skip
