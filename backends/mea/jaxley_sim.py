@@ -195,8 +195,10 @@ class JaxleyBackend(MEABackend):
                                               seed + 7919 * index)  # fmt: skip
             spiked[chosen] = hit
             for k, potential in zip(chosen, potentials, strict=True):
-                start = round(stimulation.time_s[k] * fs) - onset
-                traces[start : start + potential.shape[1]] += potential.T
+                start = round(stimulation.time_s[k] * fs) - onset  # the window opens earlier
+                kept = potential[:, max(0, -start) :]
+                start = max(0, start)
+                traces[start : start + kept.shape[1]] += kept.T[: len(traces) - start]
         return spiked
 
     def _stored(self, traces: np.ndarray, rng: np.random.Generator) -> np.ndarray:

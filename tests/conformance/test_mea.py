@@ -42,7 +42,7 @@ def check(source) -> None:
         return
     from substrates.datasets.mea.recording import Stimulation
 
-    pulses = Stimulation(np.array([0.001, 0.011]), ((0,), (1, 2)), np.array([2.0, 3.0]),
+    pulses = Stimulation(np.array([0.0001, 0.011]), ((0,), (1, 2)), np.array([2.0, 3.0]),
                          ("triphasic", "triphasic"), ((1.0,), (1.0, -1.0)))  # fmt: skip
     response = source.stimulate(pulses)
     assert response.channels == caps.channels and response.stimulation is pulses
