@@ -178,10 +178,14 @@ def test_ctrl_c_keeps_what_finished_and_says_how_to_resume(tmp_path) -> None:
     # machine (it did once in CI), leaving nothing to interrupt.
     write(tmp_path / "grid.yaml", GRID.replace("[1.0e-12, 1.0e-13]", str(LONG_TOLERANCES)))
     write(tmp_path / "one.yaml", "executor: local\noptions: {workers: 1}\n")
+    # A shell that starts a job in the background sets SIGINT to "ignore" for it, and the
+    # driver would inherit that (Python then installs no KeyboardInterrupt handler): the
+    # test restores the default so that it means the same wherever pytest was started.
     driver = subprocess.Popen(
         [sys.executable, "-m", "substrates", "sweep", "crn-validate", "--grid", "grid.yaml",
          "--out", "out", "--executor", "one.yaml"],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     items = tmp_path / "out" / "items"
     _wait_for(lambda: items.is_dir() and any(items.iterdir()), 240, "a first item")
