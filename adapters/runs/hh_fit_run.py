@@ -120,14 +120,15 @@ def _read(path: Path) -> Any:
 
 def _rows(cell: int, fit: CellFit, truth: dict[str, float] | None) -> list[dict[str, Any]]:
     rows = []
+    mean, sd = fit.posterior.spread(fit.parameters)
     for k, p in enumerate(fit.parameters):
         rows.append({
             "cell": cell, "kind": "parameter", "name": p.name, "description": p.description,
             "prior_low": p.low, "prior_high": p.high,
             "truth": None if truth is None else truth[p.name],
-            "npe_best": float(fit.posterior.best[k]), "npe_mean": float(fit.posterior.mean[k]),
-            "npe_sd": float(fit.posterior.sd[k]), "refined": float(fit.refined.theta[k]),
-            "calibrated": float(fit.calibrated[k]),
+            "npe_best": float(fit.posterior.best[k]), "npe_mean": float(mean[k]),
+            "npe_sd": float(sd[k]),
+            "refined": float(fit.refined.theta[k]), "calibrated": float(fit.calibrated[k]),
             "fitted": float(fit.theta[k]), "chosen": fit.chosen,
         })  # fmt: skip
     sets = (("fitting", fit.fitting, fit.predicted_fitting),

@@ -182,7 +182,8 @@ def hh_fit_figure(fits: list[tuple[Any, dict[str, float] | None]], title: str) -
             left.scatter(true, fitted, c=colors, s=18)
         else:
             at = np.arange(len(parameters))
-            left.errorbar(at, (fit.posterior.mean - low) / span, fit.posterior.sd / span,
+            mean, sd = fit.posterior.spread(parameters)
+            left.errorbar(at, (mean - low) / span, sd / span,
                           fmt="none", ecolor="gray")  # fmt: skip
             left.scatter(at, fitted, c=colors, s=18)
     if fits[0][1] is not None:

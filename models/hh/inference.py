@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from substrates.backends.mea.base import CellModel
+from substrates.backends.mea.base import CellModel, Parameter
 
 from .summary import align, features
 
@@ -35,13 +35,18 @@ class Posterior:
         """(count, parameters): the samples of highest density, most probable first."""
         return self.samples[np.argsort(-self.log_density)[:count]]
 
-    @property
-    def mean(self) -> np.ndarray:
-        return self.samples.mean(axis=0)
-
-    @property
-    def sd(self) -> np.ndarray:
-        return self.samples.std(axis=0)
+    def spread(self, parameters: tuple[Parameter, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """Each parameter's posterior mean and SD; circular ones for a periodic parameter
+        (an angle near ±π averages to ±π, not 0)."""
+        mean, sd = self.samples.mean(axis=0), self.samples.std(axis=0)
+        for k, p in enumerate(parameters):
+            if p.periodic:
+                span = p.high - p.low
+                turn = (self.samples[:, k] - p.low) / span * 2 * np.pi
+                s, c = np.sin(turn).mean(), np.cos(turn).mean()
+                mean[k] = p.inside(p.low + np.arctan2(s, c) / (2 * np.pi) * span)
+                sd[k] = np.sqrt(-2 * np.log(max(np.hypot(s, c), 1e-12))) / (2 * np.pi) * span
+        return mean, sd
 
 
 @dataclass(frozen=True)
