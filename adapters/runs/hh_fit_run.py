@@ -52,6 +52,7 @@ def run_hh_fit(
     if not engine.capabilities.models_cells:
         raise ConfigError(engine_config.path, "backend", "--simulator must simulate cells")
     simulated = backend.capabilities.models_cells
+    count = cells if simulated else 1  # sessions to simulate, or the one recording
     observed = None
     if not simulated:  # a bad file is refused before any folder is made
         recording = backend.recording()
@@ -61,7 +62,7 @@ def run_hh_fit(
             raise SubstratesError(f"{backend.options.path}: {error}") from None
     folder = RunFolder.create(out, "hh-fit")
     parameters = {"recording": recording_file, "simulator": str(engine_config.path),
-                  "simulations": simulations, "cells": cells if simulated else 1,
+                  "simulations": simulations, "cells": count,
                   "seed": seed}  # fmt: skip
     record = provenance("hh-fit", resolved, backend, parameters)
     record["simulator_backend"] = engine.to_dict()
@@ -69,9 +70,9 @@ def run_hh_fit(
     began = time.perf_counter()
     rows: list[dict[str, Any]] = []
     fits: list[tuple[CellFit, dict[str, float] | None]] = []
-    total = simulations * (cells if simulated else 1)
+    total = simulations * count
     with recording_failure(folder, record):
-        for k in range(cells if simulated else 1):
+        for k in range(count):
 
             def step(done: int, _: int, k: int = k) -> None:
                 if progress:

@@ -9,6 +9,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
+
 from ..base import Backend, BackendOptions, Capabilities, Unavailability
 from ..errors import CapabilityError, SubstratesError
 
@@ -38,16 +40,12 @@ class Parameter:
 
     def inside(self, value: Any) -> Any:
         """value wrapped into the box (periodic) or clipped to it."""
-        import numpy as np
-
         if self.periodic:
             return self.low + np.mod(np.asarray(value) - self.low, self.high - self.low)
         return np.clip(value, self.low, self.high)
 
     def distance(self, a: Any, b: Any) -> Any:
         """|a − b|, the short way round for a periodic parameter."""
-        import numpy as np
-
         gap = np.abs(np.asarray(a) - np.asarray(b))
         return np.minimum(gap, (self.high - self.low) - gap) if self.periodic else gap
 

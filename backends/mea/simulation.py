@@ -107,6 +107,7 @@ class CellSimulation(CellModel):
         xy = self.electrodes_um[:, :2]
         self.parameters = cells.parameters(np.stack([xy.min(axis=0), xy.max(axis=0)]))
         self._cell = self._build()  # jaxley builds its graph outside any trace
+        self._compiled: dict[str, Any] = {}  # name → jit(vmap(function))
 
     @cached_property
     def device(self) -> Any:
@@ -221,7 +222,9 @@ class CellSimulation(CellModel):
         import jax
 
         with jax.enable_x64(self.float64), jax.default_device(self.device):
-            compiled = self._compiled.setdefault(name, jax.jit(jax.vmap(function)))
+            if name not in self._compiled:
+                self._compiled[name] = jax.jit(jax.vmap(function))
+            compiled = self._compiled[name]
             total = len(arrays[0])
             size = min(self.batch, total)
             outputs: list[Any] = []
@@ -231,10 +234,6 @@ class CellSimulation(CellModel):
                 chunk = [np.concatenate([c, np.repeat(c[-1:], pad, axis=0)]) for c in chunk]
                 outputs.append(jax.device_get(compiled(*chunk)))
         return jax.tree.map(lambda *parts: np.concatenate(parts)[:total], *outputs)
-
-    @cached_property
-    def _compiled(self) -> dict[str, Any]:
-        return {}
 
     def templates(self, theta: np.ndarray) -> np.ndarray:
         """(B, m, samples) µV: each parameter set's spontaneous spike (a 0.2 ms somatic pulse

@@ -97,6 +97,13 @@ class Observed:
     thresholds_ua: dict[int, float]
     observation: Observation
 
+    @property
+    def target(self) -> Target:
+        """What a fitted cell must reproduce, for calibration and the final choice."""
+        o = self.observation
+        return Target(self.image, self.channel, self.before, o.image_noise_uv, o.electrodes,
+                      np.array(list(self.thresholds_ua.values())), o.shape)  # fmt: skip
+
 
 def observe(recording: Recording, model: CellModel, seed: int = 0) -> Observed:
     """Everything the fit needs from `recording`; ValueError says what it lacks."""
@@ -146,9 +153,7 @@ def fit_cell(recording: Recording, model: CellModel, simulations: int = 1000, se
     refined = min((refine(model, start, seen.image, seen.channel, seen.before)
                    for start in posterior.most_probable(REFINE_STARTS)),
                   key=lambda r: r.loss_after_uv2)  # fmt: skip
-    target = Target(seen.image, seen.channel, seen.before, seen.observation.image_noise_uv,
-                    seen.observation.electrodes, np.array(list(seen.thresholds_ua.values())),
-                    seen.observation.shape)  # fmt: skip
+    target = seen.target
     calibrated = calibrate(model, refined.theta, target)
     candidates = {"npe": posterior.best, "refined": refined.theta, "calibrated": calibrated}
     scores = score(model, np.array(list(candidates.values())), target)
