@@ -28,7 +28,6 @@ fixed:
   evidence: "6=1,7=1"
 """
 ITEMS = 8
-LONG_TOLERANCES = [float(f"1e-{k}") for k in range(9, 17)]
 
 
 def write(path: Path, text: str) -> Path:
@@ -174,9 +173,7 @@ def test_a_killed_driver_resumes_without_recomputing_finished_items(tmp_path, ex
 
 
 def test_ctrl_c_keeps_what_finished_and_says_how_to_resume(tmp_path) -> None:
-    # 32 items: a grid of 8 could finish between the first item and the signal on a fast
-    # machine (it did once in CI), leaving nothing to interrupt.
-    write(tmp_path / "grid.yaml", GRID.replace("[1.0e-12, 1.0e-13]", str(LONG_TOLERANCES)))
+    write(tmp_path / "grid.yaml", GRID)
     write(tmp_path / "one.yaml", "executor: local\noptions: {workers: 1}\n")
     # A shell that starts a job in the background sets SIGINT to "ignore" for it, and the
     # driver would inherit that (Python then installs no KeyboardInterrupt handler): the
@@ -195,7 +192,7 @@ def test_ctrl_c_keeps_what_finished_and_says_how_to_resume(tmp_path) -> None:
     kept = len(list(items.iterdir()))
     resumed = sweep(tmp_path, "--out", "out", "--executor", "one.yaml")
     assert f"({kept} before this run" in resumed.stdout
-    assert_complete(tmp_path / "out", 4 * len(LONG_TOLERANCES))
+    assert_complete(tmp_path / "out")
 
 
 @pytest.mark.slow
