@@ -44,13 +44,3 @@ def test_missing_and_corrupt_files_are_refused(tmp_path) -> None:
     source = create_backend("events.file", {"path": str(tmp_path / "cut.raw")})
     with pytest.raises(SubstratesError, match="cut word stream"):
         _ = source.capabilities  # reading the file is what fails
-
-
-def test_without_a_camera_attached_the_camera_backend_says_so() -> None:
-    pytest.importorskip("dv_processing")
-    from substrates.backends.events.camera import attached_cameras
-
-    if attached_cameras():
-        pytest.skip("a camera is attached to this machine")
-    with pytest.raises(BackendUnavailableError, match="no iniVation camera attached"):
-        create_backend("events.camera")
