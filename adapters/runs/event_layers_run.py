@@ -22,23 +22,28 @@ from .folder import RunFolder
 from .plots import close_figure, event_layers_figure
 from .provenance import now, provenance, recording_failure
 
+MOTIONS = ("translation", "affine")
+"""Motion models of the two layers (see models.events.cmax)."""
 FIRST_HELD_OUT_SEED = 100
 """Scenes 0–99 are for development; the run scores scenes from here on."""
 
 
 def run_event_layers(
     hardware: str | Path, *, events_file: str | None = None, scenes: int = 6, seed: int = 0,
-    window_ms: float = 200.0, homography: bool = False, out: str | Path = "runs",
-    progress: Callable[[int, int], None] | None = None,
+    window_ms: float = 200.0, homography: bool = False, motion: str = "translation",
+    out: str | Path = "runs", progress: Callable[[int, int], None] | None = None,
 ) -> tuple[RunFolder, dict[str, Any]]:  # fmt: skip
     """Simulator config: score `scenes` held-out scenes (with `homography`, layers also zoom,
-    turn and tilt; motions are scored at the image centre); file config (or --events):
-    decouple the first `window_ms` of the recording."""
+    turn and tilt); file config (or --events): decouple the first `window_ms` of the
+    recording. `motion`: translation or affine (velocities with gradients)."""
     resolved = load_config(hardware)
     if resolved.config.substrate != "events":
         raise ConfigError(resolved.path, "substrate", "event-layers needs an events source")
     if scenes < 1 or window_ms <= 0:
         raise SubstratesError("--scenes must be ≥ 1 and --window-ms positive")
+    if motion not in MOTIONS:
+        raise SubstratesError(f"--motion {motion}: expected one of {', '.join(MOTIONS)}")
+    affine = motion == "affine"
     backend = backend_from_config(resolved)
     if events_file is not None:
         if resolved.config.backend != "events.file":
@@ -51,16 +56,16 @@ def run_event_layers(
     _ = backend.capabilities  # a recording is read (and refused if bad) before any folder
     folder = RunFolder.create(out, "event-layers")
     parameters = {"events": events_file, "scenes": scenes, "seed": seed, "window_ms": window_ms,
-                  "homography": homography}  # fmt: skip
+                  "homography": homography, "motion": motion}  # fmt: skip
     record = provenance("event-layers", resolved, backend, parameters)
     folder.write_json("provenance.json", record)
     began = time.perf_counter()
     with recording_failure(folder, record):
         if isinstance(backend, EventSimulatorBackend):
-            rows, arrays = _simulated(backend, scenes, seed, homography, progress)
+            rows, arrays = _simulated(backend, scenes, seed, homography, affine, progress)
             title = f"event layers on {backend.name}: held-out scene {rows[0]['scene']}"
         else:
-            rows, arrays = _recorded(backend, window_ms)
+            rows, arrays = _recorded(backend, window_ms, affine)
             title = f"event layers on {backend.name}: first {window_ms:g} ms"
     folder.write_table("results.parquet", pa.Table.from_pylist(rows))
     figure = event_layers_figure(arrays, title)
@@ -74,11 +79,12 @@ def run_event_layers(
 
 
 def _simulated(backend: EventSimulatorBackend, scenes: int, seed: int, homography: bool,
-               progress: Callable[[int, int], None] | None) -> tuple[list, dict]:  # fmt: skip
+               affine: bool, progress: Callable[[int, int], None] | None
+               ) -> tuple[list, dict]:  # fmt: skip
     rows, first = [], {}
     for k in range(scenes):
         scene = ReflectionScene.random(FIRST_HELD_OUT_SEED + seed + k, homography=homography)
-        row, arrays = evaluate_scene(scene, backend)
+        row, arrays = evaluate_scene(scene, backend, affine)
         rows.append({"scene": FIRST_HELD_OUT_SEED + seed + k, **row})
         first = first or {**arrays, "width": scene.width, "height": scene.height}
         if progress:
@@ -86,14 +92,14 @@ def _simulated(backend: EventSimulatorBackend, scenes: int, seed: int, homograph
     return rows, first
 
 
-def _recorded(backend: EventsBackend, window_ms: float) -> tuple[list, dict]:
+def _recorded(backend: EventsBackend, window_ms: float, affine: bool) -> tuple[list, dict]:
     window = round(window_ms * 1000)
     events = next(backend.packets(window, limit_us=window), None)
     if events is None or len(events) < 100:
         raise SubstratesError(f"{backend.name}: fewer than 100 events in the first "
                               f"{window_ms:g} ms; nothing to decouple")  # fmt: skip
-    found, row = decouple_recording(events.array, events.width, events.height)
-    arrays = {"events": events.array, "layer": found.layer, "velocities": found.velocities,
+    found, row = decouple_recording(events.array, events.width, events.height, affine)
+    arrays = {"events": events.array, "layer": found.layer, "motions": found.motions,
               "width": events.width, "height": events.height}  # fmt: skip
     return [row], arrays
 
@@ -102,9 +108,11 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     if "assignment_accuracy" not in rows[0]:
         return rows[0]
     columns = ["assignment_accuracy", "assignment_accuracy_clear", "motion_error_T_px_s",
-               "motion_error_R_px_s", "psnr_input_db", "psnr_removed_db",
-               "psnr_removed_true_motion_db"]  # fmt: skip
+               "motion_error_R_px_s", "flow_error_T_px_s", "flow_error_R_px_s",
+               "psnr_input_db", "psnr_removed_db", "psnr_removed_true_motion_db"]  # fmt: skip
     summary = {f"mean_{c}": float(np.mean([r[c] for r in rows])) for c in columns}
     within = [max(r["motion_error_T_px_s"], r["motion_error_R_px_s"]) <= 20 for r in rows]
-    summary.update(scenes=len(rows), both_motions_within_20_px_s=int(sum(within)))
+    flows = [max(r["flow_error_T_px_s"], r["flow_error_R_px_s"]) <= 20 for r in rows]
+    summary.update(scenes=len(rows), both_motions_within_20_px_s=int(sum(within)),
+                   both_flows_within_20_px_s=int(sum(flows)))  # fmt: skip
     return summary

@@ -132,7 +132,7 @@ def event_layers_figure(arrays: dict[str, Any], title: str) -> Any:
 
     from substrates.models.events.cmax import EventCloud
 
-    events, layer, velocities = arrays["events"], arrays["layer"], arrays["velocities"]
+    events, layer, motions = arrays["events"], arrays["layer"], arrays["motions"]
     width, height = arrays["width"], arrays["height"]
     cloud = EventCloud.of(events, width, height)
     images = [("blended frame", "frame"), ("true transmission", "transmission"),
@@ -142,10 +142,12 @@ def event_layers_figure(arrays: dict[str, Any], title: str) -> Any:
     figure, axes = plt.subplots(rows, 3, figsize=(11, 3.4 * rows), squeeze=False,
                                 layout="constrained")  # fmt: skip
     for k in (0, 1):
-        iwe = cloud.iwe(velocities[k], (layer == k).astype(float)).sum(axis=0)
+        iwe = cloud.iwe(motions[k], (layer == k).astype(float)).sum(axis=0)
         axes[0, k].imshow(iwe, cmap="magma")
-        vx, vy = velocities[k]
+        vx, vy = motions[k][:2]
         label = f"layer {k}: {int((layer == k).sum()):,} events warped by ({vx:.0f}, {vy:.0f}) px/s"
+        if np.any(motions[k][2:]):
+            label += "\nand gradient [" + ", ".join(f"{a:.2f}" for a in motions[k][2:]) + "] /s"
         axes[0, k].set_title(label, fontsize=9)
     everyone = cloud.iwe(np.zeros(2), np.ones(len(events))).sum(axis=0)
     axes[0, 2].imshow(everyone, cmap="magma")

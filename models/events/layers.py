@@ -11,21 +11,39 @@ import numpy as np
 
 from substrates.backends.events.base import EventSimulatorBackend
 
-from .cmax import TwoMotions, two_motions
+from .cmax import TwoMotions, flow, two_motions
 from .removal import psnr, remove_reflection
 from .scenes import ReflectionScene, RenderedScene
 
+GRADIENT_NAMES = ("dvx_dx_per_s", "dvx_dy_per_s", "dvy_dx_per_s", "dvy_dy_per_s")
+"""Column names of a motion's velocity gradient (1/s)."""
 CLEAR_RATIO = 3.0
 """An event is 'clear' when its layer changed the log intensity ≥ 3× more than the other."""
 
 
 def matched(found: TwoMotions, truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(velocities, layer) renumbered so that 0 is the motion nearer the transmission's."""
+    """(motions, layer) renumbered so that 0 is the motion whose centre velocity is nearer
+    the transmission's (truth: (2, 2) px/s)."""
     straight = np.hypot(*(found.velocities - truth).T).sum()
     swapped = np.hypot(*(found.velocities[::-1] - truth).T).sum()
     if swapped < straight:
-        return found.velocities[::-1], 1 - found.layer
-    return found.velocities, found.layer
+        return found.motions[::-1], 1 - found.layer
+    return found.motions, found.layer
+
+
+def flow_error(scene: ReflectionScene, layer: int, motion: np.ndarray) -> float:
+    """Mean over the image of the distance (px/s) between a motion's flow and the layer's
+    true flow at t = 0."""
+    y, x = np.mgrid[0 : scene.height, 0 : scene.width].astype(np.float64)
+    ux, uy = flow(motion, x, y, scene.width, scene.height)
+    tx, ty = scene.flow(layer)
+    return float(np.mean(np.hypot(ux - tx, uy - ty)))
+
+
+def gradient_columns(motions: np.ndarray, tags: tuple[str, str]) -> dict[str, float]:
+    """The two motions' velocity gradients (1/s) as named columns, `tags` naming the layers."""
+    return {f"{name}_{tag}": float(motions[k, 2 + i]) for k, tag in enumerate(tags)
+            for i, name in enumerate(GRADIENT_NAMES)}  # fmt: skip
 
 
 def clear_events(rendered: RenderedScene, events: np.ndarray) -> np.ndarray:
@@ -33,22 +51,24 @@ def clear_events(rendered: RenderedScene, events: np.ndarray) -> np.ndarray:
     return rendered.at_events(rendered.dominance, events) >= CLEAR_RATIO
 
 
-def evaluate_scene(scene: ReflectionScene, simulator: EventSimulatorBackend
-                   ) -> tuple[dict[str, Any], dict[str, Any]]:  # fmt: skip
-    """(metrics row, arrays for plots) of one scene."""
+def evaluate_scene(scene: ReflectionScene, simulator: EventSimulatorBackend,
+                   affine: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:  # fmt: skip
+    """(metrics row, arrays for plots) of one scene; `affine`: motions with velocity
+    gradients (see two_motions)."""
     rendered = scene.render()
     events = simulator.simulate(rendered.frames, rendered.times).array
     truth = np.array([scene.transmission_velocity, scene.reflection_velocity])
-    found = two_motions(events, scene.width, scene.height)
-    velocities, layer = matched(found, truth)
+    found = two_motions(events, scene.width, scene.height, affine=affine)
+    motions, layer = matched(found, truth)
+    velocities = motions[:, :2]
     labels, clear = rendered.event_labels(events), clear_events(rendered, events)
     error = np.hypot(*(velocities - truth).T)
     # the middle frame is the reference: frames shift by at most |v_T|·duration/2 to meet it,
     # and the scores leave out a border that wide
     middle = len(rendered.frames) // 2
     margin = math.ceil(np.hypot(*truth[0]) * scene.duration_s / 2) + 1
-    recovered = remove_reflection(rendered.frames, rendered.times, velocities[0], middle)
-    oracle = remove_reflection(rendered.frames, rendered.times, truth[0], middle)
+    recovered = remove_reflection(rendered.frames, rendered.times, motions[0], middle)
+    oracle = remove_reflection(rendered.frames, rendered.times, scene.motion(0), middle)
     target = rendered.transmission[middle]
     row = {
         "events": len(events), "reflection_events": float(np.mean(labels == 1)),
@@ -56,7 +76,10 @@ def evaluate_scene(scene: ReflectionScene, simulator: EventSimulatorBackend
         "true_vx_R": truth[1, 0], "true_vy_R": truth[1, 1],
         "vx_T": velocities[0, 0], "vy_T": velocities[0, 1],
         "vx_R": velocities[1, 0], "vy_R": velocities[1, 1],
+        **gradient_columns(motions, ("T", "R")),
         "motion_error_T_px_s": error[0], "motion_error_R_px_s": error[1],
+        "flow_error_T_px_s": flow_error(scene, 0, motions[0]),
+        "flow_error_R_px_s": flow_error(scene, 1, motions[1]),
         "assignment_accuracy": float(np.mean(layer == labels)),
         "assignment_accuracy_clear": float(np.mean((layer == labels)[clear])),
         "psnr_input_db": psnr(rendered.frames[middle], target, margin),
@@ -64,17 +87,18 @@ def evaluate_scene(scene: ReflectionScene, simulator: EventSimulatorBackend
         "psnr_removed_true_motion_db": psnr(oracle, target, margin),
     }  # fmt: skip
     arrays = {"frame": rendered.frames[middle], "transmission": target, "recovered": recovered,
-              "events": events, "layer": layer, "velocities": velocities}  # fmt: skip
+              "events": events, "layer": layer, "motions": motions}  # fmt: skip
     return row, arrays
 
 
-def decouple_recording(events: np.ndarray, width: int, height: int
+def decouple_recording(events: np.ndarray, width: int, height: int, affine: bool = False
                        ) -> tuple[TwoMotions, dict[str, Any]]:  # fmt: skip
     """The two motions and layer sizes of recorded events (no ground truth to score)."""
-    found = two_motions(events, width, height)
+    found = two_motions(events, width, height, affine=affine)
     return found, {
         "events": len(events), "vx_0": found.velocities[0, 0], "vy_0": found.velocities[0, 1],
         "vx_1": found.velocities[1, 0], "vy_1": found.velocities[1, 1],
+        **gradient_columns(found.motions, ("0", "1")),
         "layer_0_events": int(np.sum(found.layer == 0)),
         "layer_1_events": int(np.sum(found.layer == 1)),
         "contrast_0": found.contrast[0], "contrast_1": found.contrast[1],

@@ -1,4 +1,4 @@
-"""Reflection removal guided by the transmission's motion: frames shifted back along that
+"""Reflection removal guided by the transmission's motion: frames warped back along that
 motion hold the transmission still while the reflection slides; since I = T + R with R ≥ 0,
 the per-pixel minimum over the aligned frames keeps T plus the darkest reflection that
 passed over each pixel."""
@@ -8,15 +8,20 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.ndimage import shift
+from scipy.ndimage import map_coordinates
+
+from .cmax import flow
 
 
-def remove_reflection(frames: np.ndarray, times_us: np.ndarray, velocity: np.ndarray,
+def remove_reflection(frames: np.ndarray, times_us: np.ndarray, motion: np.ndarray,
                       reference: int = 0) -> np.ndarray:  # fmt: skip
     """The transmission at frame `reference` (DN), from frames (T, H, W) and the
-    transmission's velocity (px/s)."""
+    transmission's motion (a velocity in px/s, or six numbers: see models.events.cmax)."""
     t = (np.asarray(times_us, np.float64) - times_us[reference]) * 1e-6
-    aligned = [shift(frame, (-velocity[1] * s, -velocity[0] * s), order=1, mode="nearest")
+    height, width = frames.shape[1:]
+    y, x = np.mgrid[0:height, 0:width].astype(np.float64)
+    ux, uy = flow(motion, x, y, width, height)
+    aligned = [map_coordinates(frame, [y + uy * s, x + ux * s], order=1, mode="nearest")
                for frame, s in zip(frames, t, strict=True)]  # fmt: skip
     return np.min(aligned, axis=0)
 

@@ -15,6 +15,8 @@ import numpy as np
 
 from substrates.datasets.events.synthetic import Texture, frame_times
 
+from .cmax import flow as affine_flow
+
 
 @dataclass(frozen=True)
 class ReflectionScene:
@@ -73,6 +75,27 @@ class ReflectionScene:
         inverse = np.linalg.inv(np.eye(3) + t_s * np.reshape(warp, (3, 3)))
         mapped = np.tensordot(inverse, np.stack([px, py, np.ones_like(px)]), axes=1)
         return mapped[0] / mapped[2] + cx, mapped[1] / mapped[2] + cy
+
+    def motion(self, layer: int) -> np.ndarray:
+        """The transmission's (0) or reflection's (1) motion at t = 0 as six numbers (see
+        models.events.cmax): velocity (px/s) and velocity gradient (1/s) at the centre; the
+        homography's tilt is second order there and left out."""
+        velocity = (self.transmission_velocity, self.reflection_velocity)[layer]
+        warp = (self.transmission_warp, self.reflection_warp)[layer]
+        rate = np.zeros((3, 3)) if warp is None else np.reshape(warp, (3, 3))
+        return np.array([*velocity, *rate[:2, :2].ravel()])
+
+    def flow(self, layer: int) -> tuple[np.ndarray, np.ndarray]:
+        """(H, W) velocities (px/s, x and y) of the transmission (0) or reflection (1) at
+        t = 0: the motion's v + A·d, less d·(g·d) for the tilt g (the warp rate's bottom
+        row), d the offset from the centre."""
+        warp = (self.transmission_warp, self.reflection_warp)[layer]
+        tilt = np.zeros(2) if warp is None else np.reshape(warp, (3, 3))[2, :2]
+        y, x = np.mgrid[0 : self.height, 0 : self.width].astype(np.float64)
+        ux, uy = affine_flow(self.motion(layer), x, y, self.width, self.height)
+        dx, dy = x - (self.width - 1) / 2, y - (self.height - 1) / 2
+        slant = tilt[0] * dx + tilt[1] * dy
+        return ux - dx * slant, uy - dy * slant
 
     def fastest_px_s(self) -> float:
         """An upper bound on any pixel's image speed (px/s), from the corners at t = 0."""

@@ -17,8 +17,9 @@ def add_events_parser(methods: argparse._SubParsersAction) -> None:
             "differently) from events alone by contrast maximisation with two motions, assign "
             "every event to a layer, and remove the reflection using the transmission's "
             "motion. With a simulator source: held-out two-layer scenes are rendered and "
-            "simulated, and assignment accuracy, motion errors (px/s) and the PSNR (dB) of the "
-            "recovered transmission are scored against the ground truth. With an events.file "
+            "simulated, and assignment accuracy, motion errors (px/s: at the image centre, and "
+            "the flow's mean over the image) and the PSNR (dB) of the recovered transmission "
+            "are scored against the ground truth. With an events.file "
             "source (or --events FILE): the recording's first --window-ms is decoupled. Writes "
             "results.parquet, provenance.json and layers.png."
         ),
@@ -35,7 +36,12 @@ def add_events_parser(methods: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--homography", action="store_true",
-        help="simulated scenes: layers also zoom, turn and tilt (scored at the image centre)",
+        help="simulated scenes: layers also zoom, turn and tilt",
+    )  # fmt: skip
+    parser.add_argument(
+        "--motion", choices=("translation", "affine"), default="translation",
+        help="each layer's motion model: a translation (px/s), or affine: a velocity at the "
+             "image centre plus its gradient (1/s), for zoom, rotation and shear",
     )  # fmt: skip
     parser.add_argument("--out", default="runs", help="folder for run folders (default: runs)")
     parser.set_defaults(handler=handle_event_layers)
@@ -46,6 +52,7 @@ def run_arguments(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "hardware": args.hardware, "events_file": args.events, "scenes": args.scenes,
         "seed": args.seed, "window_ms": args.window_ms, "homography": args.homography,
+        "motion": args.motion,
     }  # fmt: skip
 
 

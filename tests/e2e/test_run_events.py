@@ -30,12 +30,15 @@ def test_homography_scenes_on_the_torch_tier_on_the_cpu(tmp_path) -> None:
         "substrate: events\nbackend: events.sim_gpu\noptions: {device: cpu}\n"
     )
     substrates("run", "event-layers", "--source", "torch_cpu.yaml", "--scenes", "1",
-               "--homography", cwd=tmp_path)  # fmt: skip
+               "--homography", "--motion", "affine", cwd=tmp_path)  # fmt: skip
     folder = only_run_folder(tmp_path / "runs")
     record = json.loads((folder / "provenance.json").read_text())
     assert record["parameters"]["homography"] and record["backend"]["backend"] == "events.sim_gpu"
+    assert record["parameters"]["motion"] == "affine"
     (row,) = pq.read_table(folder / "results.parquet").to_pylist()
     assert row["events"] > 1000 and row["psnr_removed_true_motion_db"] > row["psnr_input_db"]
+    assert any(row[f"dvx_dx_per_s_{tag}"] != 0 for tag in "TR")  # gradients were fitted
+    assert row["flow_error_T_px_s"] < 30
 
 
 def test_the_same_code_runs_on_an_event_file(tmp_path) -> None:
@@ -65,6 +68,7 @@ def test_the_same_code_runs_on_an_event_file(tmp_path) -> None:
         (("--source", "events_file", "--events", "cut.raw"), b"% evt 3.0\n\x00\x00\x01",
          "cut word stream"),
         (("--scenes", "0"), None, "--scenes must be"),
+        (("--motion", "projective"), None, "invalid choice: 'projective'"),
     ],
 )  # fmt: skip
 def test_bad_input_exits_2(tmp_path, args, content, message) -> None:
