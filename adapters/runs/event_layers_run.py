@@ -109,7 +109,8 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         return rows[0]
     columns = ["assignment_accuracy", "assignment_accuracy_clear", "motion_error_T_px_s",
                "motion_error_R_px_s", "flow_error_T_px_s", "flow_error_R_px_s",
-               "psnr_input_db", "psnr_removed_db", "psnr_removed_true_motion_db"]  # fmt: skip
+               "psnr_input_db", "psnr_aligned_min_db", "psnr_removed_db",
+               "psnr_removed_true_motion_db"]  # fmt: skip
     summary = {f"mean_{c}": float(np.mean([r[c] for r in rows])) for c in columns}
     within = [max(r["motion_error_T_px_s"], r["motion_error_R_px_s"]) <= 20 for r in rows]
     flows = [max(r["flow_error_T_px_s"], r["flow_error_R_px_s"]) <= 20 for r in rows]

@@ -6,9 +6,10 @@ and each motion maximises the variance of its own events' IWE, in turn, from eve
 candidate velocities; the sharpest pair wins.
 
 A motion is six numbers: the velocity (vx, vy) px/s at the image centre c and the velocity
-gradient (∂vx/∂x, ∂vx/∂y, ∂vy/∂x, ∂vy/∂y) 1/s, so that a pixel p moves at
-v + A·(p − c) (an affine flow: zoom, rotation and shear, to first order a homography);
-translations have A = 0, and a 2-vector is a translation."""
+gradient (∂vx/∂x, ∂vx/∂y, ∂vy/∂x, ∂vy/∂y) 1/s, so that the point at p at the reference
+time moves at u(p) = v + A·(p − c) along a straight path, to p + s·u(p) a time s later (an
+affine motion: zoom, rotation and shear, to first order a homography); translations have
+A = 0, and a 2-vector is a translation."""
 
 from __future__ import annotations
 
@@ -78,6 +79,17 @@ def flow(motion: np.ndarray, x: np.ndarray, y: np.ndarray, width: int, height: i
     return vx + axx * dx + axy * dy, vy + ayx * dx + ayy * dy
 
 
+def origin(motion: np.ndarray, x: np.ndarray, y: np.ndarray, s: np.ndarray | float,
+           width: int, height: int) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Where the points seen at (x, y) a time s (s) after the reference time were at it:
+    p = c + (I + s·A)⁻¹·(q − c − s·v), the inverse of q = p + s·u(p) (px)."""
+    vx, vy, axx, axy, ayx, ayy = as_motion(motion)
+    rx, ry = x - (width - 1) / 2 - s * vx, y - (height - 1) / 2 - s * vy
+    det = (1 + s * axx) * (1 + s * ayy) - s * s * axy * ayx
+    return ((1 + s * ayy) * rx - s * axy * ry) / det + (width - 1) / 2, (
+        (1 + s * axx) * ry - s * ayx * rx) / det + (height - 1) / 2  # fmt: skip
+
+
 @dataclass(frozen=True)
 class EventCloud:
     """Event coordinates as floats, times relative to the middle event (s), polarity (0/1),
@@ -110,8 +122,7 @@ class EventCloud:
 
     def warped(self, motion: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Where each event lands at the reference time under `motion` (px)."""
-        ux, uy = flow(motion, self.x, self.y, self.width, self.height)
-        return self.x - ux * self.dt, self.y - uy * self.dt
+        return origin(motion, self.x, self.y, self.dt, self.width, self.height)
 
     def iwe(self, motion: np.ndarray, weight: np.ndarray) -> np.ndarray:
         """(2, H, W): the smoothed IWE of OFF and ON events."""

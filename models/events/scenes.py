@@ -15,8 +15,6 @@ import numpy as np
 
 from substrates.datasets.events.synthetic import Texture, frame_times
 
-from .cmax import flow as affine_flow
-
 
 @dataclass(frozen=True)
 class ReflectionScene:
@@ -76,26 +74,36 @@ class ReflectionScene:
         mapped = np.tensordot(inverse, np.stack([px, py, np.ones_like(px)]), axes=1)
         return mapped[0] / mapped[2] + cx, mapped[1] / mapped[2] + cy
 
-    def motion(self, layer: int) -> np.ndarray:
-        """The transmission's (0) or reflection's (1) motion at t = 0 as six numbers (see
-        models.events.cmax): velocity (px/s) and velocity gradient (1/s) at the centre; the
-        homography's tilt is second order there and left out."""
+    def motion(self, layer: int, t_s: float = 0.0) -> np.ndarray:
+        """The transmission's (0) or reflection's (1) motion at time t_s as six numbers (see
+        models.events.cmax), the homography's tilt left out (second order at the centre): a
+        texture point at offset d moves at v + A·d, and at t_s sits at c + v·t_s +
+        (I + t_s·A)·d, so the velocity at the centre is v − t_s·A·(I + t_s·A)⁻¹·v and its
+        gradient A·(I + t_s·A)⁻¹."""
+        velocity = np.array((self.transmission_velocity, self.reflection_velocity)[layer])
+        warp = (self.transmission_warp, self.reflection_warp)[layer]
+        rate = np.zeros((2, 2)) if warp is None else np.reshape(warp, (3, 3))[:2, :2]
+        gradient = rate @ np.linalg.inv(np.eye(2) + t_s * rate)
+        return np.array([*(velocity - t_s * gradient @ velocity), *gradient.ravel()])
+
+    def flow(self, layer: int, t_s: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+        """(H, W) velocities (px/s, x and y) of the transmission (0) or reflection (1) at
+        time t_s, homography and all: the pixel showing texture offset d (from the centre)
+        sits at c + v·t + a/w for (a, w) = (I + t·G)·(d, 1), so it moves at
+        v + (G_top·(d, 1)·w − a·(g·(d, 1)))/w², G_top the top two rows of the warp rate G and
+        g its bottom row."""
         velocity = (self.transmission_velocity, self.reflection_velocity)[layer]
         warp = (self.transmission_warp, self.reflection_warp)[layer]
-        rate = np.zeros((3, 3)) if warp is None else np.reshape(warp, (3, 3))
-        return np.array([*velocity, *rate[:2, :2].ravel()])
-
-    def flow(self, layer: int) -> tuple[np.ndarray, np.ndarray]:
-        """(H, W) velocities (px/s, x and y) of the transmission (0) or reflection (1) at
-        t = 0: the motion's v + A·d, less d·(g·d) for the tilt g (the warp rate's bottom
-        row), d the offset from the centre."""
-        warp = (self.transmission_warp, self.reflection_warp)[layer]
-        tilt = np.zeros(2) if warp is None else np.reshape(warp, (3, 3))[2, :2]
-        y, x = np.mgrid[0 : self.height, 0 : self.width].astype(np.float64)
-        ux, uy = affine_flow(self.motion(layer), x, y, self.width, self.height)
-        dx, dy = x - (self.width - 1) / 2, y - (self.height - 1) / 2
-        slant = tilt[0] * dx + tilt[1] * dy
-        return ux - dx * slant, uy - dy * slant
+        qx, qy = self.source(velocity, warp, t_s)
+        if warp is None:
+            return np.full_like(qx, velocity[0]), np.full_like(qy, velocity[1])
+        rate = np.reshape(warp, (3, 3))
+        offset = np.stack([qx - (self.width - 1) / 2, qy - (self.height - 1) / 2,
+                           np.ones_like(qx)])  # fmt: skip
+        moved = np.tensordot(rate, offset, axes=1)  # G·(d, 1): (3, H, W)
+        w = 1 + t_s * moved[2]
+        a = offset[:2] + t_s * moved[:2]
+        return tuple(velocity[k] + (moved[k] * w - a[k] * moved[2]) / w**2 for k in (0, 1))
 
     def fastest_px_s(self) -> float:
         """An upper bound on any pixel's image speed (px/s), from the corners at t = 0."""
