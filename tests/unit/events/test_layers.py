@@ -203,13 +203,13 @@ def test_separating_both_layers_beats_the_aligned_minimum() -> None:
         motions = np.array([scene.motion(k) for k in (0, 1)])
         separation = separate_layers(rendered.frames, rendered.times, motions, middle)
         transmission, reflection = separation.transmission, separation.reflection
-        assert separation.one_layer_residual_dn > 30 * separation.residual_dn
+        assert separation.one_layer_residual_dn > 10 * separation.residual_dn  # 33–81
         margin = int(np.ceil(np.hypot(*scene.transmission_velocity) * scene.duration_s)) + 1
         target = rendered.transmission[middle]
         minimum = remove_reflection(rendered.frames, rendered.times, motions[0], middle)
         gains.append(psnr(transmission, target, margin) - psnr(minimum, target, margin))
-        assert psnr(reflection, rendered.reflection[middle], margin) > 25
-    assert min(gains) > 3 and np.mean(gains) > 7  # measured 4.1, 8.1, 12.1 dB
+        assert psnr(reflection, rendered.reflection[middle], margin) > 23  # 25.7–32.3
+    assert min(gains) > 3 and np.mean(gains) > 6  # measured 4.3, 8.0, 11.4 dB
     wrong = motions + np.array([[0, 0, 0, 0, 0, 0], [300, 0, 0, 0, 0, 0]])  # the last scene's
     assert not separate_layers(rendered.frames, rendered.times, wrong, middle).trustworthy
 
