@@ -73,9 +73,6 @@ def evaluate_scene(scene: ReflectionScene, simulator: EventSimulatorBackend,
     margin = math.ceil(np.hypot(*truth[0]) * scene.duration_s / 2) + 1
     aligned_min = remove_reflection(rendered.frames, rendered.times, motions[0], middle)
     separation = separate_layers(rendered.frames, rendered.times, motions, middle)
-    # a reflection motion that explains little beyond the transmission's is wrong: the
-    # aligned minimum, which needs only the transmission's, is then the safer estimate
-    recovered = separation.transmission if separation.trustworthy else aligned_min
     frame_s = float(rendered.times[middle]) * 1e-6
     true_motions = np.array([scene.motion(k, frame_s) for k in (0, 1)])
     oracle = separate_layers(rendered.frames, rendered.times, true_motions, middle).transmission
@@ -94,14 +91,13 @@ def evaluate_scene(scene: ReflectionScene, simulator: EventSimulatorBackend,
         "assignment_accuracy_clear": float(np.mean((layer == labels)[clear])),
         "psnr_input_db": psnr(rendered.frames[middle], target, margin),
         "separation_residual_dn": separation.residual_dn,
-        "one_layer_residual_dn": separation.one_layer_residual_dn,
-        "removal": "separation" if separation.trustworthy else "aligned minimum",
         "psnr_aligned_min_db": psnr(aligned_min, target, margin),
-        "psnr_removed_db": psnr(recovered, target, margin),
+        "psnr_removed_db": psnr(separation.transmission, target, margin),
         "psnr_removed_true_motion_db": psnr(oracle, target, margin),
     }  # fmt: skip
-    arrays = {"frame": rendered.frames[middle], "transmission": target, "recovered": recovered,
-              "events": events, "layer": layer, "motions": motions}  # fmt: skip
+    arrays = {"frame": rendered.frames[middle], "transmission": target,
+              "recovered": separation.transmission, "events": events, "layer": layer,
+              "motions": motions}  # fmt: skip
     return row, arrays
 
 

@@ -203,15 +203,15 @@ def test_separating_both_layers_beats_the_aligned_minimum() -> None:
         motions = np.array([scene.motion(k) for k in (0, 1)])
         separation = separate_layers(rendered.frames, rendered.times, motions, middle)
         transmission, reflection = separation.transmission, separation.reflection
-        assert separation.one_layer_residual_dn > 10 * separation.residual_dn  # 33–81
+        assert separation.residual_dn < 1
         margin = int(np.ceil(np.hypot(*scene.transmission_velocity) * scene.duration_s)) + 1
         target = rendered.transmission[middle]
         minimum = remove_reflection(rendered.frames, rendered.times, motions[0], middle)
         gains.append(psnr(transmission, target, margin) - psnr(minimum, target, margin))
         assert psnr(reflection, rendered.reflection[middle], margin) > 23  # 25.7–32.3
     assert min(gains) > 3 and np.mean(gains) > 6  # measured 4.3, 8.0, 11.4 dB
-    wrong = motions + np.array([[0, 0, 0, 0, 0, 0], [300, 0, 0, 0, 0, 0]])  # the last scene's
-    assert not separate_layers(rendered.frames, rendered.times, wrong, middle).trustworthy
+    wrong = motions + np.array([[0, 0, 0, 0, 0, 0], [60, 0, 0, 0, 0, 0]])  # the last scene's
+    assert separate_layers(rendered.frames, rendered.times, wrong, middle).residual_dn > 5
 
 
 def test_a_homography_layer_moves_as_its_warp_says() -> None:
