@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from substrates.backends.errors import SubstratesError
+from ...backends.errors import SubstratesError
 
 
 class ConfigError(SubstratesError):

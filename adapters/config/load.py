@@ -10,10 +10,9 @@ from typing import Any, Literal, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from substrates.backends.base import Backend, BackendOptions, Tier
-from substrates.backends.errors import UnknownBackendError
-from substrates.backends.registry import get_backend_class
-
+from ...backends.base import Backend, BackendOptions, Tier
+from ...backends.errors import UnknownBackendError
+from ...backends.registry import get_backend_class
 from .errors import ConfigError
 
 M = TypeVar("M", bound=BaseModel)

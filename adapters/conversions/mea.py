@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from substrates.datasets.mea.recording import Recording
+from ...datasets.mea.recording import Recording
 
 
 def to_mne(recording: Recording, start: int = 0, end: int | None = None) -> Any:

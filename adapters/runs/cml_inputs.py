@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from substrates.backends.cml.base import CMLBackend
-from substrates.backends.errors import SubstratesError
-from substrates.datasets.cml.opensense import CMLDataError
-from substrates.models.cml.grid import Grid, link_ends_km, to_km
-from substrates.models.cml.processing import ChainParameters, path_rain_rate, process
+from ...backends.cml.base import CMLBackend
+from ...backends.errors import SubstratesError
+from ...datasets.cml.opensense import CMLDataError
+from ...models.cml.grid import Grid, link_ends_km, to_km
+from ...models.cml.processing import ChainParameters, path_rain_rate, process
 
 SPIN_UP = np.timedelta64(2, "h")
 """Data read before the first step: the chain's rolling window and baseline need history."""

@@ -4,30 +4,29 @@ Bayesian inverse problem, scored against the simulator's truth or a radar refere
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 
-from substrates.adapters.config import ConfigError, backend_from_config, load_config
-from substrates.backends.cml.base import CMLBackend
-from substrates.backends.errors import SubstratesError
-from substrates.backends.gpu import no_cuda_reason
-from substrates.backends.registry import create_backend
-from substrates.datasets.cml.opensense import CMLDataError
-from substrates.datasets.cml.radar_reference import (
+from ...backends.cml.base import CMLBackend
+from ...backends.errors import SubstratesError
+from ...backends.gpu import no_cuda_reason
+from ...backends.registry import create_backend
+from ...datasets.cml.opensense import CMLDataError
+from ...datasets.cml.radar_reference import (
     areal_reference,
     path_reference,
     pycomlink_references,
 )
-from substrates.models.cml.bayesian import BayesianSettings, reconstruct_bayesian
-from substrates.models.cml.grid import Grid, link_ends_km, link_midpoints_km
-from substrates.models.cml.path_operator import PathOperator
-from substrates.models.cml.reconstruct import field_scores, idw, ordinary_kriging
-
+from ...models.cml.bayesian import BayesianSettings, reconstruct_bayesian
+from ...models.cml.grid import Grid, link_ends_km, link_midpoints_km
+from ...models.cml.path_operator import PathOperator
+from ...models.cml.reconstruct import field_scores, idw, ordinary_kriging
+from ..config import ConfigError, backend_from_config, load_config
 from .cml_inputs import (
     LinkInputs,
     Reference,
@@ -42,49 +41,44 @@ from .folder import RunFolder
 from .plots import close_figure, cml_maps_figure
 from .provenance import now, provenance, recording_failure
 
+if TYPE_CHECKING:
+    from ..methods.cml_reconstruct import CmlReconstructParameters
+    from ..methods.method import Progress
+
 METHODS = ("idw", "kriging", "bayes")
-Progress = Callable[[str, int, int], None]
-"""progress(method, done, total)."""
 
 
 def run_cml_reconstruct(
-    source: str | Path,
+    parameters: CmlReconstructParameters,
     *,
-    data: str | None = None,
-    start: str | None = None,
-    end: str | None = None,
-    every_min: int = 5,
-    cell_km: float | None = None,
-    near_km: float = 5.0,
-    true_baseline: bool = False,
-    methods: Sequence[str] = METHODS,
-    settings: BayesianSettings | None = None,
-    device: str = "cpu",
-    precision: str = "float32",
-    seed: int = 0,
     out: str | Path = "runs",
-    reference_files: tuple[str | None, str | None] = (None, None),
+    near_km: float = 5.0,
     progress: Progress | None = None,
-) -> tuple[RunFolder, dict[str, Any]]:
-    """Reconstruct rain fields every `every_min` minutes of [start, end] and score them.
+) -> RunFolder:
+    """Reconstruct rain fields every `every` minutes of [start, end] and score them.
 
-    data: a netCDF file for a cml.opensense source; reference_files: (areal, path) radar
+    data: a netCDF file for a cml.opensense source; areal_reference, path_reference: radar
     references (default for pycomlink's example data: the ones shipped with it); near_km:
     cells farther from every link are left out of the field scores; true_baseline: see
     `link_inputs` (simulator only); precision: float32 or float64 for the Bayesian map.
     """
+    p = parameters
+    data, start, end, every_min, cell_km = p.data, p.start, p.end, p.every, p.cell_km
+    methods, device, precision, seed = p.methods, p.device, p.precision, p.seed
+    true_baseline = p.true_baseline
+    if p.iterations < 2 or p.chains < 1:
+        raise SubstratesError("--iterations must be at least 2 and --chains at least 1")
     unknown = sorted(set(methods) - set(METHODS))
     if unknown or not methods:
         raise SubstratesError(f"--methods: unknown {unknown}; allowed: {', '.join(METHODS)}")
-    if precision not in ("float32", "float64"):
-        raise SubstratesError(f"--precision must be float32 or float64, got {precision!r}")
     if every_min < 1:
         raise SubstratesError(f"--every must be at least 1 minute, got {every_min}")
     if device.startswith("cuda") and (reason := no_cuda_reason()):
         raise SubstratesError(f"--device {device}: {reason}")
-    settings = settings or BayesianSettings()
-    resolved, backend = _cml_source(source, data)
-    areal, path = _references(backend, reference_files)
+    settings = BayesianSettings(chains=p.chains, iterations=p.iterations,
+                                warmup=p.iterations // 2)  # fmt: skip
+    resolved, backend = _cml_source(p.hardware, data)
+    areal, path = _references(backend, (p.areal_reference, p.path_reference))
     try:
         first, last = time_range(backend, start, end, path)
         inputs = link_inputs(backend, first, last, every_min, true_baseline)
@@ -125,7 +119,7 @@ def run_cml_reconstruct(
     summary = _summary(table, timings, len(inputs.times), extra)
     record.update(status="complete", finished_at=now(), summary=summary)
     folder.write_json("provenance.json", record)
-    return folder, summary
+    return folder
 
 
 def _cml_source(source: str | Path, data: str | None) -> tuple[Any, CMLBackend]:

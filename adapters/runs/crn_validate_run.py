@@ -5,23 +5,25 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from substrates.adapters.config import ConfigError, backend_from_config, load_config
-from substrates.backends.crn.base import CRNBackend
-from substrates.backends.errors import SubstratesError
-from substrates.datasets.crn.factor_graph import FactorGraph, FactorGraphError
-from substrates.datasets.crn.libdai_fg import read_fg
-from substrates.datasets.crn.uai import read_uai
-from substrates.models.crn.napp_adams import CompiledGraph
-from substrates.models.crn.recovery import RecoveryError, recover
-from substrates.models.crn.reductions import MOVES
-from substrates.models.crn.validate import Validation, validate_reduction
-
+from ...backends.crn.base import CRNBackend
+from ...backends.errors import SubstratesError
+from ...datasets.crn.factor_graph import FactorGraph, FactorGraphError
+from ...datasets.crn.libdai_fg import read_fg
+from ...datasets.crn.uai import read_uai
+from ...models.crn.napp_adams import CompiledGraph
+from ...models.crn.recovery import RecoveryError, recover
+from ...models.crn.reductions import MOVES
+from ...models.crn.validate import Validation, validate_reduction
+from ..config import ConfigError, backend_from_config, load_config
 from .folder import RunFolder
 from .provenance import now, provenance, recording_failure
+
+if TYPE_CHECKING:
+    from ..methods.crn_validate import CrnValidateParameters
 
 
 def example_graph() -> Path:
@@ -45,7 +47,7 @@ def read_graph(path: str | Path) -> FactorGraph:
 
 def read_crn(path: str | Path) -> tuple[FactorGraph, CompiledGraph]:
     """The factor graph recovered from a Napp–Adams CRN in SBML, and the CRN as given."""
-    from substrates.datasets.crn.sbml import read_sbml
+    from ...datasets.crn.sbml import read_sbml
 
     try:
         recovered = recover(read_sbml(path))
@@ -95,21 +97,14 @@ def parse_keep(graph: FactorGraph, text: str) -> list[int]:
     return [index[n] for n in names]
 
 
-def run_crn_validate(
-    graph_path: str | Path | None,
-    *,
-    simulator: str | Path = "crn_ode",
-    reduce: str = "all",
-    evidence: str = "",
-    keep: str = "",
-    tolerance: float = 1e-13,
-    out: str | Path = "runs",
-    crn_path: str | Path | None = None,
-    lifted: bool = False,
-) -> tuple[RunFolder, Validation]:
-    """Validate the reductions of one graph, or of a given CRN (`crn_path`, SBML: the
-    chemical route, recover → reduce → recompile); writes results.parquet, provenance.json
-    and both CRNs as SBML. `lifted`: compile the reduced graph with lifted compression."""
+def run_crn_validate(parameters: CrnValidateParameters, *, out: str | Path = "runs"
+                     ) -> RunFolder:  # fmt: skip
+    """Validate the reductions of one graph, or of a given CRN (`crn`, SBML: the chemical
+    route, recover → reduce → recompile); writes results.parquet, provenance.json and both
+    CRNs as SBML. `lifted`: compile the reduced graph with lifted compression."""
+    p = parameters
+    graph_path, crn_path, simulator = p.graph, p.crn, p.hardware
+    reduce, evidence, keep, tolerance, lifted = p.reduce, p.evidence, p.keep, p.tolerance, p.lifted
     if graph_path and crn_path:
         raise SubstratesError("give --graph or --crn, not both")
     if crn_path and evidence:
@@ -140,7 +135,7 @@ def run_crn_validate(
     began = time.perf_counter()
     with recording_failure(folder, record):
         result = validate_reduction(graph, backend, moves, observed, kept, tolerance, given, lifted)
-    from substrates.datasets.crn.sbml import to_sbml
+    from ...datasets.crn.sbml import to_sbml
 
     folder.write_table("results.parquet", _table(result))
     for label, network in result.networks.items():
@@ -150,7 +145,7 @@ def run_crn_validate(
         summary=summary(result),
     )  # fmt: skip
     folder.write_json("provenance.json", record)
-    return folder, result
+    return folder
 
 
 def summary(result: Validation) -> dict[str, Any]:

@@ -5,44 +5,44 @@ or on a recorded event file."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 
-from substrates.adapters.config import ConfigError, backend_from_config, load_config
-from substrates.backends.errors import SubstratesError
-from substrates.backends.events.base import EventsBackend, EventSimulatorBackend
-from substrates.models.events.layers import decouple_recording, evaluate_scene
-from substrates.models.events.scenes import ReflectionScene
-
+from ...backends.errors import SubstratesError
+from ...backends.events.base import EventsBackend, EventSimulatorBackend
+from ...models.events.layers import decouple_recording, evaluate_scene
+from ...models.events.scenes import ReflectionScene
+from ..config import ConfigError, backend_from_config, load_config
 from .folder import RunFolder
 from .plots import close_figure, event_layers_figure
 from .provenance import now, provenance, recording_failure
 
-MOTIONS = ("translation", "affine")
-"""Motion models of the two layers (see models.events.cmax)."""
+if TYPE_CHECKING:
+    from ..methods.event_layers import EventLayersParameters
+    from ..methods.method import Progress
+
 FIRST_HELD_OUT_SEED = 100
 """Scenes 0–99 are for development; the run scores scenes from here on."""
 
 
 def run_event_layers(
-    hardware: str | Path, *, events_file: str | None = None, scenes: int = 6, seed: int = 0,
-    window_ms: float = 200.0, homography: bool = False, motion: str = "translation",
-    out: str | Path = "runs", progress: Callable[[int, int], None] | None = None,
-) -> tuple[RunFolder, dict[str, Any]]:  # fmt: skip
+    parameters: EventLayersParameters, *, out: str | Path = "runs",
+    progress: Progress | None = None,
+) -> RunFolder:  # fmt: skip
     """Simulator config: score `scenes` held-out scenes (with `homography`, layers also zoom,
-    turn and tilt); file config (or --events): decouple the first `window_ms` of the
+    turn and tilt); file config (or `events`): decouple the first `window_ms` of the
     recording. `motion`: translation or affine (velocities with gradients)."""
+    p = parameters
+    hardware, events_file, scenes, seed = p.hardware, p.events, p.scenes, p.seed
+    window_ms, homography, motion = p.window_ms, p.homography, p.motion
     resolved = load_config(hardware)
     if resolved.config.substrate != "events":
         raise ConfigError(resolved.path, "substrate", "event-layers needs an events source")
     if scenes < 1 or window_ms <= 0:
         raise SubstratesError("--scenes must be ≥ 1 and --window-ms positive")
-    if motion not in MOTIONS:
-        raise SubstratesError(f"--motion {motion}: expected one of {', '.join(MOTIONS)}")
     affine = motion == "affine"
     backend = backend_from_config(resolved)
     if events_file is not None:
@@ -75,12 +75,11 @@ def run_event_layers(
     record.update(status="complete", finished_at=now(), summary=summary,
                   wall_time_s=round(time.perf_counter() - began, 3))  # fmt: skip
     folder.write_json("provenance.json", record)
-    return folder, summary
+    return folder
 
 
 def _simulated(backend: EventSimulatorBackend, scenes: int, seed: int, homography: bool,
-               affine: bool, progress: Callable[[int, int], None] | None
-               ) -> tuple[list, dict]:  # fmt: skip
+               affine: bool, progress: Progress | None) -> tuple[list, dict]:  # fmt: skip
     rows, first = [], {}
     for k in range(scenes):
         scene = ReflectionScene.random(FIRST_HELD_OUT_SEED + seed + k, homography=homography)
@@ -88,7 +87,7 @@ def _simulated(backend: EventSimulatorBackend, scenes: int, seed: int, homograph
         rows.append({"scene": FIRST_HELD_OUT_SEED + seed + k, **row})
         first = first or {**arrays, "width": scene.width, "height": scene.height}
         if progress:
-            progress(k + 1, scenes)
+            progress("scenes", k + 1, scenes)
     return rows, first
 
 

@@ -6,33 +6,36 @@ as if it were real; its hidden parameters are then set beside the recovered ones
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 
-from substrates.adapters.config import ConfigError, backend_from_config, load_config
-from substrates.backends.errors import SubstratesError
-from substrates.backends.mea.base import MEABackend
-from substrates.models.hh.fit import CellFit, fit_cell, observe
-
+from ...backends.errors import SubstratesError
+from ...backends.mea.base import MEABackend
+from ...models.hh.fit import CellFit, fit_cell, observe
+from ..config import ConfigError, backend_from_config, load_config
 from .folder import RunFolder
 from .plots import close_figure, hh_fit_figure
 from .provenance import now, provenance, recording_failure
 
+if TYPE_CHECKING:
+    from ..methods.hh_fit import HhFitParameters
+    from ..methods.method import Progress
+
 
 def run_hh_fit(
-    source: str | Path, *, recording_file: str | None = None, simulator: str | Path = "mea_sim",
-    simulations: int = 1000, cells: int = 1, seed: int | None = None, out: str | Path = "runs",
-    progress: Callable[[int, int], None] | None = None,
-) -> tuple[RunFolder, dict[str, Any]]:  # fmt: skip
-    """Fit the cell of `source` (a recording file's config, with `recording_file` to name
-    the file, or a simulator's config: then `cells` sessions with seeds seed, seed + 1, …,
-    by default from the config's) with the CellModel of `simulator`, from `simulations` NPE
+    parameters: HhFitParameters, *, out: str | Path = "runs", progress: Progress | None = None
+) -> RunFolder:
+    """Fit the cell of the source (a recording file's config, with `recording` to name the
+    file, or a simulator's config: then `cells` sessions with seeds seed, seed + 1, …, by
+    default from the config's) with the CellModel of `simulator`, from `simulations` NPE
     simulations per cell (NPE seeded with seed + cell, by default 0 + cell)."""
+    p = parameters
+    source, recording_file, simulator = p.hardware, p.recording, p.simulator
+    simulations, cells, seed = p.simulations, p.cells, p.seed
     resolved = load_config(source)
     if resolved.config.substrate != "mea":
         raise ConfigError(resolved.path, "substrate", "hh-fit needs an mea source")
@@ -76,7 +79,7 @@ def run_hh_fit(
 
             def step(done: int, _: int, k: int = k) -> None:
                 if progress:
-                    progress(k * simulations + done, total)
+                    progress("simulations", k * simulations + done, total)
 
             if simulated:
                 first = backend.options.seed if seed is None else seed
@@ -104,17 +107,17 @@ def run_hh_fit(
     record.update(status="complete", finished_at=now(), summary=summary,
                   wall_time_s=round(time.perf_counter() - began, 3))  # fmt: skip
     folder.write_json("provenance.json", record)
-    return folder, summary
+    return folder
 
 
 def _write_session(session: MEABackend, path: Path) -> None:
-    from substrates.datasets.mea.nwb import write_nwb
+    from ...datasets.mea.nwb import write_nwb
 
     write_nwb(session.recording(), path, f"simulated by {session.name}: {session.to_dict()}")
 
 
 def _read(path: Path) -> Any:
-    from substrates.datasets.mea.nwb import read_nwb
+    from ...datasets.mea.nwb import read_nwb
 
     return read_nwb(path)
 

@@ -2,26 +2,30 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import logging
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .folder import RunFolder
 from .provenance import now
 
 JOBS_FILE = "jobs.json"
+log = logging.getLogger("substrates")
 
 
 class JobLog:
     """A JobJournal that appends each submitted job to the run folder's jobs.json; with
     `replay` (an interrupted execution's jobs), it hands those back while the requests
-    repeat, in order, so they are collected rather than submitted again."""
+    repeat, in order, so they are collected rather than submitted again. `announce`: log
+    each new job with the command that collects it (for runs `substrates jobs collect`
+    can finish)."""
 
     def __init__(
-        self, folder: RunFolder, echo: Callable[[str], None] | None = None,
+        self, folder: RunFolder, *, announce: bool = False,
         replay: Sequence[Mapping[str, Any]] = (),
     ) -> None:  # fmt: skip
         self.folder = folder
-        self.echo = echo
+        self.announce = announce
         self.jobs: list[dict[str, Any]] = []
         self.pending = [dict(job) for job in replay]
 
@@ -36,10 +40,13 @@ class JobLog:
     def __call__(self, job_id: str, info: Mapping[str, Any]) -> None:
         self.jobs.append({"job_id": job_id, "submitted_at": now(), **info})
         self.folder.write_json(JOBS_FILE, {"jobs": self.jobs})
-        if self.echo is not None and not info.get("replayed"):
-            self.echo(
-                f"submitted job {job_id} to {info.get('device')}; waiting. If interrupted, "
-                f"finish it with: substrates jobs collect {self.folder.path}"
+        if self.announce and not info.get("replayed"):
+            log.info(
+                "submitted job %s to %s; waiting. If interrupted, finish it with: "
+                "substrates jobs collect %s",
+                job_id,
+                info.get("device"),
+                self.folder.path,
             )
 
 

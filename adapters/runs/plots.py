@@ -130,7 +130,7 @@ def event_layers_figure(arrays: dict[str, Any], title: str) -> Any:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from substrates.models.events.cmax import EventCloud
+    from ...models.events.cmax import EventCloud
 
     events, layer, motions = arrays["events"], arrays["layer"], arrays["motions"]
     width, height = arrays["width"], arrays["height"]

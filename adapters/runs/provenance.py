@@ -12,8 +12,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from substrates.backends.base import Backend
-
+from ...backends.base import Backend
 from ..config.load import ResolvedConfig
 from .folder import RunFolder
 

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 
-from substrates.backends.errors import CapabilityError, SubstratesError
-from substrates.models.qrim import (
+from ...backends.errors import CapabilityError, SubstratesError
+from ...models.qrim import (
     ExhaustiveMin,
     QuantumMinimumFinder,
     RobustMDP,
@@ -20,42 +20,36 @@ from substrates.models.qrim import (
     robust_q_learning,
     robust_value_iteration,
 )
-from substrates.models.qrim.oracle import grover_circuit
-
+from ...models.qrim.oracle import grover_circuit
 from .folder import RunFolder
 from .journal import JobLog
 from .plots import close_figure, qrim_figure
 from .provenance import now, provenance, recording_failure
 from .sample_run import quantum_backend
 
-Outer = Literal["value_iteration", "q_learning"]
-OracleChoice = Literal["gates", "diagonal"]
+if TYPE_CHECKING:
+    from ..methods.method import Progress
+    from ..methods.qrim import QrimParameters
 
 
 def run_qrim(
-    hardware: str | Path,
+    parameters: QrimParameters,
     *,
-    env: str,
-    uncertainty: int,
-    outer: Outer,
-    oracle: OracleChoice,
-    gamma: float,
-    repetitions: int,
-    steps: int,
-    seed: int,
     out: str | Path,
-    progress: Callable[[str, int, float], None] | None = None,
+    progress: Progress | None = None,
     replay: Sequence[Mapping[str, Any]] = (),
-) -> tuple[RunFolder, dict[str, Any]]:
-    """Solve `env` robustly with QRIM and with exhaustive search; write the run folder.
-    `replay`: the jobs an interrupted execution of the same run submitted (its jobs.json),
-    collected in order instead of submitted again."""
+) -> RunFolder:
+    """Solve the environment robustly with QRIM and with exhaustive search; write the run
+    folder. `replay`: the jobs an interrupted execution of the same run submitted (its
+    jobs.json), collected in order instead of submitted again."""
+    p = parameters
+    env, uncertainty, outer, oracle = p.env, p.uncertainty, p.outer, p.oracle
     try:
-        mdp = make_env(env, uncertainty, gamma)
+        mdp = make_env(env, uncertainty, p.gamma)
     except ValueError as err:
         raise SubstratesError(str(err)) from None
-    resolved, backend = quantum_backend(hardware)
-    qrim = QuantumMinimumFinder(backend, oracle, repetitions=repetitions, seed=seed)
+    resolved, backend = quantum_backend(p.hardware)
+    qrim = QuantumMinimumFinder(backend, oracle, repetitions=p.repetitions, seed=p.seed)
     try:
         qrim.check_width(uncertainty)
     except CapabilityError as err:
@@ -63,18 +57,14 @@ def run_qrim(
 
     folder = RunFolder.create(out, "qrim")
     qrim.journal = JobLog(folder, replay=replay)
-    parameters = {
-        "env": env, "uncertainty": uncertainty, "outer": outer, "oracle": oracle,
-        "gamma": gamma, "repetitions": repetitions, "steps": steps, "seed": seed,
-    }  # fmt: skip
-    record = provenance("qrim", resolved, backend, parameters)
+    record = provenance("qrim", resolved, backend, p.model_dump(exclude={"hardware"}))
     folder.write_json("provenance.json", record)
 
     def solve(minimizer: Any, label: str) -> Any:
-        report = (lambda i, change: progress(label, i, change)) if progress else None
+        report = (lambda i, change: progress(label, i, None, change=change)) if progress else None
         if outer == "value_iteration":
             return robust_value_iteration(mdp, minimizer, progress=report)
-        return robust_q_learning(mdp, minimizer, steps=steps, seed=seed, progress=report)
+        return robust_q_learning(mdp, minimizer, steps=p.steps, seed=p.seed, progress=report)
 
     start = time.perf_counter()
     with recording_failure(folder, record):
@@ -98,7 +88,7 @@ def run_qrim(
         status="complete", finished_at=now(), wall_time_s=round(wall_qrim, 6), summary=summary
     )
     folder.write_json("provenance.json", record)
-    return folder, summary
+    return folder
 
 
 def _summary(

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from substrates.backends.errors import SubstratesError
-from substrates.backends.quantum.base import QuantumBackend
-from substrates.backends.registry import get_backend_class
-from substrates.datasets.quantum.circuit_files import load_circuits, save_qpy
-from substrates.models.sample import sample, tabulate
-
+from ...backends.errors import SubstratesError
+from ...backends.quantum.base import QuantumBackend
+from ...backends.registry import get_backend_class
+from ...datasets.quantum.circuit_files import example_path, load_circuits, save_qpy
+from ...models.sample import sample, tabulate
 from ..config.build import backend_from_config
 from ..config.errors import ConfigError
 from ..config.load import load_config
@@ -22,6 +20,9 @@ from .folder import RunFolder
 from .journal import JobLog, recorded_jobs
 from .plots import close_figure, counts_figure
 from .provenance import now, provenance, recording_failure
+
+if TYPE_CHECKING:
+    from ..methods.sample import SampleParameters
 
 CIRCUITS_FILE = "circuits.qpy"
 
@@ -35,40 +36,25 @@ def quantum_backend(hardware: str | Path) -> tuple[Any, QuantumBackend]:
     return resolved, backend
 
 
-def run_sample(
-    hardware: str | Path,
-    circuit_file: str | Path,
-    *,
-    shots: int,
-    seed: int | None,
-    out: str | Path,
-    exact: bool = True,
-    echo: Callable[[str], None] | None = None,
-) -> RunFolder:
-    """Sample every circuit in `circuit_file` on the configured backend; returns the run folder.
-
-    Nothing is written until the config, the circuits and the request are valid. `echo`
-    receives a line per submitted hardware job, saying how to collect it after a crash.
-    """
-    resolved, backend = quantum_backend(hardware)
+def run_sample(parameters: SampleParameters, *, out: str | Path) -> RunFolder:
+    """Sample every circuit of the circuit file on the configured backend; returns the run
+    folder. Nothing is written until the config, the circuits and the request are valid;
+    each submitted hardware job is announced (logger `substrates`) with how to collect it."""
+    p = parameters
+    circuit_file = p.circuit or example_path()
+    resolved, backend = quantum_backend(p.hardware)
     circuits = load_circuits(circuit_file)
-    backend.validate(circuits, shots=shots)
+    backend.validate(circuits, shots=p.shots)
     folder = RunFolder.create(out, "sample")
-    parameters = {
-        "circuit_file": str(circuit_file),
-        "circuits": [c.name for c in circuits],
-        "shots": shots,
-        "seed": seed,
-        "exact": exact,
-    }
-    record = provenance("sample", resolved, backend, parameters)
+    recorded = {"circuit_file": str(circuit_file), "circuits": [c.name for c in circuits],
+                "shots": p.shots, "seed": p.seed, "exact": p.exact}  # fmt: skip
+    record = provenance("sample", resolved, backend, recorded)
     folder.write_json("provenance.json", record)
     save_qpy(folder.file(CIRCUITS_FILE), circuits)
     start = time.perf_counter()
     with recording_failure(folder, record):
-        table = sample(
-            backend, circuits, shots=shots, seed=seed, exact=exact, journal=JobLog(folder, echo)
-        )
+        table = sample(backend, circuits, shots=p.shots, seed=p.seed, exact=p.exact,
+                       journal=JobLog(folder, announce=True))  # fmt: skip
     _finish(folder, record, table, wall_time_s=time.perf_counter() - start)
     return folder
 
@@ -105,5 +91,8 @@ def _finish(folder: RunFolder, record: dict[str, Any], table: pa.Table, wall_tim
     figure = counts_figure(table, f"sample on {backend}")
     folder.save_figure("counts.png", figure)
     close_figure(figure)
-    record.update(status="complete", finished_at=now(), wall_time_s=round(wall_time_s, 6))
+    summary = {"circuits": len(set(table["circuit"].to_pylist())),
+               "shots": record["parameters"]["shots"], "outcomes": table.num_rows}  # fmt: skip
+    record.update(status="complete", finished_at=now(), wall_time_s=round(wall_time_s, 6),
+                  summary=summary)  # fmt: skip
     folder.write_json("provenance.json", record)

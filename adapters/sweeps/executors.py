@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from typing import Any
 
-from substrates.adapters.config.executor import DaskOptions, LocalOptions, ResolvedExecutor
-from substrates.backends.errors import SubstratesError
+from ...backends.errors import SubstratesError
+from ..config.executor import DaskOptions, LocalOptions, ResolvedExecutor
 
 
 class Executor(ABC):

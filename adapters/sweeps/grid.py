@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from substrates.adapters.config.errors import ConfigError
-from substrates.adapters.config.load import read_yaml, validated
+from ..config.errors import ConfigError
+from ..config.load import read_yaml, validated
 
 
 class GridFile(BaseModel):

@@ -19,10 +19,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from substrates.adapters.runs.folder import RunFolder
-from substrates.adapters.runs.provenance import now
-from substrates.backends.errors import SubstratesError
-
+from ...backends.errors import SubstratesError
+from ..runs.folder import RunFolder
+from ..runs.provenance import now
 from .grid import Item
 
 

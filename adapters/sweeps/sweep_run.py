@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from substrates.adapters.config.executor import load_executor_config
-from substrates.adapters.runs.provenance import now
-
+from ..config.executor import load_executor_config
+from ..methods import get_method
+from ..runs.provenance import now
 from .executors import make_executor
 from .grid import Item, fingerprint
 from .items import run_item
@@ -40,12 +40,16 @@ class SweepReport:
 
 
 def run_sweep(
-    method: str, items: list[Item], arguments: dict[str, dict[str, Any]], *,
-    executor: str | Path, out: str | Path, grid: dict[str, Any], retry_failed: bool = False,
-    progress: Progress | None = None,
+    method: str, items: list[Item], *, executor: str | Path, out: str | Path,
+    grid: dict[str, Any], retry_failed: bool = False, progress: Progress | None = None,
+    where: str | Path = "grid",
 ) -> SweepReport:  # fmt: skip
-    """Run the items not yet committed (and, with retry_failed, those that failed);
-    `arguments[item.id]` are the method's run arguments for that item."""
+    """Run the items not yet committed (and, with retry_failed, those that failed). Every
+    item's parameters are checked by the method before anything runs; `where` names the
+    grid in those errors."""
+    declared = get_method(method)
+    for item in items:
+        declared.validated(item.parameters, where=f"{where}: item {item.parameters}: ")
     config = load_executor_config(executor)
     identity = fingerprint(method, items)
     held = SweepFolder.check(out, identity)
@@ -54,7 +58,7 @@ def run_sweep(
         store = SweepFolder.open(out, method, identity, record, items, held)
         tally = _Tally(store, items, retry_failed, progress)
         futures = {
-            pool.submit(run_item, str(store.path), method, i.id, i.parameters, arguments[i.id]): i
+            pool.submit(run_item, str(store.path), method, i.id, i.parameters): i
             for i in tally.todo
         }
         for future in pool.completed(futures):

@@ -51,7 +51,7 @@ class CMLBackend(Backend):
     def load(self, start: Any, end: Any) -> Any:
         """OpenSense xarray Dataset (rsl, tsl in dBm) for start <= time < end; operators' fill
         values become NaN and are counted in `cleaning`."""
-        from substrates.datasets.cml.opensense import mask_fill_values
+        from ...datasets.cml.opensense import mask_fill_values
 
         self.validate(start, end)
         return mask_fill_values(self._window(self.dataset, start, end).load(), self.cleaning)

@@ -34,7 +34,7 @@ class OpenSenseBackend(CMLBackend):
 
     @cached_property
     def _opened(self) -> tuple[Any, Any]:
-        from substrates.datasets.cml.opensense import (
+        from ...datasets.cml.opensense import (
             CMLDataError,
             open_dataset,
             pycomlink_example,

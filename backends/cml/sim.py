@@ -73,13 +73,13 @@ class SimBackend(CMLBackend):
     def _simulation(self) -> tuple[Any, Any, Any]:
         import xarray as xr
 
-        from substrates.datasets.cml.network import (
+        from ...datasets.cml.network import (
             attenuation_along,
             path_rain,
             wet_antenna_pastorek,
         )
-        from substrates.datasets.cml.opensense import validate
-        from substrates.datasets.cml.rain_fields import RainFieldModel, rain_fields
+        from ...datasets.cml.opensense import validate
+        from ...datasets.cml.rain_fields import RainFieldModel, rain_fields
 
         o = self.options
         rng = np.random.default_rng(o.seed)
@@ -143,8 +143,8 @@ class SimBackend(CMLBackend):
 
     def _network(self, rng: np.random.Generator) -> tuple[Any, int]:
         """The link network and the grid's cells per side: random, or from `network`."""
-        from substrates.datasets.cml.network import network_from_dataset, random_network
-        from substrates.datasets.cml.opensense import CMLDataError, open_dataset
+        from ...datasets.cml.network import network_from_dataset, random_network
+        from ...datasets.cml.opensense import CMLDataError, open_dataset
 
         o = self.options
         if o.network is None:

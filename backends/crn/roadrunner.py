@@ -41,7 +41,7 @@ class RoadRunnerBackend(CRNBackend):
     def _runner(self, network: Any) -> Any:
         import roadrunner
 
-        from substrates.datasets.crn.sbml import to_sbml
+        from ...datasets.crn.sbml import to_sbml
 
         runner = roadrunner.RoadRunner(to_sbml(network))
         integrator = runner.getIntegrator()

@@ -13,8 +13,7 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
-from substrates.datasets.events.events import EVENT_DTYPE, Events
-
+from ...datasets.events.events import EVENT_DTYPE, Events
 from ..base import BackendOptions, Unavailability
 from .base import EventsBackend, EventsCapabilities
 

@@ -57,8 +57,8 @@ class FileBackend(EventsBackend):
     @cached_property
     def recording(self) -> tuple[Any, Any]:
         """(Events, FileInfo); errors name the file and the byte."""
-        from substrates.datasets.events.events import EventError, read_parquet
-        from substrates.datasets.events.files import FileInfo, read_events
+        from ...datasets.events.events import EventError, read_parquet
+        from ...datasets.events.files import FileInfo, read_events
 
         try:
             if self.path.suffix == ".parquet":

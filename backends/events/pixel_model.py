@@ -217,7 +217,7 @@ def capacity(level: np.ndarray, eps: np.ndarray, state: PixelState, leak: np.nda
 
 def canonical(x: np.ndarray, y: np.ndarray, t: np.ndarray, p: np.ndarray) -> np.ndarray:
     """Events in time order, ties by row, column, polarity: the same for every tier."""
-    from substrates.datasets.events.events import EVENT_DTYPE
+    from ...datasets.events.events import EVENT_DTYPE
 
     order = np.lexsort((p, x, y, t))
     out = np.empty(len(t), EVENT_DTYPE)

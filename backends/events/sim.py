@@ -56,8 +56,8 @@ class SimBackend(EventSimulatorBackend):
     @cached_property
     def video(self) -> tuple[np.ndarray, np.ndarray]:
         """The video's frames (DN) and times (µs); errors name the file."""
-        from substrates.datasets.events.events import EventError
-        from substrates.datasets.events.video import read_video
+        from ...datasets.events.events import EventError
+        from ...datasets.events.video import read_video
 
         try:
             return read_video(self.options.video, self.options.upsample)
@@ -73,7 +73,7 @@ class SimBackend(EventSimulatorBackend):
         return EventsCapabilities(self.options.width, self.options.height, False, None)
 
     def simulate(self, frames: np.ndarray, times_us: np.ndarray) -> Any:
-        from substrates.datasets.events.events import Events
+        from ...datasets.events.events import Events
 
         self.check_frames(frames, times_us)
         frames = np.asarray(frames, np.float64)
@@ -104,7 +104,7 @@ class SimBackend(EventSimulatorBackend):
     def packets(self, window_us: int, limit_us: int | None = None) -> Iterator[Any]:
         """The video (for `limit_us`, default all of it) or the drifting-texture scene (for
         `limit_us`, default 1 s), simulated, in windows."""
-        from substrates.datasets.events.synthetic import drifting_texture
+        from ...datasets.events.synthetic import drifting_texture
 
         self.validate(window_us, limit_us)
         o = self.options

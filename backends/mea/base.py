@@ -125,7 +125,7 @@ class RecordedFile(MEABackend):
 
     @cached_property
     def _recording(self) -> Any:
-        from substrates.datasets.mea.recording import RecordingError
+        from ...datasets.mea.recording import RecordingError
 
         try:
             return self._read()

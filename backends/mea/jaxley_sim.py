@@ -98,7 +98,7 @@ class JaxleyBackend(MEABackend):
 
     @cached_property
     def positions_um(self) -> np.ndarray:
-        from substrates.datasets.mea.geometry import from_probe_file, grid, hexagonal
+        from ...datasets.mea.geometry import from_probe_file, grid, hexagonal
 
         o = self.options
         if o.layout == "probe":
@@ -150,7 +150,7 @@ class JaxleyBackend(MEABackend):
     def stimulate(self, stimulation: Any) -> Any:
         """The recording of `stimulation` played on the cell (plus noise), as long as its
         last pulse and one trial window."""
-        from substrates.datasets.mea.recording import ArraySource, Recording
+        from ...datasets.mea.recording import ArraySource, Recording
 
         fs = self.options.sampling_hz
         samples = int(np.ceil(stimulation.time_s.max(initial=0.0) * fs)) + self._window
@@ -208,7 +208,7 @@ class JaxleyBackend(MEABackend):
     def protocol(self, template: np.ndarray, start_s: float) -> Any:
         """The session's stimulation: patterns on the electrodes with the largest spikes in
         `template` (channels, samples), each `trials` times, shuffled, from `start_s`."""
-        from substrates.datasets.mea.recording import Stimulation
+        from ...datasets.mea.recording import Stimulation
 
         o = self.options
         strongest = [int(e) for e in np.argsort(template.min(axis=1))[: o.stim_electrodes]]
@@ -224,7 +224,7 @@ class JaxleyBackend(MEABackend):
 
     @cached_property
     def _session(self) -> tuple[Any, GroundTruth]:
-        from substrates.datasets.mea.recording import ArraySource, Recording
+        from ...datasets.mea.recording import ArraySource, Recording
 
         o, fs = self.options, self.options.sampling_hz
         rng = np.random.default_rng(o.seed)

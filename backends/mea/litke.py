@@ -34,8 +34,8 @@ class LitkeBackend(RecordedFile):
         return problem
 
     def _read(self) -> Any:
-        from substrates.datasets.mea.geometry import litke_512
-        from substrates.datasets.mea.litke_bin import read_litke
+        from ...datasets.mea.geometry import litke_512
+        from ...datasets.mea.litke_bin import read_litke
 
         pitch = 60.0 if self.options.geometry.endswith("60um") else 30.0
         return read_litke(self.options.path, litke_512(pitch), self.options.gain_uv)[0]

@@ -33,9 +33,9 @@ class NeoBackend(RecordedFile):
     options: NeoOptions
 
     def _read(self) -> Any:
-        from substrates.datasets.mea.geometry import from_probe_file, grid
-        from substrates.datasets.mea.neo_files import read_neo
-        from substrates.datasets.mea.recording import RecordingError
+        from ...datasets.mea.geometry import from_probe_file, grid
+        from ...datasets.mea.neo_files import read_neo
+        from ...datasets.mea.recording import RecordingError
 
         o = self.options
         try:

@@ -21,6 +21,6 @@ class NWBBackend(RecordedFile):
     options: NWBOptions
 
     def _read(self) -> Any:
-        from substrates.datasets.mea.nwb import read_nwb
+        from ...datasets.mea.nwb import read_nwb
 
         return read_nwb(self.options.path, self.options.series)

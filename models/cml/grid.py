@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from substrates.datasets.cml.network import KM_PER_DEGREE
+from ...datasets.cml.network import KM_PER_DEGREE
 
 
 def to_km(lat: Any, lon: Any, origin: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:

@@ -9,9 +9,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from substrates.datasets.cml.itu_p838 import k_alpha_by_polarization
-from substrates.datasets.cml.network import wet_antenna_pastorek
-
+from ...datasets.cml.itu_p838 import k_alpha_by_polarization
+from ...datasets.cml.network import wet_antenna_pastorek
 from .grid import Grid, link_ends_km
 
 

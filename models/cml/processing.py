@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from substrates.datasets.cml.itu_p838 import k_alpha_by_polarization
+from ...datasets.cml.itu_p838 import k_alpha_by_polarization
 
 
 @dataclass(frozen=True)

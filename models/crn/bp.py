@@ -13,8 +13,7 @@ from typing import Literal
 
 import numpy as np
 
-from substrates.datasets.crn.factor_graph import FactorGraph
-
+from ...datasets.crn.factor_graph import FactorGraph
 from .tables import aligned
 
 Schedule = Literal["parallel", "sequential"]

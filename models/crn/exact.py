@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from substrates.datasets.crn.factor_graph import FactorGraph
-
+from ...datasets.crn.factor_graph import FactorGraph
 from .tables import product, sum_out
 
 

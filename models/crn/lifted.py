@@ -36,9 +36,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from substrates.datasets.crn.factor_graph import FactorGraph
-from substrates.datasets.crn.reaction_network import NetworkBuilder
-
+from ...datasets.crn.factor_graph import FactorGraph
+from ...datasets.crn.reaction_network import NetworkBuilder
 from .napp_adams import CompiledGraph, convert, recycle
 
 

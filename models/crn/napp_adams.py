@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from substrates.datasets.crn.factor_graph import FactorGraph
-from substrates.datasets.crn.reaction_network import NetworkBuilder, ReactionNetwork
+from ...datasets.crn.factor_graph import FactorGraph
+from ...datasets.crn.reaction_network import NetworkBuilder, ReactionNetwork
 
 
 def to_factor(i: int, a: int, k: int) -> str:

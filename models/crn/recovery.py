@@ -30,9 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from substrates.datasets.crn.factor_graph import FactorGraph
-from substrates.datasets.crn.reaction_network import ReactionNetwork
-
+from ...datasets.crn.factor_graph import FactorGraph
+from ...datasets.crn.reaction_network import ReactionNetwork
 from .napp_adams import CompiledGraph
 
 RATE_RTOL = 1e-9

@@ -21,8 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from substrates.datasets.crn.factor_graph import FactorGraph
-
+from ...datasets.crn.factor_graph import FactorGraph
 from .tables import product, sum_out
 
 MOVES = ("evidence", "leaves", "unary", "degree2")

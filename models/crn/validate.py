@@ -11,9 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from substrates.datasets.crn.factor_graph import FactorGraph
-from substrates.datasets.crn.reaction_network import ReactionNetwork
-
+from ...datasets.crn.factor_graph import FactorGraph
+from ...datasets.crn.reaction_network import ReactionNetwork
 from .bp import belief_propagation
 from .exact import marginals
 from .lifted import colour_passing, compile_lifted

@@ -10,8 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from substrates.backends.events.base import EventSimulatorBackend
-
+from ...backends.events.base import EventSimulatorBackend
 from .cmax import TwoMotions, flow, two_motions
 from .removal import psnr, remove_reflection
 from .scenes import ReflectionScene, RenderedScene

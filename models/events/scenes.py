@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from substrates.datasets.events.synthetic import Texture, frame_times
+from ...datasets.events.synthetic import Texture, frame_times
 
 
 @dataclass(frozen=True)

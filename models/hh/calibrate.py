@@ -13,8 +13,7 @@ from itertools import product
 
 import numpy as np
 
-from substrates.backends.mea.base import CellModel
-
+from ...backends.mea.base import CellModel
 from .summary import align
 
 THRESHOLD_LOG_SD = 0.1

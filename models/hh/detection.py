@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from substrates.datasets.mea.recording import Recording
+from ...datasets.mea.recording import Recording
 
 MAD_TO_SD = 1 / 0.6745
 """A Gaussian's standard deviation per median absolute deviation."""

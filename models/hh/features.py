@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from substrates.datasets.mea.recording import Recording
+from ...datasets.mea.recording import Recording
 
 
 def electrical_image(recording: Recording, spike_samples: np.ndarray, before: int = 20,

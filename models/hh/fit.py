@@ -18,9 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from substrates.backends.mea.base import CellModel, Parameter
-from substrates.datasets.mea.recording import Recording
-
+from ...backends.mea.base import CellModel, Parameter
+from ...datasets.mea.recording import Recording
 from .activation import fit_activation
 from .calibrate import Target, calibrate, score
 from .detection import evoked_spikes, spontaneous_spikes

@@ -15,8 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from substrates.backends.mea.base import CellModel, Parameter
-
+from ...backends.mea.base import CellModel, Parameter
 from .summary import align, features
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from substrates.datasets.mea.recording import Recording
+from ...datasets.mea.recording import Recording
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from substrates.backends.mea.base import CellModel
-
+from ...backends.mea.base import CellModel
 from .summary import align
 
 

@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from substrates.backends.errors import CapabilityError
-from substrates.backends.quantum.base import JobJournal, QuantumBackend
-
+from ...backends.errors import CapabilityError
+from ...backends.quantum.base import JobJournal, QuantumBackend
 from .oracle import Construction, dense_ranks, grover_circuit, marked
 from .search import Request, SearchOutcome, durr_hoyer
 

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from substrates.backends.quantum.base import JobJournal, QuantumBackend, SampleResult
-from substrates.datasets.quantum.counts import counts_table
+from ...backends.quantum.base import JobJournal, QuantumBackend, SampleResult
+from ...datasets.quantum.counts import counts_table
 
 if TYPE_CHECKING:
     from qiskit import QuantumCircuit

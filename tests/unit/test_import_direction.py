@@ -1,5 +1,6 @@
 """DESIGN.md's direction of imports: CLI -> adapters -> models -> backends/*/base.py <- impls;
-datasets is used by all and uses none of them."""
+datasets is used by all and uses none of them. Inside the package, imports are relative, so
+a tool that reads the checkout follows them to the file they name."""
 
 from __future__ import annotations
 
@@ -43,7 +44,8 @@ def _layer(module: str) -> str:
         ("backends", {"models", "adapters", "cli"}),
         ("datasets", {"backends", "models", "adapters", "cli"}),
         ("models", {"adapters", "cli"}),
-        ("adapters", {"cli"}),
+        ("adapters", {"cli", "testing"}),
+        ("testing", {"cli"}),
     ],
 )
 def test_no_import_against_the_direction(folder: str, forbidden: set[str]) -> None:
@@ -66,3 +68,34 @@ def test_models_use_only_backend_interfaces() -> None:
 def test_checker_sees_relative_imports() -> None:
     modules = {m for _, m in _imports("backends")}
     assert "substrates.backends.quantum.base.QuantumBackend" in modules
+
+
+def test_the_cli_reaches_methods_through_adapters() -> None:
+    """The command line uses adapters, datasets and the backends' interfaces (base, errors,
+    registry), never a model or a backend implementation directly."""
+    interfaces = ("base", "errors", "registry")
+    bad = []
+    for path, module in _imports("cli"):
+        parts = module.split(".")
+        if parts[1] == "models":
+            bad.append((str(path), module))
+        elif parts[1] == "backends" and not any(tail in parts[2:] for tail in interfaces):
+            bad.append((str(path), module))
+    assert bad == []
+
+
+def test_package_code_imports_itself_relatively() -> None:
+    """`from substrates.x import y` inside the package would hide the import from tools that
+    read the checkout (the root is the package, so only relative names resolve to files)."""
+    absolute = []
+    for folder in ("cli", "testing", *LAYERS, "hardware_configs"):
+        for path in (REPO / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and node.level == 0:
+                    names = [node.module or ""]
+                elif isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                else:
+                    continue
+                absolute += [(str(path), n) for n in names if n.split(".")[0] == "substrates"]
+    assert absolute == []

@@ -6,9 +6,9 @@ import pytest
 
 from substrates.adapters.config import ConfigError
 from substrates.adapters.config.executor import load_executor_config
+from substrates.adapters.methods.method import flatten
 from substrates.adapters.sweeps.executors import InProcess, ProcessPool, make_executor
 from substrates.adapters.sweeps.grid import fingerprint, item_id, load_grid
-from substrates.adapters.sweeps.items import flatten
 
 
 def grid(tmp_path, text: str, method: str = "qrim"):
@@ -69,13 +69,18 @@ def test_results_flatten_to_columns() -> None:
     assert row == {"a.b": 1, "a.c.d": "[1, 2]", "e": None, "f": "[3]"}
 
 
-@pytest.mark.parametrize("method", ["qrim", "crn-validate", "cml-reconstruct", "sample"])
-def test_every_sweepable_method_maps_its_options_onto_its_run_function(method) -> None:
+@pytest.mark.parametrize(
+    "method", ["qrim", "crn-validate", "cml-reconstruct", "sample", "event-layers", "hh-fit"]
+)
+def test_every_method_declares_parameters_its_run_function_takes(method) -> None:
+    """Every option of the declaration has a default, and the run function accepts the
+    validated parameters (a method that forgot to map one would fail here, not mid-sweep)."""
     import inspect
 
-    from substrates.adapters.sweeps.items import runner
-    from substrates.cli.sweep_cmd import ARGUMENTS, method_parser
+    from substrates.adapters.methods import get_method
 
-    arguments = ARGUMENTS[method](method_parser(method).parse_args([]))
-    signature = inspect.signature(runner(method))
-    signature.bind(**arguments, out="runs")  # raises on a missing or unknown argument
+    declared = get_method(method)
+    parameters = declared.validated({})
+    assert set(parameters.model_dump()) == set(declared.parameters.model_fields)
+    signature = inspect.signature(declared.execute)
+    signature.bind(parameters, "runs", None)  # raises on a missing or unknown argument

@@ -4,21 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
-
-from . import cml_cmd, crn_cmd, events_cmd, qrim_cmd, run_cmd
-
-ARGUMENTS = {
-    "qrim": qrim_cmd.run_arguments,
-    "crn-validate": crn_cmd.run_arguments,
-    "cml-reconstruct": cml_cmd.run_arguments,
-    "sample": run_cmd.sample_arguments,
-    "event-layers": events_cmd.run_arguments,
-}
-"""Each sweepable method's run arguments from its `substrates run` options."""
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
+    from ..adapters.methods import methods
+
     parser = commands.add_parser(
         "sweep",
         help="run a method over a grid of parameters and seeds; resumable",
@@ -35,7 +25,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         ),
         epilog="Grid file: parameters: {uncertainty: [4, 8]}  seeds: 3  fixed: {steps: 500}",
     )
-    parser.add_argument("method", choices=sorted(ARGUMENTS), help="the method to sweep")
+    parser.add_argument("method", choices=list(methods()), help="the method to sweep")
     parser.add_argument("--grid", required=True, metavar="GRID.yaml", help="the grid file")
     parser.add_argument(
         "--executor", default="cluster_local", metavar="CONFIG",
@@ -48,59 +38,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=handle_sweep)
 
 
-class _Refusing(argparse.ArgumentParser):
-    """A method's parser that raises instead of exiting, to check grid values."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        from substrates.backends.errors import SubstratesError
-
-        raise SubstratesError(message)
-
-
-def method_parser(method: str) -> argparse.ArgumentParser:
-    root = _Refusing(prog="substrates run")
-    methods = root.add_subparsers(dest="method", parser_class=_Refusing)
-    run_cmd.add_methods(methods)
-    return methods.choices[method]
-
-
-def resolve(method: str, parameters: dict[str, Any], grid: str) -> dict[str, Any]:
-    """The method's run arguments for one item: its options parsed as on the command line."""
-    from substrates.backends.errors import SubstratesError
-
-    parser = method_parser(method)
-    actions = {a.dest: a for a in parser._actions if a.option_strings and a.dest != "help"}
-    settable = sorted({*actions, *(d for d in parser._defaults if d != "handler")} - {"out"})
-    argv, direct = [], {}
-    for name, value in parameters.items():
-        if name not in settable:
-            raise SubstratesError(f"{grid}: {name!r} is not an option of {method}; options: "
-                                  f"{', '.join(settable)}")  # fmt: skip
-        action = actions.get(name)
-        if action is None:
-            direct[name] = value
-        elif action.nargs == 0:  # a flag
-            if bool(value) != bool(action.default):
-                argv.append(action.option_strings[0])
-        else:
-            argv += [action.option_strings[0], str(value)]
-    try:
-        args = parser.parse_args(argv)
-    except SubstratesError as error:
-        raise SubstratesError(f"{grid}: item {parameters}: {error}") from None
-    for name, value in direct.items():
-        setattr(args, name, value)
-    return ARGUMENTS[method](args)
-
-
 def handle_sweep(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from substrates.adapters.sweeps.grid import load_grid
-    from substrates.adapters.sweeps.sweep_run import run_sweep
+    from ..adapters.sweeps.grid import load_grid
+    from ..adapters.sweeps.sweep_run import run_sweep
 
     grid, items = load_grid(args.grid, args.method)
-    arguments = {item.id: resolve(args.method, item.parameters, args.grid) for item in items}
     bar = tqdm(total=len(items), desc=f"sweep {args.method}", unit="item", file=sys.stderr,
                disable=None)  # fmt: skip
 
@@ -110,8 +54,9 @@ def handle_sweep(args: argparse.Namespace) -> int:
 
     try:
         report = run_sweep(
-            args.method, items, arguments, executor=args.executor, out=args.out,
+            args.method, items, executor=args.executor, out=args.out,
             grid=grid.model_dump(mode="json"), retry_failed=args.retry_failed, progress=progress,
+            where=args.grid,
         )  # fmt: skip
     except KeyboardInterrupt:
         bar.close()

@@ -22,7 +22,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from substrates.backends.registry import list_backends
+    from ..backends.registry import list_backends
 
     rows = list_backends(args.substrate)
     if args.json:

@@ -24,12 +24,22 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from substrates.adapters.config import backend_from_config, config_path, load_config
-    from substrates.adapters.config.load import read_yaml
+    from ..adapters.config import ConfigError, backend_from_config, config_path, load_config
+    from ..adapters.config.load import read_yaml
 
     if "executor" in read_yaml(config_path(args.config)):
+        if args.circuit:
+            raise ConfigError(
+                config_path(args.config), None,
+                "--circuit applies to quantum hardware configs, not executors",
+            )  # fmt: skip
         return _executor(args.config)
     resolved = load_config(args.config)
+    if args.circuit and resolved.config.substrate != "quantum":
+        raise ConfigError(
+            resolved.path, "substrate", f"--circuit applies to quantum backends; this config "
+            f"selects {resolved.config.backend}, a {resolved.config.substrate} backend",
+        )  # fmt: skip
     backend = backend_from_config(resolved)
     capabilities = backend.capabilities  # a data source opens its file here
     print(f"{resolved.path}: OK")
@@ -40,10 +50,11 @@ def handle(args: argparse.Namespace) -> int:
     for key, value in vars(capabilities).items():
         print(f"  {key:<20} {_UNSET.get(key, 'none') if value is None else value}")
     if args.circuit:
-        from substrates.adapters.config import ConfigError
-        from substrates.backends.errors import CapabilityError
-        from substrates.datasets.quantum.circuit_files import load_circuits
+        from ..backends.errors import CapabilityError
+        from ..backends.quantum.base import QuantumBackend
+        from ..datasets.quantum.circuit_files import load_circuits
 
+        assert isinstance(backend, QuantumBackend)
         circuits = load_circuits(args.circuit)
         try:
             backend.validate(circuits)
@@ -54,7 +65,7 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _executor(name: str) -> int:
-    from substrates.adapters.config.executor import load_executor_config
+    from ..adapters.config.executor import load_executor_config
 
     resolved = load_executor_config(name)
     print(f"{resolved.path}: OK")

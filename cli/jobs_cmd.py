@@ -28,20 +28,20 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def handle_collect(args: argparse.Namespace) -> int:
-    from substrates.adapters.runs import collect
-
-    from .run_cmd import print_summary
+    from ..adapters.methods.sample import report
+    from ..adapters.runs import collect
+    from ..adapters.runs.run import Run
 
     folder, collected = collect(args.run_dir)
     if not collected:
         print(f"{folder.path}: already complete; nothing to collect")
-    print_summary(folder)
+    print(report(Run.open(folder.path)))
     return 0
 
 
 def handle_list(args: argparse.Namespace) -> int:
-    from substrates.adapters.runs.folder import RunFolder
-    from substrates.adapters.runs.journal import recorded_jobs
+    from ..adapters.runs.folder import RunFolder
+    from ..adapters.runs.journal import recorded_jobs
 
     folder = RunFolder.existing(args.run_dir)
     status = folder.read_json("provenance.json")["status"]

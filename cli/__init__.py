@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Sequence
 
@@ -21,7 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         epilog="Exit codes: 0 success, 2 bad input or a backend that cannot run here.",
     )
-    from substrates import __version__
+    from .. import __version__
 
     parser.add_argument("--version", action="version", version=f"substrates {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -33,9 +34,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
     args = build_parser().parse_args(argv)
-    from substrates.backends.errors import SubstratesError
-    from substrates.datasets.quantum.circuit_files import CircuitFileError
+    from ..backends.errors import SubstratesError
+    from ..datasets.quantum.circuit_files import CircuitFileError
 
+    _log_to_stderr()
     try:
         return args.handler(args)
     except (SubstratesError, CircuitFileError) as err:
@@ -44,3 +46,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _log_to_stderr() -> None:
+    """What the library logs at INFO (a hardware job submitted, and how to collect it) is
+    printed on stderr, one plain line each."""
+    log = logging.getLogger("substrates")
+    if not any(isinstance(h, _Stderr) for h in log.handlers):
+        log.addHandler(_Stderr())
+        log.setLevel(logging.INFO)
+
+
+class _Stderr(logging.Handler):
+    """Prints each record's message on the sys.stderr of the moment it is logged."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        print(record.getMessage(), file=sys.stderr)

@@ -1,0 +1,54 @@
+"""`hh-fit`: a Hodgkin–Huxley cell fitted to an MEA recording, simulated or recorded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..runs.folder import RunFolder
+from .method import Method, MethodParameters, Progress, option, summary_report
+
+
+class HhFitParameters(MethodParameters):
+    """Parameters of `substrates run hh-fit`."""
+
+    hardware: str = option(
+        "mea_sim", "mea config file or shipped name: mea_sim, mea_sim_gpu, mea_nwb, mea_litke, "
+        "mea_neo", flags=("--source", "--hardware"), metavar="CONFIG",
+    )  # fmt: skip
+    recording: str | None = option(None, "recording file for a file config", metavar="FILE")
+    simulator: str = option(
+        "mea_sim", "the cell simulator to fit with (mea_sim_gpu on a GPU)", metavar="CONFIG"
+    )
+    simulations: int = option(1000, "NPE simulations per cell")
+    cells: int = option(1, "simulated sessions, seeds seed…")
+    seed: int | None = option(
+        None, "first simulated session's seed (default: the config's) and NPE's (default 0)"
+    )
+
+
+def _execute(parameters: HhFitParameters, out: Path, progress: Progress | None) -> RunFolder:
+    from ..runs.hh_fit_run import run_hh_fit
+
+    return run_hh_fit(parameters, out=out, progress=progress)
+
+
+METHOD = Method(
+    name="hh-fit",
+    help="fit a Hodgkin–Huxley cell to an MEA recording and predict held-out stimulation",
+    description=(
+        "Fit a multi-compartment Hodgkin–Huxley cell (channel densities, axial "
+        "resistivity, axon radius, position over the array) to one cell's extracellular "
+        "recording: spontaneous spikes give its electrical image, stimulation trials its "
+        "activation thresholds on half of the stimulated electrodes; neural posterior "
+        "estimation (sbi) over the simulator's prior, then Levenberg–Marquardt through "
+        "jaxley on the image, then a grid over channel densities and height to match the "
+        "thresholds. The fitted cell predicts spike or no spike for the held-out "
+        "patterns (other electrodes, and every multi-electrode pattern), scored against "
+        "the majority of their trials. With a simulator source each session is written "
+        "as NWB, fitted from that file, and compared with its hidden parameters. Writes "
+        "results.parquet, provenance.json, hh_fit.png (and cellN.nwb when simulated)."
+    ),
+    parameters=HhFitParameters,
+    execute=_execute,
+    report=summary_report,
+)

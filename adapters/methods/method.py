@@ -1,0 +1,141 @@
+"""What one method declares: its name, its help, its parameters and how it runs.
+
+`substrates run METHOD`, `substrates sweep METHOD` and `substrates.run(METHOD, ...)` all
+read the same declaration, so a method is added once: a module in this package holding a
+`Method` (see `qrim.py` for a complete one). The parameters are a pydantic model whose
+fields carry their help and command-line spellings; the command line, a sweep's grid file
+and a Python call are all validated by it, with the same messages.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ...backends.errors import SubstratesError
+
+if TYPE_CHECKING:
+    from ..runs.folder import RunFolder
+    from ..runs.run import Run
+
+
+class MethodParameters(BaseModel):
+    """Base of every method's parameters: unknown names are errors, values are converted
+    and checked by their field types (a command line's strings too)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def option(
+    default: Any,
+    help: str,
+    *,
+    flags: Sequence[str] = (),
+    metavar: str | None = None,
+    group: str | None = None,
+    **constraints: Any,
+) -> Any:
+    """A parameter's field.
+
+    help: one sentence for `--help` and the reference docs, with units; flags: the
+    command-line spellings (default `--name-with-dashes`); metavar: the placeholder in
+    `--help`; group: parameters of the same group exclude each other on the command line;
+    constraints: pydantic's (ge, gt, le, ...).
+    """
+    extra: dict[str, Any] = {}
+    if flags:
+        extra["flags"] = list(flags)
+    if metavar:
+        extra["metavar"] = metavar
+    if group:
+        extra["group"] = group
+    return Field(default, description=help, json_schema_extra=extra or None, **constraints)
+
+
+class Progress(Protocol):
+    """Told how far a run is: `task` names what is counted (a bar per task), `done` of
+    `total` (None: open-ended, e.g. sweeps until convergence); `status` is shown beside."""
+
+    def __call__(self, task: str, done: int, total: int | None, /, **status: float) -> None: ...
+
+
+P = TypeVar("P", bound=MethodParameters)
+
+
+@dataclass(frozen=True)
+class Method(Generic[P]):
+    """One method, as every front end sees it.
+
+    name: as typed after `substrates run`; help: one line for listings; description and
+    epilog: `--help`'s text; parameters: the model of its parameters; execute: runs it,
+    writing one run folder under `out`; report: what a person reads after a run (the
+    command line prints it); resume: finishes an interrupted run from the hardware jobs
+    it had submitted (the earlier run folder), without submitting them again, or None
+    where the method submits no jobs; sweep_rows: the rows a run adds to a sweep's table
+    (default: its summary, flattened to one row).
+    """
+
+    name: str
+    help: str
+    description: str
+    parameters: type[P]
+    execute: Callable[[P, Path, Progress | None], RunFolder]
+    report: Callable[[Run], str]
+    epilog: str | None = None
+    resume: Callable[[P, RunFolder, Path], RunFolder] | None = None
+    sweep_rows: Callable[[Run], list[dict[str, Any]]] = lambda run: [flatten(run.summary)]
+
+    def validated(self, values: Mapping[str, Any], where: str = "") -> P:
+        """The parameters from `values`, or a SubstratesError naming the first bad one
+        (`where` is put in front: a grid file, an item)."""
+        try:
+            return self.parameters.model_validate(dict(values))
+        except ValidationError as error:
+            raise SubstratesError(f"{where}{explain(self, error)}") from None
+
+
+def explain(method: Method[Any], error: ValidationError) -> str:
+    """One line for a ValidationError of a method's parameters, in the words of the
+    command line: unknown names list the known ones, choices are listed."""
+    first = error.errors()[0]
+    name = ".".join(str(part) for part in first["loc"])
+    known = ", ".join(sorted(method.parameters.model_fields))
+    if first["type"] == "extra_forbidden":
+        return f"{name!r} is not an option of {method.name}; options: {known}"
+    if first["type"] == "literal_error":
+        allowed = first["ctx"]["expected"].replace("'", "")
+        return f"{name}: invalid choice: {first['input']!r} (choose from {allowed})"
+    message = str(first["msg"]).removeprefix("Value error, ")
+    return f"{name}: {message}" if name else message
+
+
+def summary_report(run: Run) -> str:
+    """A run's summary, one `name value` line each (floats to 3 decimals), then the folder:
+    the report of methods whose summary says it all."""
+    lines = [
+        f"{key:<40} {value:.3f}" if isinstance(value, float) else f"{key:<40} {value}"
+        for key, value in run.summary.items()
+    ]
+    return "\n".join([*lines, f"run folder: {run.path}"])
+
+
+def flatten(record: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested dicts as dotted columns; lists and other non-scalars as JSON text."""
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(flatten(value, f"{name}."))
+        elif isinstance(value, np.generic):
+            out[name] = value.item()
+        elif value is None or isinstance(value, bool | int | float | str):
+            out[name] = value
+        else:
+            out[name] = json.dumps(value, default=str)
+    return out

@@ -1,0 +1,63 @@
+"""A run as its user reads it back: the folder, the summary, the results table."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from .folder import RunFolder
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one run wrote (`substrates run` and `substrates.run` make one).
+
+    path: the run folder; method: the method's name; status: `complete`, `failed`,
+    `running`; summary: the run's headline figures (units in the names), as in
+    provenance.json. `results` is results.parquet; `table(name)` reads any other table.
+
+    Example:
+        >>> import substrates
+        >>> run = substrates.run("sample", shots=100, seed=1, out=getfixture("tmp_path"))
+        >>> run.status, run.results.num_rows > 0
+        ('complete', True)
+    """
+
+    path: Path
+    method: str
+    status: str
+    summary: dict[str, Any]
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> Run:
+        """The run written to `path` (a folder holding provenance.json)."""
+        record = RunFolder.existing(path).read_json("provenance.json")
+        return cls(Path(path), record["method"], record["status"], record.get("summary", {}))
+
+    @property
+    def folder(self) -> RunFolder:
+        return RunFolder(self.path)
+
+    @property
+    def provenance(self) -> dict[str, Any]:
+        """provenance.json: config, backend, parameters, versions, seeds, timings."""
+        record: dict[str, Any] = self.folder.read_json("provenance.json")
+        return record
+
+    @property
+    def results(self) -> pa.Table:
+        """results.parquet, the table of the run."""
+        return self.table("results.parquet")
+
+    def table(self, name: str) -> pa.Table:
+        """Another Parquet table of the run folder, e.g. 'policy.parquet' of a QRIM run."""
+        return self.folder.read_table(name)
+
+    @property
+    def files(self) -> list[str]:
+        """Every file the run wrote, by name."""
+        return sorted(p.name for p in self.path.iterdir() if not p.name.startswith("."))

@@ -1,0 +1,38 @@
+"""`substrates run METHOD`: run a method on the backend a hardware config selects."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .method_options import add_method_parser, given_parameters
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    from ..adapters.methods import methods
+
+    parser = commands.add_parser(
+        "run",
+        help="run a method; writes a run folder",
+        description=(
+            "Run a method on the backend a hardware config selects. Each run writes a "
+            "folder with results.parquet, provenance.json and plots."
+        ),
+    )
+    choices = parser.add_subparsers(dest="method", required=True, metavar="METHOD")
+    for method in methods().values():
+        add_method_parser(choices, method)
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from ..adapters.methods import get_method
+    from ..adapters.runs.bars import Bars
+    from ..adapters.runs.run import Run
+
+    method = get_method(args.method)
+    parameters = method.validated(given_parameters(method, args))
+    with Bars() as bars:
+        folder = method.execute(parameters, Path(args.out), bars)
+    print(method.report(Run.open(folder.path)))
+    return 0

@@ -1,0 +1,1 @@
+"""Conformance suites for backends, shipped with the package (filled in below)."""
