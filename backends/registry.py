@@ -51,11 +51,12 @@ def create_backend(name: str, options: dict[str, Any] | None = None) -> Backend:
 
 @dataclass(frozen=True)
 class BackendStatus:
-    """One row of `substrates backends`."""
+    """One row of `substrates backends`: tier None when the backend's class could not be
+    imported (the reason says why)."""
 
     name: str
     substrate: str
-    tier: Tier
+    tier: Tier | None
     usable: bool
     reason: str
 
@@ -64,19 +65,19 @@ class BackendStatus:
 
 
 def status(name: str) -> BackendStatus:
-    """Whether `name` can run here with its default options, and if not, why."""
-    cls = get_backend_class(name)
+    """Whether `name` can run here with its default options, and if not, why. A plugin
+    whose module cannot even be imported is listed with the import error."""
+    try:
+        cls = get_backend_class(name)
+    except ImportError as err:
+        return BackendStatus(name, name.split(".", 1)[0], None, False,
+                             f"cannot import its module: {err}")  # fmt: skip
     try:
         problem = cls.unavailability(cls.Options.model_construct())
+        reason = "usable" if problem is None else problem.reason
     except BackendUnavailableError as err:
-        problem = err
-    return BackendStatus(
-        name=name,
-        substrate=cls.substrate,
-        tier=cls.tier,
-        usable=problem is None,
-        reason="usable" if problem is None else problem.reason,
-    )
+        reason = err.reason
+    return BackendStatus(name, cls.substrate, cls.tier, reason == "usable", reason)
 
 
 def list_backends(substrate: str | None = None) -> list[BackendStatus]:

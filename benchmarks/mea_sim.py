@@ -16,17 +16,13 @@ from __future__ import annotations
 
 import argparse
 import functools
-import sys
-from pathlib import Path
 
 import numpy as np
 from timing import best
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.reference: NEURON cell
-
 from substrates.backends.mea.simulation import CellSimulation
 from substrates.datasets.mea.geometry import hexagonal
-from tests.reference.neuron_cell import neuron_cell
+from substrates.testing.neuron import neuron_cell
 
 print = functools.partial(print, flush=True)  # rows appear as they are measured
 BATCH = 64

@@ -29,7 +29,7 @@ def handle(args: argparse.Namespace) -> int:
         print(json.dumps([r.to_dict() for r in rows], indent=2))
         return 0
     header = ("NAME", "SUBSTRATE", "TIER", "STATUS")
-    table = [header] + [(r.name, r.substrate, r.tier, r.reason) for r in rows]
+    table = [header] + [(r.name, r.substrate, r.tier or "?", r.reason) for r in rows]
     widths = [max(len(row[i]) for row in table) for i in range(3)]
     for row in table:
         print("  ".join(cell.ljust(w) for cell, w in zip(row[:3], widths, strict=True)), row[3])

@@ -35,6 +35,7 @@ def add_method_parser(methods: argparse._SubParsersAction, method: Method[Any]) 
             elif metavar := extra.get("metavar"):
                 settings["metavar"] = metavar
             settings["help"] = _with_default(field.description or "", field.default)
+        settings["help"] = settings["help"].replace("%", "%%")  # argparse formats help with %
         target.add_argument(*flags, **settings)
     parser.add_argument(
         "--out", default=_DEFAULT_OUT, metavar="DIR",

@@ -27,7 +27,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from ..adapters.methods import get_method
-    from ..adapters.runs.bars import Bars
+    from ..adapters.runs.progress import Bars
     from ..adapters.runs.run import Run
 
     method = get_method(args.method)

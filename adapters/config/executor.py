@@ -64,7 +64,9 @@ def load_executor_config(name_or_path: str | Path) -> ResolvedExecutor:
         raise ConfigError(path, "executor", "missing: an executor config names 'local' or "
                           "'dask' (this looks like a hardware config)")  # fmt: skip
     config = validated(path, ExecutorConfig, raw, prefix="")
-    model = LocalOptions if config.executor == "local" else DaskOptions
-    return ResolvedExecutor(
-        path, config.executor, validated(path, model, config.options, "options.")
-    )
+    options: LocalOptions | DaskOptions
+    if config.executor == "local":
+        options = validated(path, LocalOptions, config.options, "options.")
+    else:
+        options = validated(path, DaskOptions, config.options, "options.")
+    return ResolvedExecutor(path, config.executor, options)

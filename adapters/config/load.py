@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -66,7 +67,7 @@ def shipped_configs(kind: Literal["backend", "executor"] = "backend") -> dict[st
     return found
 
 
-def config_path(name_or_path: str | Path) -> Path:
+def config_path(name_or_path: str | os.PathLike[str]) -> Path:
     """A file path as given, or the shipped config of that name (with or without .yaml)."""
     path = Path(name_or_path)
     if path.is_file():
@@ -79,7 +80,7 @@ def config_path(name_or_path: str | Path) -> Path:
     )
 
 
-def load_config(name_or_path: str | Path) -> ResolvedConfig:
+def load_config(name_or_path: str | os.PathLike[str]) -> ResolvedConfig:
     """Parse and validate a config; every failure is a ConfigError naming file and field."""
     path = config_path(name_or_path)
     raw = read_yaml(path)

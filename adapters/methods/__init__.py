@@ -1,12 +1,11 @@
 """Methods: one declaration each, read by the command line, sweeps and `substrates.run`."""
 
-from .method import Method, MethodParameters, Progress, option, summary_report
+from .method import Method, MethodParameters, option, summary_report
 from .registry import get_method, list_methods, methods
 
 __all__ = [
     "Method",
     "MethodParameters",
-    "Progress",
     "get_method",
     "list_methods",
     "methods",

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import field_validator
 
 from ..runs.folder import RunFolder
 from ..runs.run import Run
-from .method import Method, MethodParameters, Progress, option
+from .method import Method, MethodParameters, option
 
 
 class CmlReconstructParameters(MethodParameters):
@@ -56,11 +56,10 @@ class CmlReconstructParameters(MethodParameters):
         return value
 
 
-def _execute(parameters: CmlReconstructParameters, out: Path, progress: Progress | None
-             ) -> RunFolder:  # fmt: skip
+def _run() -> Callable[..., RunFolder]:
     from ..runs.cml_reconstruct_run import run_cml_reconstruct
 
-    return run_cml_reconstruct(parameters, out=out, progress=progress)
+    return run_cml_reconstruct
 
 
 def report(run: Run) -> str:
@@ -94,6 +93,6 @@ METHOD = Method(
         "--data FILE --start T --end T for your own OpenSense netCDF file."
     ),
     parameters=CmlReconstructParameters,
-    execute=_execute,
+    run=_run,
     report=report,
 )

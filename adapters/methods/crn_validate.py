@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 from ..runs.folder import RunFolder
 from ..runs.run import Run
-from .method import Method, MethodParameters, Progress, option
+from .method import Method, MethodParameters, option
 
 
 class CrnValidateParameters(MethodParameters):
@@ -37,11 +37,10 @@ class CrnValidateParameters(MethodParameters):
     tolerance: float = option(1e-13, "steady state when max |dx/dt| falls below this")
 
 
-def _execute(parameters: CrnValidateParameters, out: Path, progress: Progress | None
-             ) -> RunFolder:  # fmt: skip
+def _run() -> Callable[..., RunFolder]:
     from ..runs.crn_validate_run import run_crn_validate
 
-    return run_crn_validate(parameters, out=out)
+    return run_crn_validate
 
 
 def report(run: Run) -> str:
@@ -81,6 +80,6 @@ METHOD = Method(
         "package. Both CRNs are written to the run folder as SBML."
     ),
     parameters=CrnValidateParameters,
-    execute=_execute,
+    run=_run,
     report=report,
 )

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 from typing import Literal
 
 from ..runs.folder import RunFolder
-from .method import Method, MethodParameters, Progress, option, summary_report
+from .method import Method, MethodParameters, option, summary_report
 
 
 class EventLayersParameters(MethodParameters):
@@ -28,11 +28,10 @@ class EventLayersParameters(MethodParameters):
     )
 
 
-def _execute(parameters: EventLayersParameters, out: Path, progress: Progress | None
-             ) -> RunFolder:  # fmt: skip
+def _run() -> Callable[..., RunFolder]:
     from ..runs.event_layers_run import run_event_layers
 
-    return run_event_layers(parameters, out=out, progress=progress)
+    return run_event_layers
 
 
 METHOD = Method(
@@ -50,6 +49,6 @@ METHOD = Method(
         "results.parquet, provenance.json and layers.png."
     ),
     parameters=EventLayersParameters,
-    execute=_execute,
+    run=_run,
     report=summary_report,
 )

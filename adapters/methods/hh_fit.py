@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 from ..runs.folder import RunFolder
-from .method import Method, MethodParameters, Progress, option, summary_report
+from .method import Method, MethodParameters, option, summary_report
 
 
 class HhFitParameters(MethodParameters):
@@ -26,10 +26,10 @@ class HhFitParameters(MethodParameters):
     )
 
 
-def _execute(parameters: HhFitParameters, out: Path, progress: Progress | None) -> RunFolder:
+def _run() -> Callable[..., RunFolder]:
     from ..runs.hh_fit_run import run_hh_fit
 
-    return run_hh_fit(parameters, out=out, progress=progress)
+    return run_hh_fit
 
 
 METHOD = Method(
@@ -49,6 +49,6 @@ METHOD = Method(
         "results.parquet, provenance.json, hh_fit.png (and cellN.nwb when simulated)."
     ),
     parameters=HhFitParameters,
-    execute=_execute,
+    run=_run,
     report=summary_report,
 )

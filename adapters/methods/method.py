@@ -9,11 +9,12 @@ and a Python call are all validated by it, with the same messages.
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -22,6 +23,7 @@ from ...backends.errors import SubstratesError
 
 if TYPE_CHECKING:
     from ..runs.folder import RunFolder
+    from ..runs.progress import Progress
     from ..runs.run import Run
 
 
@@ -58,13 +60,6 @@ def option(
     return Field(default, description=help, json_schema_extra=extra or None, **constraints)
 
 
-class Progress(Protocol):
-    """Told how far a run is: `task` names what is counted (a bar per task), `done` of
-    `total` (None: open-ended, e.g. sweeps until convergence); `status` is shown beside."""
-
-    def __call__(self, task: str, done: int, total: int | None, /, **status: float) -> None: ...
-
-
 P = TypeVar("P", bound=MethodParameters)
 
 
@@ -73,9 +68,11 @@ class Method(Generic[P]):
     """One method, as every front end sees it.
 
     name: as typed after `substrates run`; help: one line for listings; description and
-    epilog: `--help`'s text; parameters: the model of its parameters; execute: runs it,
-    writing one run folder under `out`; report: what a person reads after a run (the
-    command line prints it); resume: finishes an interrupted run from the hardware jobs
+    epilog: `--help`'s text; parameters: the model of its parameters; run: gives the run
+    function (imported when called: implementations are heavy), which takes the parameters
+    as keywords plus `out` (and `progress`, where it reports any) and writes one run folder
+    under `out`; report: what a person reads after a run (the command line prints it);
+    resume: finishes an interrupted run from the hardware jobs
     it had submitted (the earlier run folder), without submitting them again, or None
     where the method submits no jobs; sweep_rows: the rows a run adds to a sweep's table
     (default: its summary, flattened to one row).
@@ -85,11 +82,19 @@ class Method(Generic[P]):
     help: str
     description: str
     parameters: type[P]
-    execute: Callable[[P, Path, Progress | None], RunFolder]
+    run: Callable[[], Callable[..., RunFolder]]
     report: Callable[[Run], str]
     epilog: str | None = None
     resume: Callable[[P, RunFolder, Path], RunFolder] | None = None
     sweep_rows: Callable[[Run], list[dict[str, Any]]] = lambda run: [flatten(run.summary)]
+
+    def execute(self, parameters: P, out: Path, progress: Progress | None = None) -> RunFolder:
+        """Run the method with validated `parameters`; returns the run folder it wrote."""
+        function = self.run()
+        options: dict[str, Any] = {**parameters.model_dump(), "out": out}
+        if "progress" in inspect.signature(function).parameters:
+            options["progress"] = progress
+        return function(**options)
 
     def validated(self, values: Mapping[str, Any], where: str = "") -> P:
         """The parameters from `values`, or a SubstratesError naming the first bad one

@@ -3,12 +3,13 @@ finding on a quantum backend."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
 from ..runs.folder import RunFolder
 from ..runs.run import Run
-from .method import Method, MethodParameters, Progress, option
+from .method import Method, MethodParameters, option
 
 ARROWS = "←↓→↑"
 
@@ -39,10 +40,10 @@ class QrimParameters(MethodParameters):
     seed: int = option(0, "seed of the search and the agents")
 
 
-def _execute(parameters: QrimParameters, out: Path, progress: Progress | None) -> RunFolder:
+def _run() -> Callable[..., RunFolder]:
     from ..runs.qrim_run import run_qrim
 
-    return run_qrim(parameters, out=out, progress=progress)
+    return run_qrim
 
 
 def _resume(parameters: QrimParameters, earlier: RunFolder, out: Path) -> RunFolder:
@@ -51,7 +52,7 @@ def _resume(parameters: QrimParameters, earlier: RunFolder, out: Path) -> RunFol
     from ..runs.journal import recorded_jobs
     from ..runs.qrim_run import run_qrim
 
-    return run_qrim(parameters, out=out, replay=recorded_jobs(earlier))
+    return run_qrim(**parameters.model_dump(), out=out, replay=recorded_jobs(earlier))
 
 
 def report(run: Run) -> str:
@@ -101,7 +102,7 @@ METHOD = Method(
         "|U| = 16, robust value iteration on the Aer simulator (well under a minute)."
     ),
     parameters=QrimParameters,
-    execute=_execute,
+    run=_run,
     report=report,
     resume=_resume,
 )

@@ -7,9 +7,8 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from ..runs.bars import Bars
+from ..runs.progress import Bars, Progress
 from ..runs.run import Run
-from .method import Progress
 from .registry import get_method
 
 

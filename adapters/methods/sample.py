@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from ..runs.folder import RunFolder
 from ..runs.run import Run
-from .method import Method, MethodParameters, Progress, option
+from .method import Method, MethodParameters, option
 
 
 class SampleParameters(MethodParameters):
@@ -22,15 +23,15 @@ class SampleParameters(MethodParameters):
     shots: int = option(4096, "shots per circuit")
     seed: int | None = option(None, "simulator and transpiler seed")
     exact: bool = option(
-        True, "also compute exact probabilities on backends that can",
-        flags=("--no-exact",),
+        True, "exact probabilities beside the counts, on backends that compute them; "
+        "--no-exact skips them", flags=("--no-exact",),
     )  # fmt: skip
 
 
-def _execute(parameters: SampleParameters, out: Path, progress: Progress | None) -> RunFolder:
+def _run() -> Callable[..., RunFolder]:
     from ..runs.sample_run import run_sample
 
-    return run_sample(parameters, out=out)
+    return run_sample
 
 
 def _resume(parameters: SampleParameters, earlier: RunFolder, out: Path) -> RunFolder:
@@ -59,7 +60,7 @@ METHOD = Method(
         "Aer simulator."
     ),
     parameters=SampleParameters,
-    execute=_execute,
+    run=_run,
     report=report,
     resume=_resume,
     sweep_rows=lambda run: run.results.to_pylist(),

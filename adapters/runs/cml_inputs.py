@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ...backends.cml.base import CMLBackend
+from ...backends.cml.base import CMLBackend, CMLSimulatorBackend
 from ...backends.errors import SubstratesError
 from ...datasets.cml.opensense import CMLDataError
 from ...models.cml.grid import Grid, link_ends_km, to_km
@@ -55,7 +55,7 @@ def time_range(
         raise SubstratesError(f"--start/--end: not an ISO time: {err}") from None
     caps = backend.capabilities
     if begin is None and finish is None:
-        if hasattr(backend, "truth"):
+        if isinstance(backend, CMLSimulatorBackend):
             return np.datetime64(caps.start, "ns"), np.datetime64(caps.end, "ns")
         if path_reference is None:
             raise SubstratesError("give --start and --end: this source has no default period")
@@ -91,9 +91,9 @@ def link_inputs(
     above = (processed["trsl"] - processed["baseline"]).clip(min=0)
     rain = processed["R"]
     if true_baseline:
-        if not hasattr(backend, "truth"):
+        if not isinstance(backend, CMLSimulatorBackend):
             raise SubstratesError("--true-baseline needs a simulator: real links have no truth")
-        truth = backend.truth(first, after)
+        truth = backend.ground_truth(first, after)
         above = (processed["trsl"] - truth["baseline"]).clip(min=0)
         attenuation = (above - truth["A_wet_antenna"]).clip(min=0).transpose(*rain.dims)
         rain = attenuation.copy(
@@ -128,10 +128,10 @@ def _steps(
 
 def grid_for(backend: CMLBackend, links: Any, cell_km: float | None) -> Grid:
     """The simulator's own grid; for real data a grid of cell_km (default 2) over the links."""
-    if hasattr(backend, "truth"):
+    if isinstance(backend, CMLSimulatorBackend):
         if cell_km is not None:
             raise SubstratesError("--cell-km applies to real data; the simulator has its grid")
-        truth = backend.truth(*_first_minute(backend))
+        truth = backend.ground_truth(*_first_minute(backend))
         cell = float(truth.x_km[1] - truth.x_km[0])
         return Grid(
             (truth.attrs["origin_lat"], truth.attrs["origin_lon"]), cell,
@@ -150,7 +150,7 @@ def simulator_reference(
     backend: Any, start: np.datetime64, end: np.datetime64, every_min: int
 ) -> Reference:
     """The simulator's true rain field and path-averaged rain, averaged like the links."""
-    truth = backend.truth(start, end + np.timedelta64(1, "s"))
+    truth = backend.ground_truth(start, end + np.timedelta64(1, "s"))
     steps, _ = _steps(truth["time"].values, start, end, every_min)
     keep = steps > 0
     field = truth["rain"].isel(time=keep).assign_coords(step=("time", steps[keep]))

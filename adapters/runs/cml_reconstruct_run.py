@@ -7,12 +7,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Literal
 
 import numpy as np
 import pyarrow as pa
 
-from ...backends.cml.base import CMLBackend
+from ...backends.cml.base import CMLBackend, CMLSimulatorBackend
 from ...backends.errors import SubstratesError
 from ...backends.gpu import no_cuda_reason
 from ...backends.registry import create_backend
@@ -39,34 +39,43 @@ from .cml_inputs import (
 )
 from .folder import RunFolder
 from .plots import close_figure, cml_maps_figure
+from .progress import Progress
 from .provenance import now, provenance, recording_failure
-
-if TYPE_CHECKING:
-    from ..methods.cml_reconstruct import CmlReconstructParameters
-    from ..methods.method import Progress
 
 METHODS = ("idw", "kriging", "bayes")
 
 
 def run_cml_reconstruct(
-    parameters: CmlReconstructParameters,
     *,
-    out: str | Path = "runs",
+    hardware: str | Path,
+    data: str | None,
+    start: str | None,
+    end: str | None,
+    every: int,
+    cell_km: float | None,
+    methods: Sequence[str],
+    iterations: int,
+    chains: int,
+    device: str,
+    precision: Literal["float32", "float64"],
+    true_baseline: bool,
+    areal_reference: str | None,
+    path_reference: str | None,
+    seed: int,
+    out: str | Path,
     near_km: float = 5.0,
     progress: Progress | None = None,
 ) -> RunFolder:
     """Reconstruct rain fields every `every` minutes of [start, end] and score them.
 
-    data: a netCDF file for a cml.opensense source; areal_reference, path_reference: radar
-    references (default for pycomlink's example data: the ones shipped with it); near_km:
-    cells farther from every link are left out of the field scores; true_baseline: see
-    `link_inputs` (simulator only); precision: float32 or float64 for the Bayesian map.
+    data: a netCDF file for a cml.opensense `hardware` source; areal_reference,
+    path_reference: radar references (default for pycomlink's example data: the ones shipped
+    with it); near_km: cells farther from every link are left out of the field scores;
+    true_baseline: see `link_inputs` (simulator only); precision: of the Bayesian map;
+    iterations, chains: HMC's, per map.
     """
-    p = parameters
-    data, start, end, every_min, cell_km = p.data, p.start, p.end, p.every, p.cell_km
-    methods, device, precision, seed = p.methods, p.device, p.precision, p.seed
-    true_baseline = p.true_baseline
-    if p.iterations < 2 or p.chains < 1:
+    every_min = every
+    if iterations < 2 or chains < 1:
         raise SubstratesError("--iterations must be at least 2 and --chains at least 1")
     unknown = sorted(set(methods) - set(METHODS))
     if unknown or not methods:
@@ -75,17 +84,16 @@ def run_cml_reconstruct(
         raise SubstratesError(f"--every must be at least 1 minute, got {every_min}")
     if device.startswith("cuda") and (reason := no_cuda_reason()):
         raise SubstratesError(f"--device {device}: {reason}")
-    settings = BayesianSettings(chains=p.chains, iterations=p.iterations,
-                                warmup=p.iterations // 2)  # fmt: skip
-    resolved, backend = _cml_source(p.hardware, data)
-    areal, path = _references(backend, (p.areal_reference, p.path_reference))
+    settings = BayesianSettings(chains=chains, iterations=iterations, warmup=iterations // 2)
+    resolved, backend = _cml_source(hardware, data)
+    areal, path = _references(backend, (areal_reference, path_reference))
     try:
         first, last = time_range(backend, start, end, path)
         inputs = link_inputs(backend, first, last, every_min, true_baseline)
         grid = grid_for(backend, inputs.links, cell_km)
         reference = (
             simulator_reference(backend, first, last, every_min)
-            if hasattr(backend, "truth")
+            if isinstance(backend, CMLSimulatorBackend)
             else radar_reference(areal, path, grid, inputs)
         )
     except CMLDataError as err:
@@ -138,7 +146,7 @@ def _cml_source(source: str | Path, data: str | None) -> tuple[Any, CMLBackend]:
 
 def _references(backend: CMLBackend, files: tuple[str | None, str | None]) -> tuple[Any, Any]:
     """Radar references for real data: the files given, else pycomlink's for its example."""
-    if hasattr(backend, "truth"):
+    if isinstance(backend, CMLSimulatorBackend):
         if any(files):
             raise SubstratesError("radar references apply to real data; the simulator has truth")
         return None, None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyarrow as pa
 
@@ -21,9 +21,6 @@ from ...models.crn.validate import Validation, validate_reduction
 from ..config import ConfigError, backend_from_config, load_config
 from .folder import RunFolder
 from .provenance import now, provenance, recording_failure
-
-if TYPE_CHECKING:
-    from ..methods.crn_validate import CrnValidateParameters
 
 
 def example_graph() -> Path:
@@ -97,14 +94,15 @@ def parse_keep(graph: FactorGraph, text: str) -> list[int]:
     return [index[n] for n in names]
 
 
-def run_crn_validate(parameters: CrnValidateParameters, *, out: str | Path = "runs"
-                     ) -> RunFolder:  # fmt: skip
-    """Validate the reductions of one graph, or of a given CRN (`crn`, SBML: the chemical
-    route, recover → reduce → recompile); writes results.parquet, provenance.json and both
-    CRNs as SBML. `lifted`: compile the reduced graph with lifted compression."""
-    p = parameters
-    graph_path, crn_path, simulator = p.graph, p.crn, p.hardware
-    reduce, evidence, keep, tolerance, lifted = p.reduce, p.evidence, p.keep, p.tolerance, p.lifted
+def run_crn_validate(
+    *, graph: str | Path | None, crn: str | Path | None, reduce: str, evidence: str, keep: str,
+    lifted: bool, hardware: str | Path, tolerance: float, out: str | Path,
+) -> RunFolder:  # fmt: skip
+    """Validate the reductions of one `graph` (default: the shipped Asia network), or of a
+    given `crn` (SBML: the chemical route, recover → reduce → recompile) simulated on the
+    `hardware` config; writes results.parquet, provenance.json and both CRNs as SBML.
+    `lifted`: compile the reduced graph with lifted compression."""
+    graph_path, crn_path, simulator = graph, crn, hardware
     if graph_path and crn_path:
         raise SubstratesError("give --graph or --crn, not both")
     if crn_path and evidence:

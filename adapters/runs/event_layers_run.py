@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Literal
 
 import numpy as np
 import pyarrow as pa
@@ -18,26 +18,22 @@ from ...models.events.scenes import ReflectionScene
 from ..config import ConfigError, backend_from_config, load_config
 from .folder import RunFolder
 from .plots import close_figure, event_layers_figure
+from .progress import Progress
 from .provenance import now, provenance, recording_failure
-
-if TYPE_CHECKING:
-    from ..methods.event_layers import EventLayersParameters
-    from ..methods.method import Progress
 
 FIRST_HELD_OUT_SEED = 100
 """Scenes 0–99 are for development; the run scores scenes from here on."""
 
 
 def run_event_layers(
-    parameters: EventLayersParameters, *, out: str | Path = "runs",
+    *, hardware: str | Path, events: str | None, scenes: int, seed: int, window_ms: float,
+    homography: bool, motion: Literal["translation", "affine"], out: str | Path,
     progress: Progress | None = None,
 ) -> RunFolder:  # fmt: skip
     """Simulator config: score `scenes` held-out scenes (with `homography`, layers also zoom,
-    turn and tilt); file config (or `events`): decouple the first `window_ms` of the
-    recording. `motion`: translation or affine (velocities with gradients)."""
-    p = parameters
-    hardware, events_file, scenes, seed = p.hardware, p.events, p.scenes, p.seed
-    window_ms, homography, motion = p.window_ms, p.homography, p.motion
+    turn and tilt); file config (or an `events` file): decouple the first `window_ms` of
+    the recording. `motion`: translation or affine (velocities with gradients)."""
+    events_file = events
     resolved = load_config(hardware)
     if resolved.config.substrate != "events":
         raise ConfigError(resolved.path, "substrate", "event-layers needs an events source")

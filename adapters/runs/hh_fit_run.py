@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -19,23 +19,19 @@ from ...models.hh.fit import CellFit, fit_cell, observe
 from ..config import ConfigError, backend_from_config, load_config
 from .folder import RunFolder
 from .plots import close_figure, hh_fit_figure
+from .progress import Progress
 from .provenance import now, provenance, recording_failure
-
-if TYPE_CHECKING:
-    from ..methods.hh_fit import HhFitParameters
-    from ..methods.method import Progress
 
 
 def run_hh_fit(
-    parameters: HhFitParameters, *, out: str | Path = "runs", progress: Progress | None = None
-) -> RunFolder:
-    """Fit the cell of the source (a recording file's config, with `recording` to name the
+    *, hardware: str | Path, recording: str | None, simulator: str | Path, simulations: int,
+    cells: int, seed: int | None, out: str | Path, progress: Progress | None = None,
+) -> RunFolder:  # fmt: skip
+    """Fit the cell of `hardware` (a recording file's config, with `recording` to name the
     file, or a simulator's config: then `cells` sessions with seeds seed, seed + 1, …, by
     default from the config's) with the CellModel of `simulator`, from `simulations` NPE
     simulations per cell (NPE seeded with seed + cell, by default 0 + cell)."""
-    p = parameters
-    source, recording_file, simulator = p.hardware, p.recording, p.simulator
-    simulations, cells, seed = p.simulations, p.cells, p.seed
+    source, recording_file = hardware, recording
     resolved = load_config(source)
     if resolved.config.substrate != "mea":
         raise ConfigError(resolved.path, "substrate", "hh-fit needs an mea source")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Literal
 
 import numpy as np
 import pyarrow as pa
@@ -24,32 +24,36 @@ from ...models.qrim.oracle import grover_circuit
 from .folder import RunFolder
 from .journal import JobLog
 from .plots import close_figure, qrim_figure
+from .progress import Progress
 from .provenance import now, provenance, recording_failure
 from .sample_run import quantum_backend
 
-if TYPE_CHECKING:
-    from ..methods.method import Progress
-    from ..methods.qrim import QrimParameters
-
 
 def run_qrim(
-    parameters: QrimParameters,
     *,
+    hardware: str | Path,
+    env: str,
+    uncertainty: int,
+    outer: Literal["value_iteration", "q_learning"],
+    oracle: Literal["diagonal", "gates"],
+    gamma: float,
+    repetitions: int,
+    steps: int,
+    seed: int,
     out: str | Path,
     progress: Progress | None = None,
     replay: Sequence[Mapping[str, Any]] = (),
 ) -> RunFolder:
-    """Solve the environment robustly with QRIM and with exhaustive search; write the run
-    folder. `replay`: the jobs an interrupted execution of the same run submitted (its
-    jobs.json), collected in order instead of submitted again."""
-    p = parameters
-    env, uncertainty, outer, oracle = p.env, p.uncertainty, p.outer, p.oracle
+    """Solve `env` robustly with QRIM and with exhaustive search; write the run folder (the
+    parameters are `substrates run qrim`'s, see adapters.methods.qrim). `replay`: the jobs
+    an interrupted execution of the same run submitted (its jobs.json), collected in order
+    instead of submitted again."""
     try:
-        mdp = make_env(env, uncertainty, p.gamma)
+        mdp = make_env(env, uncertainty, gamma)
     except ValueError as err:
         raise SubstratesError(str(err)) from None
-    resolved, backend = quantum_backend(p.hardware)
-    qrim = QuantumMinimumFinder(backend, oracle, repetitions=p.repetitions, seed=p.seed)
+    resolved, backend = quantum_backend(hardware)
+    qrim = QuantumMinimumFinder(backend, oracle, repetitions=repetitions, seed=seed)
     try:
         qrim.check_width(uncertainty)
     except CapabilityError as err:
@@ -57,14 +61,18 @@ def run_qrim(
 
     folder = RunFolder.create(out, "qrim")
     qrim.journal = JobLog(folder, replay=replay)
-    record = provenance("qrim", resolved, backend, p.model_dump(exclude={"hardware"}))
+    parameters = {
+        "env": env, "uncertainty": uncertainty, "outer": outer, "oracle": oracle,
+        "gamma": gamma, "repetitions": repetitions, "steps": steps, "seed": seed,
+    }  # fmt: skip
+    record = provenance("qrim", resolved, backend, parameters)
     folder.write_json("provenance.json", record)
 
     def solve(minimizer: Any, label: str) -> Any:
         report = (lambda i, change: progress(label, i, None, change=change)) if progress else None
         if outer == "value_iteration":
             return robust_value_iteration(mdp, minimizer, progress=report)
-        return robust_q_learning(mdp, minimizer, steps=p.steps, seed=p.seed, progress=report)
+        return robust_q_learning(mdp, minimizer, steps=steps, seed=seed, progress=report)
 
     start = time.perf_counter()
     with recording_failure(folder, record):

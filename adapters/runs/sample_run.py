@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyarrow as pa
 
@@ -21,9 +21,6 @@ from .journal import JobLog, recorded_jobs
 from .plots import close_figure, counts_figure
 from .provenance import now, provenance, recording_failure
 
-if TYPE_CHECKING:
-    from ..methods.sample import SampleParameters
-
 CIRCUITS_FILE = "circuits.qpy"
 
 
@@ -36,24 +33,27 @@ def quantum_backend(hardware: str | Path) -> tuple[Any, QuantumBackend]:
     return resolved, backend
 
 
-def run_sample(parameters: SampleParameters, *, out: str | Path) -> RunFolder:
-    """Sample every circuit of the circuit file on the configured backend; returns the run
-    folder. Nothing is written until the config, the circuits and the request are valid;
-    each submitted hardware job is announced (logger `substrates`) with how to collect it."""
-    p = parameters
-    circuit_file = p.circuit or example_path()
-    resolved, backend = quantum_backend(p.hardware)
+def run_sample(
+    *, hardware: str | Path, circuit: str | Path | None, shots: int, seed: int | None,
+    exact: bool, out: str | Path,
+) -> RunFolder:  # fmt: skip
+    """Sample every circuit of `circuit` (default: the shipped grover3.qasm) on the
+    configured backend; returns the run folder. Nothing is written until the config, the
+    circuits and the request are valid; each submitted hardware job is announced (logger
+    `substrates`) with how to collect it."""
+    circuit_file = circuit or example_path()
+    resolved, backend = quantum_backend(hardware)
     circuits = load_circuits(circuit_file)
-    backend.validate(circuits, shots=p.shots)
+    backend.validate(circuits, shots=shots)
     folder = RunFolder.create(out, "sample")
-    recorded = {"circuit_file": str(circuit_file), "circuits": [c.name for c in circuits],
-                "shots": p.shots, "seed": p.seed, "exact": p.exact}  # fmt: skip
-    record = provenance("sample", resolved, backend, recorded)
+    parameters = {"circuit_file": str(circuit_file), "circuits": [c.name for c in circuits],
+                  "shots": shots, "seed": seed, "exact": exact}  # fmt: skip
+    record = provenance("sample", resolved, backend, parameters)
     folder.write_json("provenance.json", record)
     save_qpy(folder.file(CIRCUITS_FILE), circuits)
     start = time.perf_counter()
     with recording_failure(folder, record):
-        table = sample(backend, circuits, shots=p.shots, seed=p.seed, exact=p.exact,
+        table = sample(backend, circuits, shots=shots, seed=seed, exact=exact,
                        journal=JobLog(folder, announce=True))  # fmt: skip
     _finish(folder, record, table, wall_time_s=time.perf_counter() - start)
     return folder

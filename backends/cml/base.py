@@ -1,15 +1,24 @@
-"""The CML interface: link geometry plus attenuation time series for a time range."""
+"""The CML interface: link geometry plus attenuation time series for a time range.
+
+`load` validates the range, then reads the implementation's `dataset`; a simulator also
+gives the `ground_truth` it simulated the links from.
+"""
 
 from __future__ import annotations
 
 from abc import abstractmethod
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from ..base import Backend, Capabilities
 from ..errors import CapabilityError
+
+if TYPE_CHECKING:
+    import xarray as xr
+
+    from ...datasets.cml.opensense import Cleaning
 
 
 @dataclass(frozen=True)
@@ -34,7 +43,8 @@ class CMLBackend(Backend):
     extra: ClassVar[str] = "cml"
 
     def validate(self, start: Any, end: Any) -> None:
-        """Refuse a time range the source does not cover, before reading anything."""
+        """Refuse a time range the source does not cover, before reading anything; start
+        and end are ISO 8601 strings or numpy datetimes."""
         caps = self.capabilities
         begin, finish = np.datetime64(start), np.datetime64(end)
         if finish <= begin:
@@ -48,7 +58,7 @@ class CMLBackend(Backend):
                 f"{self.name} holds {caps.start} to {caps.end}; nothing between {start} and {end}"
             )
 
-    def load(self, start: Any, end: Any) -> Any:
+    def load(self, start: Any, end: Any) -> xr.Dataset:
         """OpenSense xarray Dataset (rsl, tsl in dBm) for start <= time < end; operators' fill
         values become NaN and are counted in `cleaning`."""
         from ...datasets.cml.opensense import mask_fill_values
@@ -56,19 +66,19 @@ class CMLBackend(Backend):
         self.validate(start, end)
         return mask_fill_values(self._window(self.dataset, start, end).load(), self.cleaning)
 
-    def _window(self, data: Any, start: Any, end: Any) -> Any:
+    def _window(self, data: xr.Dataset, start: Any, end: Any) -> xr.Dataset:
         """`data` for start <= time < end."""
         end_exclusive = np.datetime64(end) - np.timedelta64(1, "ns")
         return data.sel(time=slice(np.datetime64(start), end_exclusive))
 
     @property
     @abstractmethod
-    def dataset(self) -> Any:
+    def dataset(self) -> xr.Dataset:
         """Everything the source holds, validated, as a lazy OpenSense Dataset."""
 
     @property
     @abstractmethod
-    def cleaning(self) -> Any:
+    def cleaning(self) -> Cleaning:
         """What validation and loading changed so far (datasets.cml.opensense.Cleaning)."""
 
     @property
@@ -82,3 +92,17 @@ class CMLBackend(Backend):
             end=str(times[-1]),
             time_step_s=float(np.median(np.diff(times[:1000])) / np.timedelta64(1, "s")),
         )
+
+
+class CMLSimulatorBackend(CMLBackend):
+    """A simulated network: the links' data and the truth they were simulated from."""
+
+    def ground_truth(self, start: Any, end: Any) -> xr.Dataset:
+        """The rain field (mm/h) and, per sublink, rain attenuation, wet-antenna attenuation
+        and dry baseline (dB) and path-averaged rain (mm/h) for start <= time < end; attrs
+        origin_lat/lon place x_km, y_km (cell centres) on the globe."""
+        self.validate(start, end)
+        return self._ground_truth(start, end)
+
+    @abstractmethod
+    def _ground_truth(self, start: Any, end: Any) -> xr.Dataset: ...

@@ -5,14 +5,19 @@ model, wet antennas, baseline drift, noise, quantization and missing samples. Th
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from pydantic import Field, model_validator
 
 from ..base import BackendOptions
 from ..errors import SubstratesError
-from .base import CMLBackend, CMLCapabilities
+from .base import CMLCapabilities, CMLSimulatorBackend
+
+if TYPE_CHECKING:
+    import xarray as xr
+
+    from ...datasets.cml.opensense import Cleaning
 
 BASE_LOSS_DB = 55.0
 """tsl − rsl of a dry link: free-space and equipment losses (dB)."""
@@ -57,7 +62,7 @@ class SimOptions(BackendOptions):
         return self
 
 
-class SimBackend(CMLBackend):
+class SimBackend(CMLSimulatorBackend):
     """A synthetic link network observed through the full measurement model."""
 
     name: ClassVar[str] = "cml.sim"
@@ -163,18 +168,14 @@ class SimBackend(CMLBackend):
         return network, cells
 
     @property
-    def dataset(self) -> Any:
+    def dataset(self) -> xr.Dataset:
         return self._simulation[0]
 
     @property
-    def cleaning(self) -> Any:
+    def cleaning(self) -> Cleaning:
         return self._simulation[1]
 
-    def truth(self, start: Any, end: Any) -> Any:
-        """The rain field (mm/h) and, per sublink, rain attenuation, wet-antenna attenuation and
-        dry baseline (dB) and path-averaged rain (mm/h); attrs origin_lat/lon place x_km,
-        y_km (cell centres) on the globe."""
-        self.validate(start, end)
+    def _ground_truth(self, start: Any, end: Any) -> xr.Dataset:
         return self._window(self._simulation[2], start, end)
 
     @property

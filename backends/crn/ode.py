@@ -3,7 +3,7 @@ the analytic sparse Jacobian."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -11,6 +11,9 @@ from pydantic import Field
 from ..base import BackendOptions
 from ..errors import SubstratesError
 from .base import CRNBackend, CRNCapabilities, SteadyState
+
+if TYPE_CHECKING:
+    from ...datasets.crn.reaction_network import ReactionNetwork
 
 
 class OdeOptions(BackendOptions):
@@ -52,14 +55,14 @@ class OdeBackend(CRNBackend):
                                   f"{solution.message}")  # fmt: skip
         return solution
 
-    def simulate(self, network: Any, times: np.ndarray) -> np.ndarray:
+    def _simulate(self, network: ReactionNetwork, times: np.ndarray) -> np.ndarray:
         from .mass_action import MassAction
 
         times = np.asarray(times, dtype=float)
         solution = self._solve(MassAction(network), network.initial, (0.0, times[-1]), times)
         return solution.y.T
 
-    def steady_state(self, network: Any, tolerance: float = 1e-12) -> SteadyState:
+    def _steady_state(self, network: ReactionNetwork, tolerance: float) -> SteadyState:
         """Integrate over doubling horizons until max |dx/dt| < tolerance."""
         from .mass_action import MassAction
 

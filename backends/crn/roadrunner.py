@@ -4,7 +4,7 @@ one-conservation-law-per-message structure of Napp–Adams CRNs needs)."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from pydantic import Field
@@ -12,6 +12,9 @@ from pydantic import Field
 from ..base import BackendOptions
 from ..errors import SubstratesError
 from .base import CRNBackend, CRNCapabilities, SteadyState
+
+if TYPE_CHECKING:
+    from ...datasets.crn.reaction_network import ReactionNetwork
 
 
 class RoadRunnerOptions(BackendOptions):
@@ -53,13 +56,13 @@ class RoadRunnerBackend(CRNBackend):
     def _ids(network: Any) -> list[str]:
         return [f"[s{i}]" for i in range(len(network.species))]
 
-    def simulate(self, network: Any, times: np.ndarray) -> np.ndarray:
+    def _simulate(self, network: ReactionNetwork, times: np.ndarray) -> np.ndarray:
         runner = self._runner(network)
         runner.timeCourseSelections = self._ids(network)
         result = runner.simulate(times=[float(t) for t in times])
         return np.asarray(result)
 
-    def steady_state(self, network: Any, tolerance: float = 1e-12) -> SteadyState:
+    def _steady_state(self, network: ReactionNetwork, tolerance: float) -> SteadyState:
         from .mass_action import largest_rate
 
         runner = self._runner(network)

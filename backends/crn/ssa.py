@@ -7,73 +7,16 @@ average of counts/V after a burn-in."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
-from numba import njit
 from pydantic import Field
 
 from ..base import BackendOptions
 from .base import CRNBackend, CRNCapabilities, SteadyState
 
-
-@njit(cache=True)
-def _propensity(
-    r: int, n: np.ndarray, offsets: np.ndarray, species: np.ndarray, coefficients: np.ndarray,
-    rates: np.ndarray, volume: float,
-) -> float:  # fmt: skip
-    value = rates[r] * volume
-    for e in range(offsets[r], offsets[r + 1]):
-        count = n[species[e]]
-        for m in range(coefficients[e]):
-            value *= (count - m) / volume
-    return value
-
-
-@njit(cache=True)
-def _gillespie(
-    n: np.ndarray, reactant: tuple, product: tuple, rates: np.ndarray, volume: float,
-    t_end: float, t_average: float, record: np.ndarray, seed: int,
-) -> tuple:  # fmt: skip
-    """Run to t_end, writing the counts at the times in record[:, 0] into record[:, 1:];
-    returns (reactions fired, ∫ counts dt over [t_average, t_end])."""
-    np.random.seed(seed)
-    r_off, r_sp, r_co = reactant
-    p_off, p_sp, p_co = product
-    reactions = len(rates)
-    a = np.empty(reactions)
-    for r in range(reactions):
-        a[r] = _propensity(r, n, r_off, r_sp, r_co, rates, volume)
-    integral = np.zeros(len(n))
-    t, events, k = 0.0, 0, 0
-    times = record.shape[0]
-    while True:
-        total = a.sum()
-        step = np.inf if total <= 0 else -np.log(np.random.random()) / total
-        until = min(t + step, t_end)
-        while k < times and record[k, 0] <= until:  # sample the state at the record times
-            record[k, 1:] = n
-            k += 1
-        if until > t_average:
-            integral += n * (until - max(t, t_average))
-        if t + step >= t_end:
-            break
-        t += step
-        threshold = np.random.random() * total
-        chosen, running = reactions - 1, 0.0
-        for r in range(reactions):
-            running += a[r]
-            if running >= threshold:
-                chosen = r
-                break
-        for e in range(r_off[chosen], r_off[chosen + 1]):
-            n[r_sp[e]] -= r_co[e]
-        for e in range(p_off[chosen], p_off[chosen + 1]):
-            n[p_sp[e]] += p_co[e]
-        for r in range(reactions):  # mass action: cheap enough to refresh all
-            a[r] = _propensity(r, n, r_off, r_sp, r_co, rates, volume)
-        events += 1
-    return events, integral
+if TYPE_CHECKING:
+    from ...datasets.crn.reaction_network import ReactionNetwork
 
 
 class SsaOptions(BackendOptions):
@@ -100,14 +43,17 @@ class SsaBackend(CRNBackend):
     def capabilities(self) -> CRNCapabilities:
         return CRNCapabilities(stochastic=True, batched=False)
 
-    def _counts(self, network: Any) -> np.ndarray:
+    def _counts(self, network: ReactionNetwork) -> np.ndarray:
         return np.rint(np.asarray(network.initial) * self.options.volume).astype(np.int64)
 
-    def _run(self, network: Any, t_end: float, t_average: float, times: np.ndarray) -> tuple:
+    def _run(self, network: ReactionNetwork, t_end: float, t_average: float, times: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray, int]:  # fmt: skip
+        from .gillespie import gillespie
+
         record = np.zeros((len(times), len(network.species) + 1))
         record[:, 0] = times
         n = self._counts(network)
-        events, integral = _gillespie(
+        events, integral = gillespie(
             n, (network.reactant_offsets, network.reactant_species, network.reactant_coefficients),
             (network.product_offsets, network.product_species, network.product_coefficients),
             np.asarray(network.rates, dtype=float), self.options.volume, t_end, t_average,
@@ -115,13 +61,12 @@ class SsaBackend(CRNBackend):
         )  # fmt: skip
         return record[:, 1:] / self.options.volume, integral, events
 
-    def simulate(self, network: Any, times: np.ndarray) -> np.ndarray:
+    def _simulate(self, network: ReactionNetwork, times: np.ndarray) -> np.ndarray:
         """Concentrations (counts / volume) of one trajectory at `times`."""
-        times = np.asarray(times, dtype=float)
         states, _, _ = self._run(network, float(times[-1]), np.inf, times)
         return states
 
-    def steady_state(self, network: Any, tolerance: float = 1e-12) -> SteadyState:
+    def _steady_state(self, network: ReactionNetwork, tolerance: float) -> SteadyState:
         """Time-averaged concentrations over [burn_in, burn_in + average]; `residual` is
         max |dx/dt| of the deterministic rates there (a statistical, not a solver, error)."""
         from .mass_action import largest_rate

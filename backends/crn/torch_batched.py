@@ -14,7 +14,7 @@ the Dormand–Prince 5(4) pair with one adaptive step for the batch."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -23,6 +23,9 @@ from ..base import BackendOptions
 from ..errors import SubstratesError
 from ..gpu import TorchDeviceOption
 from .base import CRNBackend, CRNCapabilities, SteadyState
+
+if TYPE_CHECKING:
+    from ...datasets.crn.reaction_network import ReactionNetwork
 
 
 class TorchOptions(BackendOptions):
@@ -107,12 +110,12 @@ class TorchBackend(TorchDeviceOption, CRNBackend):
     def capabilities(self) -> CRNCapabilities:
         return CRNCapabilities(stochastic=False, batched=True)
 
-    def _model(self, network: Any) -> Any:
+    def _model(self, network: ReactionNetwork) -> Any:
         import torch
 
         return MassActionTorch(network, getattr(torch, self.options.dtype), self.options.device)
 
-    def _batch(self, network: Any, initial: Any) -> Any:
+    def _batch(self, network: ReactionNetwork, initial: Any) -> Any:
         import torch
 
         start = np.atleast_2d(network.initial if initial is None else initial)
@@ -120,11 +123,18 @@ class TorchBackend(TorchDeviceOption, CRNBackend):
                                device=self.options.device)  # fmt: skip
 
     def steady_states(
-        self, network: Any, initial: np.ndarray | None = None, rates: np.ndarray | None = None,
-        tolerance: float = 1e-12,
+        self, network: ReactionNetwork, initial: np.ndarray | None = None,
+        rates: np.ndarray | None = None, tolerance: float = 1e-12,
     ) -> np.ndarray:  # fmt: skip
         """Steady states from each row of `initial` (batch, species), optionally with one
         rate vector per row (batch, reactions): (batch, species)."""
+        self.validate(network, tolerance=tolerance)
+        return self._steady_states(network, initial, rates, tolerance)
+
+    def _steady_states(
+        self, network: ReactionNetwork, initial: np.ndarray | None, rates: np.ndarray | None,
+        tolerance: float,
+    ) -> np.ndarray:  # fmt: skip
         import torch
 
         model, x = self._model(network), self._batch(network, initial)
@@ -151,24 +161,30 @@ class TorchBackend(TorchDeviceOption, CRNBackend):
             f"(max |dx/dt| = {float(f.abs().max()):.2e} > {tolerance:g})"
         )
 
-    def steady_state(self, network: Any, tolerance: float = 1e-12) -> SteadyState:
-        x = self.steady_states(network, tolerance=tolerance)[0]
+    def _steady_state(self, network: ReactionNetwork, tolerance: float) -> SteadyState:
+        x = self._steady_states(network, None, None, tolerance)[0]
         from .mass_action import largest_rate
 
         speed = largest_rate(network, x)
         return SteadyState(x, float("inf"), speed)
 
-    def simulate(self, network: Any, times: np.ndarray) -> np.ndarray:
-        return self.trajectories(network, times)[0]
+    def _simulate(self, network: ReactionNetwork, times: np.ndarray) -> np.ndarray:
+        return self._trajectories(network, times, None)[0]
 
     def trajectories(
-        self, network: Any, times: np.ndarray, initial: np.ndarray | None = None
+        self, network: ReactionNetwork, times: np.ndarray, initial: np.ndarray | None = None
     ) -> np.ndarray:
         """States at `times` from each initial row: (batch, len(times), species)."""
+        times = np.asarray(times, dtype=float)
+        self.validate(network, times=times)
+        return self._trajectories(network, times, initial)
+
+    def _trajectories(
+        self, network: ReactionNetwork, times: np.ndarray, initial: np.ndarray | None
+    ) -> np.ndarray:
         import torch
 
         model, x = self._model(network), self._batch(network, initial)
-        times = np.asarray(times, dtype=float)
         out = [x.clone()] if times[0] == 0 else []
         t, h = 0.0, 1e-3
         for target in times[len(out) :]:

@@ -1,17 +1,24 @@
 """The events interface: a stream of event packets of one sensor size; simulators also turn
-frames into events."""
+frames into events.
+
+Public methods validate the request, then call the implementation's `_packets` (and, for
+simulators, `_simulate`); a backend implements only those and `capabilities`.
+"""
 
 from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from ..base import Backend, Capabilities
 from ..errors import CapabilityError
+
+if TYPE_CHECKING:
+    from ...datasets.events.events import Events
 
 
 @dataclass(frozen=True)
@@ -31,26 +38,37 @@ class EventsBackend(Backend):
     substrate: ClassVar[str] = "events"
     extra: ClassVar[str] = "events"
 
+    @property
     @abstractmethod
-    def packets(self, window_us: int, limit_us: int | None = None) -> Iterator[Any]:
-        """Consecutive Events packets of `window_us` µs each, for `limit_us` µs (None: all a
-        recording holds; a live camera needs a limit)."""
+    def capabilities(self) -> EventsCapabilities: ...
 
-    def validate(self, window_us: int, limit_us: int | None) -> None:
+    def validate(self, window_us: int, limit_us: int | None = None) -> None:
+        """Raise CapabilityError for a window that is not a positive number of µs, a limit
+        that is not positive, or no limit on a live camera (which never ends)."""
         if window_us <= 0:
             raise CapabilityError(f"packet window must be positive, got {window_us} µs")
+        if limit_us is not None and limit_us <= 0:
+            raise CapabilityError(f"the time limit must be positive, got {limit_us} µs")
         if limit_us is None and self.capabilities.live:
             raise CapabilityError(f"{self.name} streams without end: give a limit in µs")
+
+    def packets(self, window_us: int, limit_us: int | None = None) -> Iterator[Events]:
+        """Consecutive Events packets of `window_us` µs each, for `limit_us` µs (None: all a
+        recording holds; a live camera needs a limit). The request is checked now, before
+        the first packet is read."""
+        self.validate(window_us, limit_us)
+        return self._packets(window_us, limit_us)
+
+    @abstractmethod
+    def _packets(self, window_us: int, limit_us: int | None) -> Iterator[Events]: ...
 
 
 class EventSimulatorBackend(EventsBackend):
     """A simulator: frames (T, H, W) in DN with their times in µs become events."""
 
-    @abstractmethod
-    def simulate(self, frames: np.ndarray, times_us: np.ndarray) -> Any:
-        """Events of the sensor watching `frames` (T ≥ 2, times strictly increasing)."""
-
-    def check_frames(self, frames: np.ndarray, times_us: np.ndarray) -> None:
+    def validate_frames(self, frames: np.ndarray, times_us: np.ndarray) -> None:
+        """Raise CapabilityError unless frames are (T ≥ 2, H, W) finite intensities ≥ 0 DN
+        with one strictly increasing time (µs) per frame."""
         frames, times_us = np.asarray(frames), np.asarray(times_us)
         if frames.ndim != 3 or len(frames) < 2:
             raise CapabilityError(f"frames must be (T ≥ 2, H, W), got shape {frames.shape}")
@@ -58,3 +76,11 @@ class EventSimulatorBackend(EventsBackend):
             raise CapabilityError("frame times must be one per frame and strictly increasing")
         if frames.min() < 0 or not np.isfinite(frames).all():
             raise CapabilityError("frame intensities must be finite and ≥ 0 DN")
+
+    def simulate(self, frames: np.ndarray, times_us: np.ndarray) -> Events:
+        """Events of the sensor watching `frames` (T ≥ 2, times strictly increasing)."""
+        self.validate_frames(frames, times_us)
+        return self._simulate(np.asarray(frames, np.float64), np.asarray(times_us, np.float64))
+
+    @abstractmethod
+    def _simulate(self, frames: np.ndarray, times_us: np.ndarray) -> Events: ...

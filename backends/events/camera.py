@@ -157,9 +157,8 @@ class CameraBackend(EventsBackend):
             width, height = properties.width, properties.height
         return EventsCapabilities(int(width), int(height), True, None)
 
-    def packets(self, window_us: int, limit_us: int | None = None) -> Iterator[Events]:
+    def _packets(self, window_us: int, limit_us: int | None) -> Iterator[Events]:
         """Windows of the live stream for `limit_us` µs of camera time."""
-        self.validate(window_us, limit_us)
         batches = (dv_batches(self.camera) if self.options.driver == "dv-processing"
                    else nd_batches(self.camera))  # fmt: skip
         caps = self.capabilities

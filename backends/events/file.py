@@ -6,13 +6,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import Field
 
 from ..base import BackendOptions, Unavailability
 from ..errors import SubstratesError
 from .base import EventsBackend, EventsCapabilities
+
+if TYPE_CHECKING:
+    from ...datasets.events.events import Events
 
 
 class FileOptions(BackendOptions):
@@ -73,8 +76,7 @@ class FileBackend(EventsBackend):
         events, _ = self.recording
         return EventsCapabilities(events.width, events.height, False, events.duration_us)
 
-    def packets(self, window_us: int, limit_us: int | None = None) -> Iterator[Any]:
-        self.validate(window_us, limit_us)
+    def _packets(self, window_us: int, limit_us: int | None) -> Iterator[Events]:
         events, _ = self.recording
         if limit_us is not None and len(events):
             t = events.array["t"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from pydantic import Field, model_validator
@@ -14,6 +14,9 @@ from ..base import BackendOptions
 from ..errors import SubstratesError
 from .base import EventsCapabilities, EventSimulatorBackend
 from .dvs_params import PRESETS, DVSParams, Preset
+
+if TYPE_CHECKING:
+    from ...datasets.events.events import Events
 
 
 class SimOptions(BackendOptions):
@@ -72,14 +75,11 @@ class SimBackend(EventSimulatorBackend):
             return EventsCapabilities(frames.shape[2], frames.shape[1], False, duration)
         return EventsCapabilities(self.options.width, self.options.height, False, None)
 
-    def simulate(self, frames: np.ndarray, times_us: np.ndarray) -> Any:
+    def _simulate(self, frames: np.ndarray, times_us: np.ndarray) -> Events:
         from ...datasets.events.events import Events
-
-        self.check_frames(frames, times_us)
-        frames = np.asarray(frames, np.float64)
         from .pixel_model import canonical
 
-        x, y, t, p = self._run(frames, np.asarray(times_us, np.float64))
+        x, y, t, p = self._run(frames, times_us)
         return Events(canonical(x, y, t, p), frames.shape[2], frames.shape[1])
 
     def _run(self, frames: np.ndarray, times: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -101,12 +101,11 @@ class SimBackend(EventSimulatorBackend):
             chunks.append((xs[:n], ys[:n], ts[:n], ps[:n]))
         return tuple(np.concatenate(c) for c in zip(*chunks, strict=True))
 
-    def packets(self, window_us: int, limit_us: int | None = None) -> Iterator[Any]:
+    def _packets(self, window_us: int, limit_us: int | None) -> Iterator[Events]:
         """The video (for `limit_us`, default all of it) or the drifting-texture scene (for
         `limit_us`, default 1 s), simulated, in windows."""
         from ...datasets.events.synthetic import drifting_texture
 
-        self.validate(window_us, limit_us)
         o = self.options
         if o.video is not None:
             frames, times = self.video

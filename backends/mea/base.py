@@ -7,24 +7,29 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from ..base import Backend, BackendOptions, Capabilities, Unavailability
 from ..errors import CapabilityError, SubstratesError
 
+if TYPE_CHECKING:
+    from ...datasets.mea.recording import Recording, Stimulation
+
 
 @dataclass(frozen=True)
 class MEACapabilities(Capabilities):
     """channels; sampling_hz; duration_s (None: generated on request); stimulate: whether
-    `stimulate` can play a pattern; models_cells: whether `cell_model` gives a CellModel."""
+    `stimulate` can play a pattern; models_cells: whether `cell_model` gives a CellModel;
+    max_current_ua: the largest current per electrode a stimulation may ask for (µA)."""
 
     channels: int
     sampling_hz: float
     duration_s: float | None
     stimulate: bool
     models_cells: bool = False
+    max_current_ua: float | None = None
 
 
 @dataclass(frozen=True)
@@ -78,24 +83,99 @@ class CellModel(ABC):
         """(B,) bool: whether each cell spikes for its electrode currents (B, channels)."""
 
 
+@dataclass(frozen=True)
+class GroundTruth:
+    """What a simulator hid in a session: the cell (parameter name → value), the times of
+    the somatic pulses that start its spontaneous spikes (s), and whether each stimulation
+    event of the recording made it spike."""
+
+    parameters: dict[str, float]
+    spike_times_s: np.ndarray
+    evoked: np.ndarray
+
+
 class MEABackend(Backend):
-    """A source of multi-electrode recordings (datasets.mea.recording.Recording)."""
+    """A source of multi-electrode recordings. Public methods validate, then call the
+    implementation's `_recording` (and, for simulators, `_stimulate`, `_cell_model`)."""
 
     substrate: ClassVar[str] = "mea"
     extra: ClassVar[str] = "mea"
 
+    @property
     @abstractmethod
-    def recording(self) -> Any:
+    def capabilities(self) -> MEACapabilities: ...
+
+    def recording(self) -> Recording:
         """The Recording this source holds (traces read lazily)."""
+        return self._recording()
 
-    def stimulate(self, stimulation: Any) -> Any:
-        """The Recording of the response to `stimulation` (datasets.mea.recording
-        .Stimulation: pulse times, electrodes, currents); recorded files cannot."""
-        raise CapabilityError(f"{self.name} plays back a recording; it cannot stimulate")
+    def validate(self, stimulation: Stimulation | None) -> None:
+        """Raise CapabilityError unless this source can play `stimulation`: a simulator,
+        electrodes of the array, currents within ±capabilities.max_current_ua (µA)."""
+        caps = self.capabilities
+        if not caps.stimulate:
+            raise CapabilityError(f"{self.name} plays back a recording; it cannot stimulate")
+        if stimulation is None:
+            raise CapabilityError("no stimulation given")
+        for k in range(len(stimulation)):
+            for electrode, current in zip(stimulation.electrodes[k], stimulation.currents(k),
+                                          strict=True):  # fmt: skip
+                if not 0 <= electrode < caps.channels:
+                    raise CapabilityError(f"stimulation event {k}: no electrode {electrode}")
+                if caps.max_current_ua is not None and abs(current) > caps.max_current_ua:
+                    raise CapabilityError(
+                        f"stimulation event {k}: {current:g} µA on electrode {electrode} is "
+                        f"outside the model's ±{caps.max_current_ua:g} µA")  # fmt: skip
 
-    def cell_model(self, positions_um: Any) -> CellModel:
+    def validate_positions(self, positions_um: np.ndarray) -> None:
+        """Raise CapabilityError unless this source models cells and `positions_um` is a
+        finite (channels, 2 or 3) array of electrode positions (µm)."""
+        if not self.capabilities.models_cells:
+            raise CapabilityError(f"{self.name} plays back a recording; it simulates no cells")
+        positions = np.asarray(positions_um, dtype=float)
+        if positions.ndim != 2 or positions.shape[1] not in (2, 3) or len(positions) == 0:
+            raise CapabilityError(f"electrode positions must be (channels, 2), got "
+                                  f"{positions.shape}")  # fmt: skip
+        if not np.isfinite(positions).all():
+            raise CapabilityError("electrode positions must be finite (µm)")
+
+    def stimulate(self, stimulation: Stimulation) -> Recording:
+        """The Recording of the response to `stimulation` (pulse times, electrodes,
+        currents); only simulators can."""
+        self.validate(stimulation)
+        return self._stimulate(stimulation)
+
+    def cell_model(self, positions_um: np.ndarray) -> CellModel:
         """A CellModel over electrodes at `positions_um` (channels, 2); only simulators."""
-        raise CapabilityError(f"{self.name} plays back a recording; it simulates no cells")
+        self.validate_positions(positions_um)
+        return self._cell_model(np.asarray(positions_um, dtype=float))
+
+    @abstractmethod
+    def _recording(self) -> Recording: ...
+
+    def _stimulate(self, stimulation: Stimulation) -> Recording:
+        raise CapabilityError(f"{self.name} cannot stimulate")  # validate refuses first
+
+    def _cell_model(self, positions_um: np.ndarray) -> CellModel:
+        raise CapabilityError(f"{self.name} simulates no cells")  # validate refuses first
+
+
+class MEASimulatorBackend(MEABackend):
+    """A simulated array: it stimulates, gives the CellModel a fit simulates with, and
+    tells what it hid (the adapters score a fit against `ground_truth`)."""
+
+    def ground_truth(self) -> GroundTruth:
+        """The hidden cell, its spontaneous spike times and which pulses evoked a spike."""
+        return self._ground_truth()
+
+    @abstractmethod
+    def _stimulate(self, stimulation: Stimulation) -> Recording: ...
+
+    @abstractmethod
+    def _cell_model(self, positions_um: np.ndarray) -> CellModel: ...
+
+    @abstractmethod
+    def _ground_truth(self) -> GroundTruth: ...
 
 
 class FileOptions(BackendOptions):
@@ -114,17 +194,19 @@ class RecordedFile(MEABackend):
     def unavailability(cls, options: BackendOptions) -> Unavailability | None:
         problem = super().unavailability(options)
         path = getattr(options, "path", None)
-        if problem is None and path is None:
+        if problem is not None:
+            return problem
+        if path is None:
             return Unavailability("no-device", "no recording given: set options.path")
-        if problem is None and not Path(path).is_file():
+        if not Path(path).is_file():
             return Unavailability("no-device", f"no recording at {path}")
-        return problem
+        return None
 
     @abstractmethod
-    def _read(self) -> Any: ...
+    def _read(self) -> Recording: ...
 
     @cached_property
-    def _recording(self) -> Any:
+    def _read_once(self) -> Recording:
         from ...datasets.mea.recording import RecordingError
 
         try:
@@ -132,10 +214,10 @@ class RecordedFile(MEABackend):
         except RecordingError as error:
             raise SubstratesError(str(error)) from None
 
-    def recording(self) -> Any:
-        return self._recording
+    def _recording(self) -> Recording:
+        return self._read_once
 
     @cached_property
     def capabilities(self) -> MEACapabilities:
-        r = self._recording
+        r = self._read_once
         return MEACapabilities(r.channels, r.sampling_hz, r.duration_s, False)

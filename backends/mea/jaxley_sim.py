@@ -8,17 +8,19 @@ and noise only."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import combinations
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field, field_validator
 
 from ..base import BackendOptions
 from ..errors import SubstratesError
-from .base import MEABackend, MEACapabilities
+from .base import CellModel, GroundTruth, MEACapabilities, MEASimulatorBackend
+
+if TYPE_CHECKING:
+    from ...datasets.mea.recording import Recording, Stimulation
 
 GAIN_UV = 0.25
 """µV per stored int16 unit of simulated traces (±8.2 mV full scale)."""
@@ -74,18 +76,7 @@ class JaxleyOptions(BackendOptions):
         return values
 
 
-@dataclass(frozen=True)
-class GroundTruth:
-    """The hidden cell (parameter name → value), the times of the somatic pulses that start
-    its spontaneous spikes (s), and whether each stimulation event of the recording made it
-    spike."""
-
-    parameters: dict[str, float]
-    spike_times_s: np.ndarray
-    evoked: np.ndarray
-
-
-class JaxleyBackend(MEABackend):
+class JaxleyBackend(MEASimulatorBackend):
     """One jaxley cell over a simulated array; stimulates and gives a CellModel."""
 
     name: ClassVar[str] = "mea.jaxley"
@@ -110,7 +101,7 @@ class JaxleyBackend(MEABackend):
                 raise SubstratesError(f"options.probe: {error}") from None
         return (hexagonal if o.layout == "hexagonal" else grid)(o.rows, o.columns, o.pitch_um)
 
-    def cell_model(self, positions_um: Any) -> Any:
+    def _cell_model(self, positions_um: np.ndarray) -> CellModel:
         o = self.options
         positions = tuple(map(tuple, np.asarray(positions_um, float)[:, :2].tolist()))
         return _simulation(o.morphology, o.compartment_um, positions, o.dt_ms, o.sampling_hz,
@@ -122,7 +113,7 @@ class JaxleyBackend(MEABackend):
 
     @cached_property
     def _model(self) -> Any:
-        return self.cell_model(self.positions_um)
+        return self._cell_model(self.positions_um)
 
     @cached_property
     def hidden(self) -> np.ndarray:
@@ -139,15 +130,18 @@ class JaxleyBackend(MEABackend):
     @cached_property
     def capabilities(self) -> MEACapabilities:
         """Known without simulating: the session's duration is left open (None)."""
-        return MEACapabilities(len(self.positions_um), self.options.sampling_hz, None, True, True)
+        from .simulation import MAX_CURRENT_UA
 
-    def recording(self) -> Any:
+        return MEACapabilities(len(self.positions_um), self.options.sampling_hz, None, True,
+                               True, MAX_CURRENT_UA)  # fmt: skip
+
+    def _recording(self) -> Recording:
         return self._session[0]
 
-    def ground_truth(self) -> GroundTruth:
+    def _ground_truth(self) -> GroundTruth:
         return self._session[1]
 
-    def stimulate(self, stimulation: Any) -> Any:
+    def _stimulate(self, stimulation: Stimulation) -> Recording:
         """The recording of `stimulation` played on the cell (plus noise), as long as its
         last pulse and one trial window."""
         from ...datasets.mea.recording import ArraySource, Recording
@@ -165,23 +159,16 @@ class JaxleyBackend(MEABackend):
     def _window(self) -> int:
         return self._model.timing.samples
 
-    def _currents(self, stimulation: Any) -> np.ndarray:
-        """(events, channels) µA; refuses currents beyond the model's range."""
+    def _currents(self, stimulation: Stimulation) -> np.ndarray:
+        """(events, channels) µA (electrodes and currents were validated)."""
         currents = np.zeros((len(stimulation), len(self.positions_um)))
-        limit = self._model.max_current_ua
         for k in range(len(stimulation)):
             for electrode, current in zip(stimulation.electrodes[k], stimulation.currents(k),
                                           strict=True):  # fmt: skip
-                if not 0 <= electrode < len(self.positions_um):
-                    raise SubstratesError(f"stimulation event {k}: no electrode {electrode}")
-                if abs(current) > limit:
-                    raise SubstratesError(
-                        f"stimulation event {k}: {current:g} µA on electrode {electrode} is "
-                        f"outside the model's ±{limit:g} µA")  # fmt: skip
                 currents[k, electrode] += current
         return currents
 
-    def _play(self, stimulation: Any, traces: np.ndarray, seed: int) -> np.ndarray:
+    def _play(self, stimulation: Stimulation, traces: np.ndarray, seed: int) -> np.ndarray:
         """Adds each event's response to `traces` (µV) and returns whether each spiked."""
         model, fs = self._model, self.options.sampling_hz
         currents = self._currents(stimulation)
@@ -205,7 +192,7 @@ class JaxleyBackend(MEABackend):
         traces += rng.normal(0.0, self.options.noise_uv, traces.shape).astype(np.float32)
         return np.clip(np.round(traces / GAIN_UV), -32768, 32767).astype(np.int16)
 
-    def protocol(self, template: np.ndarray, start_s: float) -> Any:
+    def protocol(self, template: np.ndarray, start_s: float) -> Stimulation:
         """The session's stimulation: patterns on the electrodes with the largest spikes in
         `template` (channels, samples), each `trials` times, shuffled, from `start_s`."""
         from ...datasets.mea.recording import Stimulation
@@ -223,7 +210,7 @@ class JaxleyBackend(MEABackend):
                            ("triphasic",) * len(chosen), tuple(p[2] for p in chosen))  # fmt: skip
 
     @cached_property
-    def _session(self) -> tuple[Any, GroundTruth]:
+    def _session(self) -> tuple[Recording, GroundTruth]:
         from ...datasets.mea.recording import ArraySource, Recording
 
         o, fs = self.options, self.options.sampling_hz

@@ -1,5 +1,5 @@
-"""One suite for every shipped events config (plus the GPU tier on the CPU): packets are
-windows of the stream, inside the sensor, in time order; simulators agree with each other."""
+"""The shipped events suite (substrates.testing.events) on every shipped events config and
+the GPU tier's torch code path on the CPU; and every simulator gives the same events."""
 
 from __future__ import annotations
 
@@ -9,28 +9,21 @@ import pytest
 from substrates.adapters.config import ConfigError, backend_from_config
 from substrates.backends.events.base import EventSimulatorBackend
 from substrates.backends.registry import create_backend
+from substrates.testing.events import TestEventsBackend
 
 from .backends import configs_of, shipped_backend
 
+__all__ = ["TestEventsBackend"]
+
 EVENTS_CONFIGS = configs_of("events")
+GPU_ON_CPU = "events_sim_gpu[torch on the CPU]"
 
 
-@pytest.fixture(params=EVENTS_CONFIGS)
-def backend(request):
+@pytest.fixture(params=[*EVENTS_CONFIGS, GPU_ON_CPU])
+def backend(request: pytest.FixtureRequest):
+    if request.param == GPU_ON_CPU:
+        return create_backend("events.sim_gpu", {"device": "cpu"})
     return shipped_backend(request.param)
-
-
-def test_packets_are_time_windows_inside_the_sensor(backend) -> None:
-    caps = backend.capabilities
-    packets = list(backend.packets(10_000, limit_us=60_000))
-    assert packets and sum(len(p) for p in packets) > 0
-    start = min(int(p.array["t"][0]) for p in packets if len(p))
-    for k, packet in enumerate(packets):
-        a = packet.array
-        assert (packet.width, packet.height) == (caps.width, caps.height)
-        assert np.all(np.diff(a["t"]) >= 0) and np.all((a["p"] == 0) | (a["p"] == 1))
-        assert np.all((a["x"] < caps.width) & (a["y"] < caps.height))
-        assert np.all((a["t"] - start) // 10_000 == k)
 
 
 def test_every_simulator_gives_the_same_events() -> None:

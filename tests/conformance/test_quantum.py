@@ -1,35 +1,17 @@
-"""The quantum interface, the same assertions on every backend.
-
-Exact backends must match qiskit.quantum_info and closed forms to 1e-9; sampled counts of
-noiseless backends must sit within binomial tolerance at fixed seeds; noisy device
-snapshots must still find a 3-qubit Grover search's marked item.
-"""
+"""The shipped quantum suite (substrates.testing.quantum) on every shipped quantum config,
+plus the GPU tier's code path on the CPU."""
 
 from __future__ import annotations
 
 import pytest
-from qiskit import QuantumCircuit
 
 from substrates.adapters.config import load_config
-from substrates.backends.errors import CapabilityError
-from substrates.backends.registry import get_backend_class, names
-from substrates.datasets.quantum.generators import (
-    bell,
-    ghz,
-    grover,
-    grover_iterations,
-    grover_success_probability,
-)
+from substrates.backends.registry import names
+from substrates.testing.quantum import TestQuantumBackend
 
-from .backends import CASES, QUANTUM_CONFIGS, build, kind
-from .reference import binomial_tolerance, exact_distribution, exact_expectation
+from .backends import CASES, QUANTUM_CONFIGS, build
 
-SIZES = [2, 3, 5, 8, 12]
-SHOTS = 4000
-
-
-def marked_for(n: int) -> str:
-    return ("10" * n)[:n]
+__all__ = ["TestQuantumBackend"]
 
 
 @pytest.fixture(scope="module", params=CASES)
@@ -40,139 +22,3 @@ def backend(request: pytest.FixtureRequest):
 def test_every_registered_backend_has_a_shipped_config() -> None:
     covered = {load_config(name).config.backend for name in QUANTUM_CONFIGS}
     assert set(names("quantum")) <= covered
-
-
-def _exact_only(backend) -> None:
-    if kind(backend) != "exact":
-        pytest.skip(f"{backend.name} {backend.options.model_dump()} is not exact")
-
-
-def _noiseless_only(backend) -> None:
-    if kind(backend) == "noisy":
-        pytest.skip(f"{backend.name} {backend.options.model_dump()} is noisy")
-
-
-@pytest.mark.parametrize("n", SIZES)
-def test_ghz_probabilities_are_exact(backend, n: int) -> None:
-    _exact_only(backend)
-    (probs,) = backend.probabilities([ghz(n)])
-    assert probs.keys() == {"0" * n, "1" * n}
-    assert probs["0" * n] == pytest.approx(0.5, abs=1e-9)
-    assert probs["1" * n] == pytest.approx(0.5, abs=1e-9)
-
-
-@pytest.mark.parametrize("n", SIZES)
-def test_grover_probabilities_match_closed_form_and_statevector(backend, n: int) -> None:
-    _exact_only(backend)
-    circuit = grover(marked_for(n))
-    (probs,) = backend.probabilities([circuit])
-    expected = grover_success_probability(n, grover_iterations(n))
-    assert probs[marked_for(n)] == pytest.approx(expected, abs=1e-9)
-    reference = exact_distribution(circuit)
-    for bitstring in reference.keys() | probs.keys():
-        assert probs.get(bitstring, 0.0) == pytest.approx(reference.get(bitstring, 0.0), abs=1e-9)
-
-
-def test_probabilities_follow_classical_bit_order(backend) -> None:
-    _exact_only(backend)
-    circuit = QuantumCircuit(3, 3)
-    circuit.x(0)  # qubit 0 -> clbit 2, qubit 1 -> clbit 0, qubit 2 unmeasured -> clbit 1 reads 0
-    circuit.measure(0, 2)
-    circuit.measure(1, 0)
-    (probs,) = backend.probabilities([circuit])
-    assert probs == pytest.approx({"100": 1.0}, abs=1e-12)
-
-
-@pytest.mark.parametrize("n", [2, 5, 12])
-def test_sampled_counts_sit_within_binomial_tolerance(backend, n: int) -> None:
-    _noiseless_only(backend)
-    circuits = [bell(), ghz(n), grover(marked_for(n))]
-    results = backend.sample(circuits, shots=SHOTS, seed=11)
-    for circuit, result in zip(circuits, results, strict=True):
-        assert sum(result.counts.values()) == SHOTS == result.shots
-        reference = exact_distribution(circuit)
-        assert set(result.counts) <= set(reference)
-        for bitstring, p in reference.items():
-            frequency = result.counts.get(bitstring, 0) / SHOTS
-            assert abs(frequency - p) <= binomial_tolerance(p, SHOTS), (circuit.name, bitstring)
-
-
-def test_seed_reproduces_counts(backend) -> None:
-    if backend.resolved_tier(backend.options) == "hardware":
-        pytest.skip("real hardware has no seed")
-    circuit = grover("101")
-    first = backend.sample([circuit], shots=500, seed=5)[0].counts
-    again = backend.sample([circuit], shots=500, seed=5)[0].counts
-    assert first == again
-
-
-def test_marked_item_is_most_frequent_even_with_noise(backend) -> None:
-    (result,) = backend.sample([grover("101")], shots=2000, seed=3)
-    assert max(result.counts, key=result.counts.get) == "101"
-    assert sum(result.counts.values()) == 2000
-    assert all(len(k) == 3 for k in result.counts)
-
-
-@pytest.mark.parametrize("observable", ["ZZZ", "XXX", "IZX", "YYX"])
-def test_expectation_values(backend, observable: str) -> None:
-    circuit = ghz(3)
-    expected = exact_expectation(circuit, observable)
-    if kind(backend) == "exact":
-        (value,) = backend.estimate([circuit], [observable])
-        assert value == pytest.approx(expected, abs=1e-9)
-    else:
-        (value,) = backend.estimate([circuit], [observable], precision=0.02, seed=9)
-        if expected == pytest.approx(0, abs=1e-12):
-            assert abs(value) < 0.1
-        else:  # device noise shrinks correlations towards 0; it never flips or grows them
-            assert 0.3 <= value / expected <= 1 + 0.1 / abs(expected)
-
-
-def test_pauli_sum_expectation(backend) -> None:
-    _exact_only(backend)
-    from qiskit.quantum_info import SparsePauliOp
-
-    observable = SparsePauliOp(["ZZI", "IXX", "XII"], coeffs=[0.5, -1.5, 2.0])
-    circuit = grover("011")
-    (value,) = backend.estimate([circuit], [observable])
-    state_value = sum(
-        c.real * exact_expectation(circuit, p.to_label())
-        for p, c in zip(observable.paulis, observable.coeffs, strict=True)
-    )
-    assert value == pytest.approx(state_value, abs=1e-9)
-
-
-def test_too_wide_circuit_fails_before_compute(backend) -> None:
-    limit = backend.capabilities.max_qubits
-    if limit is None:
-        pytest.skip("width known only after a device is chosen")
-    wide = QuantumCircuit(limit + 1)
-    wide.measure_all()
-    with pytest.raises(CapabilityError, match=f"at most {limit}"):
-        backend.sample([wide], shots=10)
-
-
-def test_non_exact_backends_refuse_exact_requests(backend) -> None:
-    if kind(backend) == "exact":
-        pytest.skip("exact backend")
-    with pytest.raises(CapabilityError, match="no exact results"):
-        backend.probabilities([bell()])
-    with pytest.raises(CapabilityError, match="no exact results"):
-        backend.estimate([bell()], ["ZZ"])
-
-
-def test_to_dict_recreates_the_backend(backend) -> None:
-    record = backend.to_dict()
-    assert isinstance(backend, get_backend_class(record["backend"]))
-    again = type(backend).from_dict(record)  # the CPU stand-in of a GPU tier rebuilds as itself
-    assert again.to_dict() == record
-    assert record["options"] == backend.options.model_dump(mode="json")
-
-
-def test_shot_limit_is_enforced_before_compute(backend) -> None:
-    backend.validate([bell()])  # a device-backed backend learns its limits here
-    limit = backend.capabilities.max_shots
-    if limit is None:
-        pytest.skip(f"{backend.name} has no shot limit")
-    with pytest.raises(CapabilityError, match=f"at most {limit} shots"):
-        backend.sample([bell()], shots=limit + 1)

@@ -32,7 +32,7 @@ def test_default_run_validates_the_reduced_asia_crn(tmp_path) -> None:
 
 def test_a_libdai_file_and_no_reduction(tmp_path) -> None:
     from substrates.datasets.crn.libdai_fg import write_fg
-    from tests.unit.crn.graphs import random_tree
+    from substrates.testing.crn import random_tree
 
     write_fg(random_tree(6, seed=1), tmp_path / "tree.fg")
     result = substrates(

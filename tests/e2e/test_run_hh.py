@@ -45,7 +45,7 @@ def test_simulated_session_then_its_nwb_file(tmp_path) -> None:
 
 def _quiet_file(path) -> None:
     """A pynwb recording of noise alone: no spikes, no stimulation."""
-    from tests.unit.mea.test_nwb import pynwb_file
+    from substrates.testing.mea import pynwb_file
 
     data = np.random.default_rng(2).normal(0, 20, (8000, 6)).astype(np.int16)
     pynwb_file(path, data)

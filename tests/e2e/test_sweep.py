@@ -69,7 +69,7 @@ def test_local_pool_sweep_then_a_rerun_computes_nothing(tmp_path) -> None:
 
 def test_failed_items_are_kept_and_retried_only_on_request(tmp_path) -> None:
     from substrates.datasets.crn.libdai_fg import write_fg
-    from tests.unit.crn.graphs import random_tree
+    from substrates.testing.crn import random_tree
 
     write_fg(random_tree(5, seed=2), tmp_path / "tree.fg")
     write(tmp_path / "grid.yaml", "parameters:\n  graph: [tree.fg, later.fg]\n")

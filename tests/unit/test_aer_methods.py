@@ -6,7 +6,7 @@ import pytest
 
 from substrates.backends.registry import create_backend
 from substrates.datasets.quantum.generators import grover
-from tests.conformance.reference import exact_distribution
+from substrates.testing.quantum import exact_distribution
 
 
 @pytest.mark.parametrize(

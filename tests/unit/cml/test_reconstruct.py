@@ -46,7 +46,7 @@ def test_scores() -> None:
 def test_maps_from_true_path_rain_resemble_the_true_field() -> None:
     sim = create_backend("cml.sim", {"links": 80, "seed": 1})
     start, end = "2020-06-01T00:00", "2020-06-01T06:00"
-    data, truth = sim.load(start, end), sim.truth(start, end)
+    data, truth = sim.load(start, end), sim.ground_truth(start, end)
     points = link_midpoints_km(data, origin=(57.7, 11.97))
     x, y = np.meshgrid(truth.x_km.values, truth.y_km.values)
     grid = np.stack([x.ravel(), y.ravel()], axis=1)

@@ -6,8 +6,7 @@ import numpy as np
 
 from substrates.backends.registry import create_backend
 from substrates.models.crn.napp_adams import compile_graph
-
-from .graphs import loopy_six, random_tree
+from substrates.testing.crn import loopy_six, random_tree
 
 
 def test_ssa_steady_state_is_within_statistical_error_of_the_ode() -> None:

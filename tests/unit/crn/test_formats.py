@@ -9,8 +9,7 @@ from substrates.datasets.crn.factor_graph import FactorGraphError
 from substrates.datasets.crn.libdai_fg import read_fg, write_fg
 from substrates.datasets.crn.uai import read_uai, write_uai
 from substrates.models.crn.exact import marginals
-
-from .graphs import loopy_six, random_tree
+from substrates.testing.crn import loopy_six, random_tree
 
 LIBDAI_EXAMPLE = """1
 

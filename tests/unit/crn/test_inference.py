@@ -7,8 +7,7 @@ import pytest
 
 from substrates.models.crn.bp import belief_propagation, residual
 from substrates.models.crn.exact import marginals
-
-from .graphs import brute_force, loopy_six, random_tree
+from substrates.testing.crn import brute_force, loopy_six, random_tree
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -13,8 +13,7 @@ from substrates.datasets.crn.generators import ferromagnet
 from substrates.models.crn.bp import belief_propagation
 from substrates.models.crn.lifted import colour_passing, compile_lifted
 from substrates.models.crn.napp_adams import compile_graph, expected_size
-
-from .graphs import brute_force, loopy_six, random_tree
+from substrates.testing.crn import brute_force, loopy_six, random_tree
 
 
 def square_orbits(rows: int) -> list[set[int]]:

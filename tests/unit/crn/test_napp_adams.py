@@ -8,8 +8,7 @@ import pytest
 from substrates.backends.registry import create_backend
 from substrates.models.crn.bp import belief_propagation
 from substrates.models.crn.napp_adams import compile_graph, expected_size
-
-from .graphs import brute_force, loopy_six, random_tree
+from substrates.testing.crn import brute_force, loopy_six, random_tree
 
 
 def test_sizes_follow_the_formulas_and_the_notes_count() -> None:

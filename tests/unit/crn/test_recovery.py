@@ -16,8 +16,7 @@ from substrates.datasets.crn.uai import read_uai
 from substrates.models.crn.napp_adams import compile_graph
 from substrates.models.crn.recovery import RecoveryError, recover
 from substrates.models.crn.reductions import reduce, with_evidence
-
-from .graphs import loopy_six, random_tree
+from substrates.testing.crn import loopy_six, random_tree
 
 
 def rebuild(

@@ -11,8 +11,7 @@ from substrates.datasets.crn.factor_graph import FactorGraph
 from substrates.models.crn.bp import belief_propagation
 from substrates.models.crn.napp_adams import compile_graph
 from substrates.models.crn.reductions import reduce, with_evidence
-
-from .graphs import brute_force, loopy_six, random_tree
+from substrates.testing.crn import brute_force, loopy_six, random_tree
 
 
 def _bp(graph: FactorGraph) -> list[np.ndarray]:

@@ -9,8 +9,7 @@ from substrates.backends.registry import create_backend
 from substrates.datasets.crn.reaction_network import NetworkBuilder
 from substrates.datasets.crn.sbml import SBMLError, read_sbml, same_network, write_sbml
 from substrates.models.crn.napp_adams import compile_graph
-
-from .graphs import loopy_six
+from substrates.testing.crn import loopy_six
 
 pytest.importorskip("libsbml")
 

@@ -9,8 +9,8 @@ import pytest
 from substrates.datasets.mea.geometry import hexagonal
 from substrates.datasets.mea.litke_bin import read_litke
 from substrates.datasets.mea.recording import Recording, Stimulation
-
-from .test_litke import header, pack
+from substrates.testing.mea import litke_header as header
+from substrates.testing.mea import litke_pack as pack
 
 
 @pytest.fixture

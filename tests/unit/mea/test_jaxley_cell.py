@@ -80,7 +80,7 @@ def test_disk_electrode_equals_its_integrated_current_density(rho: float, z: flo
 
 def test_somatic_spike_matches_neuron(simulation) -> None:
     pytest.importorskip("neuron")
-    from tests.reference.neuron_cell import neuron_cell
+    from substrates.testing.neuron import neuron_cell
 
     m, timing = simulation.morphology, simulation.timing
     injected = simulation._soma_pulse()
@@ -105,7 +105,7 @@ def test_somatic_spike_matches_neuron(simulation) -> None:
 
 def test_extracellular_stimulation_matches_neurons_extracellular_mechanism(simulation) -> None:
     pytest.importorskip("neuron")
-    from tests.reference.neuron_cell import neuron_cell
+    from substrates.testing.neuron import neuron_cell
 
     m, timing = simulation.morphology, simulation.timing
     thresholds = simulation.thresholds(THETA[None], np.arange(64))[0]

@@ -3,39 +3,14 @@ RawDataHeader512, with a plain Python packer written here), read back by our rea
 
 from __future__ import annotations
 
-import struct
-
 import numpy as np
 import pytest
 
 from substrates.datasets.mea.geometry import grid, hexagonal, litke_512
 from substrates.datasets.mea.litke_bin import read_litke
 from substrates.datasets.mea.recording import RecordingError
-
-
-def pack(samples: np.ndarray) -> bytes:
-    """(samples, electrodes incl. TTL at 0) int → the packed bytes, one value at a time."""
-    out = bytearray()
-    electrodes = samples.shape[1]
-    for row in samples:
-        values = [int(v) for v in row]
-        if electrodes % 2:
-            out += struct.pack(">H", values[0] & 0xFFFF)
-            values = values[1:]
-        for a, b in zip(values[0::2], values[1::2], strict=True):
-            a, b = a + 2048, b + 2048
-            out += bytes([a >> 4, ((a & 0xF) << 4) | (b >> 8), b & 0xFF])
-    return bytes(out)
-
-
-def header(electrodes: int, samples: int, hz: int = 20_000, tags: bytes = b"") -> bytes:
-    body = struct.pack(">II", 1, 12) + struct.pack(">IQ", 1, 3_800_000_000)
-    body += struct.pack(">II", 2, 7) + b"retina!"
-    body += struct.pack(">III", 4, 8, electrodes) + struct.pack(">I", 504)
-    body += struct.pack(">III", 5, 4, hz) + tags
-    body += struct.pack(">III", 499, 4, samples)
-    length = 12 + len(body)
-    return struct.pack(">III", 0, 4, length) + body
+from substrates.testing.mea import litke_header as header
+from substrates.testing.mea import litke_pack as pack
 
 
 @pytest.mark.parametrize("electrodes", [513, 520, 7, 10])

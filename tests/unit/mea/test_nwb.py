@@ -3,29 +3,13 @@ pynwb; files without an electrodes table or with a channel mismatch are refused.
 
 from __future__ import annotations
 
-import datetime
-
 import numpy as np
 import pytest
 
 from substrates.datasets.mea.recording import RecordingError
+from substrates.testing.mea import pynwb_file
 
 pynwb = pytest.importorskip("pynwb")
-
-
-def pynwb_file(path, data, positions=True, rows=None) -> None:
-    from pynwb.ecephys import ElectricalSeries
-
-    nwb = pynwb.NWBFile("retina", "r1", datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC))
-    group = nwb.create_electrode_group("array", "MEA", "retina", nwb.create_device("MEA"))
-    for i in range(data.shape[1] if rows is None else rows):
-        columns = {"rel_x": 60.0 * i, "rel_y": 30.0} if positions else {}
-        nwb.add_electrode(group=group, location="retina", **columns)
-    region = nwb.create_electrode_table_region(list(range(len(nwb.electrodes))), "all")
-    nwb.add_acquisition(ElectricalSeries(name="raw", data=data, electrodes=region,
-                                         rate=20_000.0, conversion=2.5e-7))  # fmt: skip
-    with pynwb.NWBHDF5IO(str(path), "w") as io:
-        io.write(nwb)
 
 
 def test_a_pynwb_file_reads_sample_for_sample(tmp_path) -> None:

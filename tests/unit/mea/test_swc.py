@@ -54,7 +54,7 @@ def test_an_swc_cell_spikes_as_neuron_says(swc) -> None:
     from substrates.backends.mea.simulation import CellSimulation
     from substrates.backends.mea.swc import read_swc
     from substrates.datasets.mea.geometry import hexagonal
-    from tests.reference.neuron_cell import neuron_cell
+    from substrates.testing.neuron import neuron_cell
 
     simulation = CellSimulation(hexagonal(4, 4, 60.0), read_swc(swc, compartment_um=20.0))
     injected = simulation._soma_pulse()

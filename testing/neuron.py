@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from substrates.backends.mea.cell import AIS_NA_FACTOR, Morphology
+from ..backends.mea.cell import AIS_NA_FACTOR, Morphology
 
 
 @dataclass

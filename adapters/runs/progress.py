@@ -1,10 +1,17 @@
-"""Progress bars for runs: one tqdm bar per task, on stderr."""
+"""How far a run is: the Progress a run function is told, and bars that draw it."""
 
 from __future__ import annotations
 
 import sys
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol
+
+
+class Progress(Protocol):
+    """Told how far a run is: `task` names what is counted (a bar per task), `done` of
+    `total` (None: open-ended, e.g. sweeps until convergence); `status` is shown beside."""
+
+    def __call__(self, task: str, done: int, total: int | None, /, **status: float) -> None: ...
 
 
 class Bars:

@@ -1,0 +1,96 @@
+"""MkDocs hook: the reference pages that are read off the code at build time.
+
+`<!-- generated: cli -->` becomes every command's `--help`, from the argparse parser the
+`substrates` command runs; `<!-- generated: configs -->` becomes one table per backend,
+from its pydantic Options model, and the shipped configs. Nothing here is written by hand,
+so the pages cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import typing
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic_core import PydanticUndefined
+
+import substrates
+from substrates.adapters.config.load import read_yaml, shipped_configs
+from substrates.backends.registry import get_backend_class, names
+from substrates.cli import build_parser
+
+WIDTH = 100
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    if "<!-- generated: cli -->" in markdown:
+        markdown = markdown.replace("<!-- generated: cli -->", cli_reference())
+    if "<!-- generated: configs -->" in markdown:
+        markdown = markdown.replace("<!-- generated: configs -->", configs_reference())
+    if "<!-- generated: version -->" in markdown:
+        markdown = markdown.replace("<!-- generated: version -->", substrates.__version__)
+    return markdown
+
+
+def cli_reference() -> str:
+    """Every command's and method's --help, as the command prints it."""
+    sections = []
+    for path, parser in _parsers(build_parser(), ["substrates"]):
+        parser.formatter_class = lambda prog: argparse.HelpFormatter(prog, width=WIDTH)
+        heading = "#" * min(len(path) + 1, 4)
+        sections.append(f"{heading} `{' '.join(path)}`\n\n```text\n{parser.format_help()}```\n")
+    return "\n".join(sections)
+
+
+def _parsers(
+    parser: argparse.ArgumentParser, path: list[str]
+) -> list[tuple[list[str], argparse.ArgumentParser]]:
+    found = [(path, parser)]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                found += _parsers(child, [*path, name])
+    return found
+
+
+def configs_reference() -> str:
+    """The shipped configs, then each backend's options: type, default, constraints."""
+    rows = ["| config | substrate | backend | description |", "|---|---|---|---|"]
+    for name, path in sorted(shipped_configs().items()):
+        raw = read_yaml(path)
+        description = " ".join(str(raw.get("description", "")).split())
+        rows.append(f"| `{name}` | {raw['substrate']} | `{raw['backend']}` | {description} |")
+    sections = ["## Shipped configs\n", "\n".join(rows), ""]
+    for name in names():
+        cls = get_backend_class(name)
+        sections.append(f"## `{name}`\n")
+        sections.append(f"{cls.substrate} substrate, {cls.tier} tier; class "
+                        f"`{cls.__module__}.{cls.__qualname__}`.\n")  # fmt: skip
+        sections.append(_options_table(cls.Options))
+    return "\n".join(sections)
+
+
+def _options_table(model: type[BaseModel]) -> str:
+    doc = inspect.cleandoc(model.__doc__ or "")
+    if not model.model_fields:
+        return "No options.\n"
+    rows = ["| option | type | default | constraints |", "|---|---|---|---|"]
+    for field_name, field in model.model_fields.items():
+        default = "required" if field.default is PydanticUndefined else f"`{field.default!r}`"
+        limits = ", ".join(str(m) for m in field.metadata) or ""
+        rows.append(f"| `{field_name}` | `{_type_name(field.annotation)}` | {default} | {limits} |")
+    return f"{_indented_doc(doc)}\n\n" + "\n".join(rows) + "\n"
+
+
+def _indented_doc(doc: str) -> str:
+    """A docstring as a paragraph, with its `name: text` lines kept as separate lines."""
+    return "\n".join(f"{line}  " if line.strip() else "" for line in doc.splitlines())
+
+
+def _type_name(annotation: Any) -> str:
+    if typing.get_origin(annotation) is typing.Literal:
+        return " | ".join(repr(a) for a in typing.get_args(annotation))
+    text = getattr(annotation, "__name__", None) if not typing.get_args(annotation) else None
+    return text or str(annotation).replace("typing.", "")

@@ -1,0 +1,187 @@
+"""The quantum conformance suite, and its independent references.
+
+Exact backends must match qiskit.quantum_info and closed forms to 1e-9; sampled counts of
+noiseless backends must sit within binomial tolerance at fixed seeds; noisy backends must
+still find a 3-qubit Grover search's marked item; requests beyond the capabilities fail
+before any compute.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from qiskit import QuantumCircuit
+from qiskit.quantum_info import SparsePauliOp, Statevector
+
+from ..backends.errors import CapabilityError
+from ..backends.quantum.base import QuantumBackend
+from ..backends.registry import get_backend_class
+from ..datasets.quantum.generators import (
+    bell,
+    ghz,
+    grover,
+    grover_iterations,
+    grover_success_probability,
+)
+
+SIZES = [2, 3, 5, 8, 12]
+SHOTS = 4000
+
+
+def exact_distribution(circuit: QuantumCircuit) -> dict[str, float]:
+    """Outcome probabilities from qiskit.quantum_info (no simulator involved)."""
+    state = Statevector(circuit.remove_final_measurements(inplace=False))
+    return {k: float(v) for k, v in state.probabilities_dict().items() if v > 1e-14}
+
+
+def exact_expectation(circuit: QuantumCircuit, observable: str) -> float:
+    """<ψ|P|ψ> of one Pauli label in the state the circuit prepares (quantum_info)."""
+    state = Statevector(circuit.remove_final_measurements(inplace=False))
+    return float(np.real(state.expectation_value(SparsePauliOp(observable))))
+
+
+def binomial_tolerance(p: float, shots: int, sigmas: float = 5.0) -> float:
+    """Allowed |frequency - p| for `shots` Bernoulli draws: `sigmas` standard errors + 1 count."""
+    return sigmas * math.sqrt(p * (1 - p) / shots) + 1 / shots
+
+
+def marked_for(n: int) -> str:
+    return ("10" * n)[:n]
+
+
+def exact(backend: QuantumBackend) -> bool:
+    """Whether the backend computes probabilities and expectation values exactly."""
+    return backend.capabilities.exact
+
+
+def _exact_only(backend: QuantumBackend) -> None:
+    if not exact(backend):
+        pytest.skip(f"{backend.name} {backend.options.model_dump()} is not exact")
+
+
+def _noiseless_only(backend: QuantumBackend) -> None:
+    if not exact(backend):
+        pytest.skip(f"{backend.name} {backend.options.model_dump()} is noisy")
+
+
+class TestQuantumBackend:
+    """Every quantum backend: pass a `backend` fixture (a QuantumBackend)."""
+
+    @pytest.mark.parametrize("n", SIZES)
+    def test_ghz_probabilities_are_exact(self, backend: QuantumBackend, n: int) -> None:
+        _exact_only(backend)
+        (probs,) = backend.probabilities([ghz(n)])
+        assert probs.keys() == {"0" * n, "1" * n}
+        assert probs["0" * n] == pytest.approx(0.5, abs=1e-9)
+        assert probs["1" * n] == pytest.approx(0.5, abs=1e-9)
+
+    @pytest.mark.parametrize("n", SIZES)
+    def test_grover_probabilities_match_closed_form_and_statevector(
+        self, backend: QuantumBackend, n: int
+    ) -> None:
+        _exact_only(backend)
+        circuit = grover(marked_for(n))
+        (probs,) = backend.probabilities([circuit])
+        expected = grover_success_probability(n, grover_iterations(n))
+        assert probs[marked_for(n)] == pytest.approx(expected, abs=1e-9)
+        reference = exact_distribution(circuit)
+        for bitstring in reference.keys() | probs.keys():
+            assert probs.get(bitstring, 0.0) == pytest.approx(reference.get(bitstring, 0.0),
+                                                              abs=1e-9)  # fmt: skip
+
+    def test_probabilities_follow_classical_bit_order(self, backend: QuantumBackend) -> None:
+        _exact_only(backend)
+        circuit = QuantumCircuit(3, 3)
+        circuit.x(0)  # qubit 0 -> clbit 2, qubit 1 -> clbit 0, qubit 2 unmeasured -> clbit 1: 0
+        circuit.measure(0, 2)
+        circuit.measure(1, 0)
+        (probs,) = backend.probabilities([circuit])
+        assert probs == pytest.approx({"100": 1.0}, abs=1e-12)
+
+    @pytest.mark.parametrize("n", [2, 5, 12])
+    def test_sampled_counts_sit_within_binomial_tolerance(
+        self, backend: QuantumBackend, n: int
+    ) -> None:
+        _noiseless_only(backend)
+        circuits = [bell(), ghz(n), grover(marked_for(n))]
+        results = backend.sample(circuits, shots=SHOTS, seed=11)
+        for circuit, result in zip(circuits, results, strict=True):
+            assert sum(result.counts.values()) == SHOTS == result.shots
+            reference = exact_distribution(circuit)
+            assert set(result.counts) <= set(reference)
+            for bitstring, p in reference.items():
+                frequency = result.counts.get(bitstring, 0) / SHOTS
+                assert abs(frequency - p) <= binomial_tolerance(p, SHOTS), (circuit.name, bitstring)
+
+    def test_seed_reproduces_counts(self, backend: QuantumBackend) -> None:
+        if backend.resolved_tier(backend.options) == "hardware":
+            pytest.skip("real hardware has no seed")
+        circuit = grover("101")
+        first = backend.sample([circuit], shots=500, seed=5)[0].counts
+        again = backend.sample([circuit], shots=500, seed=5)[0].counts
+        assert first == again
+
+    def test_marked_item_is_most_frequent_even_with_noise(self, backend: QuantumBackend) -> None:
+        (result,) = backend.sample([grover("101")], shots=2000, seed=3)
+        assert max(result.counts, key=result.counts.__getitem__) == "101"
+        assert sum(result.counts.values()) == 2000
+        assert all(len(k) == 3 for k in result.counts)
+
+    @pytest.mark.parametrize("observable", ["ZZZ", "XXX", "IZX", "YYX"])
+    def test_expectation_values(self, backend: QuantumBackend, observable: str) -> None:
+        circuit = ghz(3)
+        expected = exact_expectation(circuit, observable)
+        if exact(backend):
+            (value,) = backend.estimate([circuit], [observable])
+            assert value == pytest.approx(expected, abs=1e-9)
+        else:
+            (value,) = backend.estimate([circuit], [observable], precision=0.02, seed=9)
+            if expected == pytest.approx(0, abs=1e-12):
+                assert abs(value) < 0.1
+            else:  # device noise shrinks correlations towards 0; it never flips or grows them
+                assert 0.3 <= value / expected <= 1 + 0.1 / abs(expected)
+
+    def test_pauli_sum_expectation(self, backend: QuantumBackend) -> None:
+        _exact_only(backend)
+        observable = SparsePauliOp(["ZZI", "IXX", "XII"], coeffs=[0.5, -1.5, 2.0])
+        circuit = grover("011")
+        (value,) = backend.estimate([circuit], [observable])
+        state_value = sum(
+            c.real * exact_expectation(circuit, p.to_label())
+            for p, c in zip(observable.paulis, observable.coeffs, strict=True)
+        )
+        assert value == pytest.approx(state_value, abs=1e-9)
+
+    def test_too_wide_circuit_fails_before_compute(self, backend: QuantumBackend) -> None:
+        limit = backend.capabilities.max_qubits
+        if limit is None:
+            pytest.skip("width known only after a device is chosen")
+        wide = QuantumCircuit(limit + 1)
+        wide.measure_all()
+        with pytest.raises(CapabilityError, match=f"at most {limit}"):
+            backend.sample([wide], shots=10)
+
+    def test_non_exact_backends_refuse_exact_requests(self, backend: QuantumBackend) -> None:
+        if exact(backend):
+            pytest.skip("exact backend")
+        with pytest.raises(CapabilityError, match="no exact results"):
+            backend.probabilities([bell()])
+        with pytest.raises(CapabilityError, match="no exact results"):
+            backend.estimate([bell()], ["ZZ"])
+
+    def test_to_dict_recreates_the_backend(self, backend: QuantumBackend) -> None:
+        record = backend.to_dict()
+        assert isinstance(backend, get_backend_class(record["backend"]))  # registered as named
+        again = type(backend).from_dict(record)  # a GPU tier's CPU stand-in rebuilds as itself
+        assert again.to_dict() == record
+        assert record["options"] == backend.options.model_dump(mode="json")
+
+    def test_shot_limit_is_enforced_before_compute(self, backend: QuantumBackend) -> None:
+        backend.validate([bell()])  # a device-backed backend learns its limits here
+        limit = backend.capabilities.max_shots
+        if limit is None:
+            pytest.skip(f"{backend.name} has no shot limit")
+        with pytest.raises(CapabilityError, match=f"at most {limit} shots"):
+            backend.sample([bell()], shots=limit + 1)
