@@ -19,5 +19,9 @@ try:
 except PackageNotFoundError:  # a source tree that was never installed
     __version__ = "0+unknown"
 
-__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)
-__all__ = [*__all__, "__version__"]
+__getattr__, _, _lazy = lazy_loader.attach_stub(__name__, __file__)
+__all__ = [*_lazy, "__version__"]
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -53,6 +53,9 @@ class Backend(ABC):
     """Import names the backend needs; checked with find_spec, nothing is imported."""
     extra: ClassVar[str] = ""
     """The pip extra that brings `requires`, e.g. 'quantum'."""
+    install: ClassVar[str] = ""
+    """The command that brings `requires` (default: pip install 'substrates[extra]'); a
+    plugin names its own package here."""
 
     def __init__(self, options: BackendOptions | Mapping[str, Any] | None = None) -> None:
         self.options = self.Options.model_validate(
@@ -67,10 +70,9 @@ class Backend(ABC):
         """Why this backend cannot run here with these options, or None if it can."""
         missing = [module for module in cls.requires if find_spec(module) is None]
         if missing:
-            return Unavailability(
-                "missing-package",
-                f"missing Python package {missing[0]!r}: pip install 'substrates[{cls.extra}]'",
-            )
+            command = cls.install or f"pip install 'substrates[{cls.extra}]'"
+            return Unavailability("missing-package",
+                                  f"missing Python package {missing[0]!r}: {command}")  # fmt: skip
         return None
 
     @classmethod

@@ -17,6 +17,7 @@ import argparse
 import time
 
 import numpy as np
+from publish import published
 
 from substrates.backends.registry import create_backend
 from substrates.models.cml.processing import process
@@ -112,4 +113,5 @@ def reconstruction(maps: int) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with published("cml"):
+        main()

@@ -20,6 +20,7 @@ import functools
 import time
 
 import numpy as np
+from publish import published
 from timing import best
 
 from substrates.backends.registry import create_backend
@@ -136,4 +137,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with published("crn"):
+        main()

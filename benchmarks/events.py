@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from publish import published
 from timing import best
 
 from substrates.datasets.events.events import EVENT_DTYPE, Events
@@ -111,4 +112,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with published("events"):
+        main()

@@ -25,6 +25,7 @@ import functools
 import traceback
 
 import numpy as np
+from publish import published
 from timing import best
 
 print = functools.partial(print, flush=True)  # the device tool returns what was printed
@@ -191,4 +192,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with published("gpu"):
+        main()

@@ -18,6 +18,7 @@ import argparse
 import functools
 
 import numpy as np
+from publish import published
 from timing import best
 
 from substrates.backends.mea.simulation import CellSimulation
@@ -75,4 +76,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with published("mea_sim"):
+        main()

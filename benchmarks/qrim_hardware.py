@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from publish import published
 from tqdm import tqdm
 
 from substrates.backends.registry import create_backend
@@ -84,4 +85,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with published("qrim_hardware"):
+        main()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from publish import published
 from tqdm import tqdm
 
 from substrates.backends.registry import create_backend
@@ -96,4 +97,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with published("qrim_queries"):
+        main()

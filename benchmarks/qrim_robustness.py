@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 
+from publish import published
+
 from substrates.backends.registry import create_backend
 from substrates.models.qrim import (
     ENVIRONMENTS,
@@ -44,4 +46,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with published("qrim_robustness"):
+        main()

@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pennylane as qml
+from publish import published
 from qiskit import QuantumCircuit
 from qiskit_aer import AerSimulator
 from tqdm import tqdm
@@ -173,4 +174,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with published("quantum_backends"):
+        main()

@@ -15,6 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from publish import published
+
 print = functools.partial(print, flush=True)  # rows appear as they are measured
 
 
@@ -50,4 +52,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with published("sweeps"):
+        main()

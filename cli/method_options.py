@@ -23,7 +23,9 @@ def add_method_parser(methods: argparse._SubParsersAction, method: Method[Any]) 
         flags = list(extra.get("flags") or [f"--{name.replace('_', '-')}"])
         target: Any = parser
         if group := extra.get("group"):
-            target = groups.setdefault(str(group), parser.add_mutually_exclusive_group())
+            if group not in groups:
+                groups[group] = parser.add_mutually_exclusive_group()
+            target = groups[group]
         settings: dict[str, Any] = {"dest": name, "default": argparse.SUPPRESS}
         if field.annotation is bool:
             settings["action"] = "store_false" if field.default else "store_true"

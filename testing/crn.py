@@ -23,7 +23,9 @@ def loopy_six(seed: int = 0) -> FactorGraph:
     the degree-2 variable 4; unary factors on 3 and 4 (the reference notes' test graph)."""
     rng = np.random.default_rng(seed)
     pairs = [(0, 1), (1, 2), (2, 0), (0, 3), (1, 4), (4, 5), (5, 2)]
-    factors = [(pair, np.exp(rng.normal(0, 1, (2, 2)))) for pair in pairs]
+    factors: list[tuple[tuple[int, ...], np.ndarray]] = [
+        (pair, np.exp(rng.normal(0, 1, (2, 2)))) for pair in pairs
+    ]
     factors += [((v,), np.exp(rng.normal(0, 0.5, 2))) for v in (3, 4)]
     return FactorGraph.build([2] * 6, factors)
 
@@ -31,8 +33,8 @@ def loopy_six(seed: int = 0) -> FactorGraph:
 def random_tree(variables: int, seed: int, states: int = 3) -> FactorGraph:
     """A random tree of pairwise factors with a unary factor on every variable."""
     rng = np.random.default_rng(seed)
-    cards = rng.integers(2, states + 1, variables)
-    factors = []
+    cards = [int(c) for c in rng.integers(2, states + 1, variables)]
+    factors: list[tuple[tuple[int, ...], np.ndarray]] = []
     for child in range(1, variables):
         parent = int(rng.integers(0, child))
         factors.append(((parent, child), rng.gamma(1.0, 1.0, (cards[parent], cards[child]))))

@@ -8,6 +8,7 @@ segment), not through an activating function."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -58,7 +59,8 @@ def neuron_cell(morphology: Morphology, theta: np.ndarray, celsius: float,
 
     h.load_file("stdrun.hoc")
     h.celsius = celsius
-    sections, segments = [], []
+    sections: list[Any] = []
+    segments: list[Any] = []
     for index, branch in enumerate(morphology.branch_slices()):
         section = h.Section(name=f"branch{index}")
         section.nseg = branch.stop - branch.start

@@ -51,8 +51,9 @@ def get_method(name: str) -> Method[Any]:
 def list_methods() -> list[Method[Any]]:
     """Every method's declaration (name, help, parameters), sorted by name.
 
-    >>> import substrates
-    >>> [m.name for m in substrates.list_methods()][:3]
-    ['cml-reconstruct', 'crn-validate', 'event-layers']
+    Examples:
+        >>> import substrates
+        >>> [m.name for m in substrates.list_methods()][:3]
+        ['cml-reconstruct', 'crn-validate', 'event-layers']
     """
     return list(methods().values())

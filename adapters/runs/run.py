@@ -20,11 +20,12 @@ class Run:
     `running`; summary: the run's headline figures (units in the names), as in
     provenance.json. `results` is results.parquet; `table(name)` reads any other table.
 
-    Example:
-        >>> import substrates
-        >>> run = substrates.run("sample", shots=100, seed=1, out=getfixture("tmp_path"))
-        >>> run.status, run.results.num_rows > 0
-        ('complete', True)
+    Examples:
+        >>> import substrates, tempfile
+        >>> run = substrates.run("sample", shots=100, seed=1, out=tempfile.mkdtemp(),
+        ...                      progress=False)
+        >>> run.status, run.summary["shots"], run.results.column_names[:3]
+        ('complete', 100, ['circuit', 'bitstring', 'count'])
     """
 
     path: Path

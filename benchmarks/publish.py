@@ -1,0 +1,64 @@
+"""`--docs`: a benchmark's printed tables, written into the documentation's validation page.
+
+Each script ends with `with published("name"): main()`. With `--docs` on its command line,
+everything it prints is also written into docs/validation.md between the lines
+`<!-- benchmark: name -->` and `<!-- /benchmark: name -->`, under the command and the date;
+without it the script only prints. The block is replaced only when the run finishes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import io
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "validation.md"
+
+
+class _Tee(io.TextIOBase):
+    def __init__(self, *streams: io.TextIOBase) -> None:
+        self.streams = streams
+
+    def write(self, text: str) -> int:
+        for stream in self.streams:
+            stream.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        for stream in self.streams:
+            stream.flush()
+
+
+@contextlib.contextmanager
+def published(name: str) -> Iterator[None]:
+    """Run the block; with --docs in sys.argv (removed before the script parses it), put
+    what it printed into the validation page's block for `name`."""
+    publish = "--docs" in sys.argv
+    if publish:
+        sys.argv.remove("--docs")
+    captured = io.StringIO()
+    with contextlib.redirect_stdout(_Tee(sys.stdout, captured)):  # type: ignore[type-var]
+        yield
+    if publish:
+        replace_block(name, captured.getvalue())
+
+
+def replace_block(name: str, output: str) -> None:
+    """Swap the page's block for `name` with `output`, dated, naming the command."""
+    start, end = f"<!-- benchmark: {name} -->", f"<!-- /benchmark: {name} -->"
+    text = PAGE.read_text()
+    if start not in text or end not in text:
+        sys.exit(f"{PAGE}: no block '{start}' ... '{end}' to write into")
+    script = Path(sys.argv[0]).resolve()
+    shown = (
+        script.relative_to(PAGE.parents[1]) if script.is_relative_to(PAGE.parents[1]) else script
+    )
+    command = " ".join(["python", str(shown), *sys.argv[1:]])
+    body = f"`{command}`, {datetime.date.today().isoformat()}:\n\n{output.strip()}\n"
+    pattern = re.compile(re.escape(start) + ".*?" + re.escape(end), re.DOTALL)
+    PAGE.write_text(pattern.sub(lambda _: f"{start}\n{body}{end}", text, count=1))
+    print(f"wrote the '{name}' block of {PAGE}", file=sys.stderr)
