@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .opensense import CMLDataError
+from .errors import CMLDataError
 
 COLUMNS = (
     "Sublink", "Link", "Direction", "Frequency_GHz", "Polarization", "Length_km",

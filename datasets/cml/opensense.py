@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from .errors import CMLDataError
+
 DIMS = ("cml_id", "sublink_id", "time")
 VARIABLES = ("rsl", "tsl")
 COORDINATES = (
@@ -31,10 +33,6 @@ _PYCOMLINK_NAMES = {
 _FREQUENCY_UNITS = {"GHz": (0.5, 1000.0, 1.0), "MHz": (5e2, 1e6, 1e-3), "Hz": (5e8, 1e12, 1e-9)}
 """unit: (smallest, largest plausible value, factor to GHz). CMLs run at about 1–100 GHz,
 so the three ranges cannot be confused."""
-
-
-class CMLDataError(ValueError):
-    """CML data that breaks the convention; the message says what and where."""
 
 
 @dataclass

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .opensense import CMLDataError
+from .errors import CMLDataError
 
 
 def _rate(amount: Any, source: str) -> Any:

@@ -9,8 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 import xarray as xr
 
-from substrates.adapters.runs.cml_reconstruct_run import run_cml_reconstruct
-from substrates.models.cml.bayesian import BayesianSettings
+from substrates import run as run_method
 
 from .cli import only_run_folder, substrates
 
@@ -25,9 +24,15 @@ def _field_rmse(summary: dict) -> dict[str, float]:
 
 @pytest.mark.slow
 def test_on_synthetic_truth_the_bayesian_map_beats_idw_rmse_by_20_percent(tmp_path) -> None:
-    _, summary = run_cml_reconstruct(
-        "cml_sim", every_min=30, true_baseline=True, seed=1, out=tmp_path
-    )
+    summary = run_method(
+        "cml-reconstruct",
+        hardware="cml_sim",
+        every=30,
+        true_baseline=True,
+        seed=1,
+        out=tmp_path,
+        progress=False,
+    ).summary
     rmse = _field_rmse(summary)
     assert summary["steps"] == 11
     assert rmse["bayes"] <= 0.8 * rmse["idw"], rmse
@@ -36,7 +41,9 @@ def test_on_synthetic_truth_the_bayesian_map_beats_idw_rmse_by_20_percent(tmp_pa
 
 @pytest.mark.slow
 def test_through_the_standard_chain_the_bayesian_map_still_beats_idw(tmp_path) -> None:
-    _, summary = run_cml_reconstruct("cml_sim", every_min=30, seed=1, out=tmp_path)
+    summary = run_method(
+        "cml-reconstruct", hardware="cml_sim", every=30, seed=1, out=tmp_path, progress=False
+    ).summary
     rmse = _field_rmse(summary)
     assert rmse["bayes"] < 0.95 * rmse["idw"], rmse
 
@@ -64,12 +71,13 @@ def test_simulated_run_writes_maps_scores_and_fields(tmp_path) -> None:
 
 @pytest.mark.slow
 def test_real_links_are_scored_against_pycomlinks_radar_references(tmp_path) -> None:
-    folder, summary = run_cml_reconstruct(
-        "cml_opensense", start="2018-05-13T19:00", end="2018-05-13T19:30",
-        methods=["idw", "bayes"], cell_km=4.0,
-        settings=BayesianSettings(chains=2, iterations=40, warmup=20), out=tmp_path,
+    run = run_method(
+        "cml-reconstruct", hardware="cml_opensense", start="2018-05-13T19:00",
+        end="2018-05-13T19:30", methods=["idw", "bayes"], cell_km=4.0, chains=2,
+        iterations=40, out=tmp_path, progress=False,
     )  # fmt: skip
-    table = pq.read_table(folder.file("results.parquet")).to_pandas()
+    folder, summary = run.folder, run.summary
+    table = run.results.to_pandas()
     assert len(table["time"].unique()) == 6
     chain = table[(table.target == "path") & (table.method == "chain")]
     assert chain["pearson_r"].mean() > 0.5  # the links see the rain the radar sees

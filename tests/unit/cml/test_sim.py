@@ -62,7 +62,7 @@ def test_noise_free_measurements_equal_the_true_rain_attenuation() -> None:
          "missing_fraction": 0, "links": 10},
     )  # fmt: skip
     data = sim.load(START, END)
-    truth = sim.truth(START, END)
+    truth = sim.ground_truth(START, END)
     observed = (data.tsl - data.rsl - BASE_LOSS_DB).transpose("cml_id", "sublink_id", "time")
     expected = truth.A_rain.transpose("cml_id", "sublink_id", "time")
     assert np.allclose(observed.values, expected.values, atol=1e-9)
@@ -80,7 +80,7 @@ def test_measurement_model_adds_gaps_quantization_and_wet_antennas() -> None:
 def test_the_standard_chain_recovers_the_true_path_rain() -> None:
     sim = create_backend("cml.sim", {"seed": 4})
     data = sim.load(START, END)
-    truth = sim.truth(START, END)["R_path"].transpose("cml_id", "sublink_id", "time").values
+    truth = sim.ground_truth(START, END)["R_path"].transpose("cml_id", "sublink_id", "time").values
     retrieved = process(data)["R"].transpose("cml_id", "sublink_id", "time").values
     valid = np.isfinite(retrieved)
     assert np.corrcoef(retrieved[valid], truth[valid])[0, 1] > 0.6  # 0.76 at seed 0
@@ -99,7 +99,7 @@ def test_gpu_code_path_on_the_cpu_equals_the_numpy_simulator() -> None:
     end = "2020-06-01T01:00"
     a, b = ours.load(START, end), reference.load(START, end)
     assert np.allclose(a.rsl.values, b.rsl.values, atol=1e-9, equal_nan=True)
-    truth_a, truth_b = ours.truth(START, end), reference.truth(START, end)
+    truth_a, truth_b = ours.ground_truth(START, end), reference.ground_truth(START, end)
     assert np.allclose(truth_a.rain.values, truth_b.rain.values, atol=1e-9)
     assert np.allclose(truth_a.A_rain.values, truth_b.A_rain.values, atol=1e-9)
 
@@ -125,7 +125,7 @@ def test_a_real_networks_geometry_drives_the_simulator() -> None:
         assert np.allclose(data[name].values, real[name].values, atol=1e-9)
     assert np.array_equal(data["frequency"].values, real["frequency"].values)
     assert np.array_equal(data["polarization"].values, real["polarization"].values)
-    truth = sim.truth("2020-06-01T00:00", "2020-06-01T00:30")
+    truth = sim.ground_truth("2020-06-01T00:00", "2020-06-01T00:30")
     side = truth.sizes["x_km"] * 2.0
     assert truth.sizes["x_km"] == truth.sizes["y_km"] and 150 < side < 200
 
