@@ -7,9 +7,10 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from . import backends_cmd, check_cmd, jobs_cmd, run_cmd, sweep_cmd
+from . import backends_cmd, check_cmd, jobs_cmd, run_cmd, runs_cmd, sweep_cmd
+from .failures import fail
 
-_COMMANDS = (backends_cmd, check_cmd, run_cmd, sweep_cmd, jobs_cmd)
+_COMMANDS = (backends_cmd, check_cmd, run_cmd, sweep_cmd, runs_cmd, jobs_cmd)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,11 +21,17 @@ def build_parser() -> argparse.ArgumentParser:
             "real hardware. A YAML file in hardware_configs/ picks the backend; "
             "'substrates check FILE' shows what it selects."
         ),
-        epilog="Exit codes: 0 success, 2 bad input or a backend that cannot run here.",
+        epilog=(
+            "Exit codes: 0 success; 1 a sweep with failed items; 2 bad input, or a backend "
+            "that cannot run here (one line saying why); 70 a bug (the line says where the "
+            "traceback was written); 130 interrupted; 143 terminated (SIGTERM)."
+        ),
     )
     from .. import __version__
 
     parser.add_argument("--version", action="version", version=f"substrates {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="print the whole traceback of an error, not one line")  # fmt: skip
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in _COMMANDS:
         command.add_parser(commands)
@@ -34,18 +41,22 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
     args = build_parser().parse_args(argv)
-    from ..backends.errors import SubstratesError
-    from ..datasets.quantum.circuit_files import CircuitFileError
+    from ..adapters.runs.lifetime import Terminated, terminating
 
     _log_to_stderr()
     try:
-        return args.handler(args)
-    except (SubstratesError, CircuitFileError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+        with terminating():
+            return int(args.handler(args))
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print("terminated", file=sys.stderr)
+        return 143
+    except SystemExit:
+        raise
+    except BaseException as error:  # the last resort: one line, never a traceback
+        return fail(error, args.debug)
 
 
 def _log_to_stderr() -> None:

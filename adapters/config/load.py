@@ -72,6 +72,8 @@ def config_path(name_or_path: str | os.PathLike[str]) -> Path:
     path = Path(name_or_path)
     if path.is_file():
         return path
+    if path.exists():
+        raise ConfigError(path, None, "a folder, not a config file")
     shipped = {**shipped_configs(), **shipped_configs("executor")}
     if path.stem in shipped and path.parent == Path():
         return shipped[path.stem]
@@ -103,15 +105,50 @@ def load_config(name_or_path: str | os.PathLike[str]) -> ResolvedConfig:
     return ResolvedConfig(path, config, backend_class, options)
 
 
+MAX_CONFIG_BYTES = 1 << 20
+"""A config or grid file is a few lines; one over 1 MiB is refused unread."""
+
+
+class _PlainLoader(yaml.SafeLoader):
+    """yaml.safe_load without aliases: `*name` could expand a few bytes into gigabytes."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(
+                None, None, "aliases (*name) are not allowed in configs and grids",
+                event.start_mark,
+            )  # fmt: skip
+        return super().compose_node(parent, index)
+
+
 def read_yaml(path: Path) -> dict[str, Any]:
-    """A config file's mapping; a ConfigError names the line of a YAML error."""
+    """A config file's mapping. A ConfigError names the line of a YAML error, and refuses a
+    file that cannot be read, is not UTF-8, is over MAX_CONFIG_BYTES, uses aliases or is
+    nested too deeply."""
     try:
-        raw = yaml.safe_load(path.read_text())
+        size = path.stat().st_size
+        if size > MAX_CONFIG_BYTES:
+            raise ConfigError(path, None, f"{size:,} bytes; a config or grid is at most "
+                              f"{MAX_CONFIG_BYTES:,}")  # fmt: skip
+        data = path.read_bytes()
+    except OSError as err:
+        raise ConfigError(path, None, f"cannot be read: {err.strerror or err}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        bom = data[:2] in (b"\xff\xfe", b"\xfe\xff")
+        hint = " (it is UTF-16: save it as UTF-8)" if bom else ""
+        raise ConfigError(path, None, f"not UTF-8 text{hint}") from None
+    try:
+        raw = yaml.load(text, Loader=_PlainLoader)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
         problem = getattr(err, "problem", None) or str(err)
         raise ConfigError(path, None, f"not valid YAML{where}: {problem}") from None
+    except RecursionError:
+        raise ConfigError(path, None, "nested too deeply to be a config") from None
     if not isinstance(raw, dict):
         raise ConfigError(path, None, "expected a mapping with 'substrate', 'backend', 'options'")
     return raw

@@ -9,7 +9,7 @@ from pydantic import field_validator
 
 from ..runs.folder import RunFolder
 from ..runs.run import Run
-from .method import Method, MethodParameters, option
+from .method import SEED_MAX, Method, MethodParameters, option
 
 
 class CmlReconstructParameters(MethodParameters):
@@ -17,11 +17,11 @@ class CmlReconstructParameters(MethodParameters):
 
     hardware: str = option(
         "cml_sim", "CML config file or shipped name", flags=("--source", "--hardware"),
-        metavar="CONFIG",
+        metavar="CONFIG", input="config",
     )  # fmt: skip
     data: str | None = option(
         None, "OpenSense netCDF file, or OpenMRG folder (cml.nc + cml_metadata.csv)",
-        metavar="PATH",
+        metavar="PATH", input="file",
     )  # fmt: skip
     start: str | None = option(None, "first time, ISO 8601 (default: see above)")
     end: str | None = option(None, "last time, ISO 8601")
@@ -44,9 +44,13 @@ class CmlReconstructParameters(MethodParameters):
         "dry baseline and wet-antenna loss in place of the chain's estimates), to compare the "
         "reconstructions without the chain's wet/dry errors",
     )
-    areal_reference: str | None = option(None, "radar fields (netCDF)", metavar="FILE")
-    path_reference: str | None = option(None, "radar path averages (netCDF)", metavar="FILE")
-    seed: int = option(0, "seed of the posterior sampler")
+    areal_reference: str | None = option(
+        None, "radar fields (netCDF)", metavar="FILE", input="file"
+    )
+    path_reference: str | None = option(
+        None, "radar path averages (netCDF)", metavar="FILE", input="file"
+    )
+    seed: int = option(0, "seed of the posterior sampler", ge=0, le=SEED_MAX)
 
     @field_validator("methods", mode="before")
     @classmethod

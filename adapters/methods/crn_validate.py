@@ -13,11 +13,11 @@ class CrnValidateParameters(MethodParameters):
     """Parameters of `substrates run crn-validate`."""
 
     graph: str | None = option(
-        None, "factor graph, .fg (libDAI) or .uai", metavar="FILE", group="source"
+        None, "factor graph, .fg (libDAI) or .uai", metavar="FILE", input="file", group="source"
     )
     crn: str | None = option(
         None, "a Napp–Adams CRN in SBML, e.g. a run's crn_original.xml", metavar="FILE",
-        group="source",
+        input="file", group="source",
     )  # fmt: skip
     reduce: str = option("all", "all, none, or a comma list of evidence, leaves, unary, degree2")
     evidence: str = option(
@@ -32,7 +32,7 @@ class CrnValidateParameters(MethodParameters):
     )
     hardware: str = option(
         "crn_ode", "CRN simulator config file or shipped name",
-        flags=("--simulator", "--hardware"), metavar="CONFIG",
+        flags=("--simulator", "--hardware"), metavar="CONFIG", input="config",
     )  # fmt: skip
     tolerance: float = option(1e-13, "steady state when max |dx/dt| falls below this")
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from ..runs.folder import RunFolder
-from .method import Method, MethodParameters, option, summary_report
+from .method import SEED_MAX, Method, MethodParameters, option, summary_report
 
 
 class EventLayersParameters(MethodParameters):
@@ -14,11 +14,13 @@ class EventLayersParameters(MethodParameters):
 
     hardware: str = option(
         "events_sim", "events config file or shipped name: events_sim, events_sim_gpu, "
-        "events_file", flags=("--source", "--hardware"), metavar="CONFIG",
+        "events_file", flags=("--source", "--hardware"), metavar="CONFIG", input="config",
     )  # fmt: skip
-    events: str | None = option(None, "event file (.raw, .dat, .aedat4)", metavar="FILE")
+    events: str | None = option(
+        None, "event file (.raw, .dat, .aedat4)", metavar="FILE", input="file"
+    )
     scenes: int = option(6, "held-out scenes")
-    seed: int = option(0, "first held-out scene offset")
+    seed: int = option(0, "first held-out scene offset", ge=0, le=SEED_MAX)
     window_ms: float = option(200.0, "recording span to decouple (ms)")
     homography: bool = option(False, "simulated scenes: layers also zoom, turn and tilt")
     motion: Literal["translation", "affine"] = option(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..runs.folder import RunFolder
-from .method import Method, MethodParameters, option, summary_report
+from .method import SEED_MAX, Method, MethodParameters, option, summary_report
 
 
 class HhFitParameters(MethodParameters):
@@ -13,16 +13,24 @@ class HhFitParameters(MethodParameters):
 
     hardware: str = option(
         "mea_sim", "mea config file or shipped name: mea_sim, mea_sim_gpu, mea_nwb, mea_litke, "
-        "mea_neo", flags=("--source", "--hardware"), metavar="CONFIG",
+        "mea_neo", flags=("--source", "--hardware"), metavar="CONFIG", input="config",
     )  # fmt: skip
-    recording: str | None = option(None, "recording file for a file config", metavar="FILE")
+    recording: str | None = option(
+        None, "recording file for a file config", metavar="FILE", input="file"
+    )
     simulator: str = option(
-        "mea_sim", "the cell simulator to fit with (mea_sim_gpu on a GPU)", metavar="CONFIG"
+        "mea_sim",
+        "the cell simulator to fit with (mea_sim_gpu on a GPU)",
+        metavar="CONFIG",
+        input="config",
     )
     simulations: int = option(1000, "NPE simulations per cell")
     cells: int = option(1, "simulated sessions, seeds seed…")
     seed: int | None = option(
-        None, "first simulated session's seed (default: the config's) and NPE's (default 0)"
+        None,
+        "first simulated session's seed (default: the config's) and NPE's (default 0)",
+        ge=0,
+        le=SEED_MAX,
     )
 
 

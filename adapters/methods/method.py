@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -25,6 +25,10 @@ if TYPE_CHECKING:
     from ..runs.folder import RunFolder
     from ..runs.progress import Progress
     from ..runs.run import Run
+
+
+SEED_MAX = 2**32 - 1
+"""Seeds are 0 … 2^32 − 1: what every generator the methods use accepts."""
 
 
 class MethodParameters(BaseModel):
@@ -41,6 +45,7 @@ def option(
     flags: Sequence[str] = (),
     metavar: str | None = None,
     group: str | None = None,
+    input: Literal["config", "file"] | None = None,
     **constraints: Any,
 ) -> Any:
     """A parameter's field.
@@ -48,9 +53,12 @@ def option(
     help: one sentence for `--help` and the reference docs, with units; flags: the
     command-line spellings (default `--name-with-dashes`); metavar: the placeholder in
     `--help`; group: parameters of the same group exclude each other on the command line;
-    constraints: pydantic's (ge, gt, le, ...).
+    input: the value names a config (or a shipped config's name) or a file (or folder),
+    which a sweep opens before any item runs; constraints: pydantic's (ge, gt, le, ...).
     """
     extra: dict[str, Any] = {}
+    if input:
+        extra["input"] = input
     if flags:
         extra["flags"] = list(flags)
     if metavar:
@@ -89,12 +97,26 @@ class Method(Generic[P]):
     sweep_rows: Callable[[Run], list[dict[str, Any]]] = lambda run: [flatten(run.summary)]
 
     def execute(self, parameters: P, out: Path, progress: Progress | None = None) -> RunFolder:
-        """Run the method with validated `parameters`; returns the run folder it wrote."""
+        """Run the method with validated `parameters`; returns the run folder it wrote. The
+        folder has a heartbeat while the run lives, and ends `interrupted` or `failed`,
+        never `running`, if the run stops early at any step."""
+        from ..runs.lifetime import supervised
+
         function = self.run()
         options: dict[str, Any] = {**parameters.model_dump(), "out": out}
         if "progress" in inspect.signature(function).parameters:
             options["progress"] = progress
-        return function(**options)
+        with supervised(Path(out)):
+            return function(**options)
+
+    def inputs(self) -> dict[str, str]:
+        """Parameter name → 'config' or 'file', for the parameters that name one."""
+        found = {}
+        for name, field in self.parameters.model_fields.items():
+            extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+            if "input" in extra:
+                found[name] = str(extra["input"])
+        return found
 
     def validated(self, values: Mapping[str, Any], where: str = "") -> P:
         """The parameters from `values`, or a SubstratesError naming the first bad one

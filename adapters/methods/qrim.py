@@ -9,7 +9,7 @@ from typing import Literal
 
 from ..runs.folder import RunFolder
 from ..runs.run import Run
-from .method import Method, MethodParameters, option
+from .method import SEED_MAX, Method, MethodParameters, option
 
 ARROWS = "←↓→↑"
 
@@ -18,7 +18,10 @@ class QrimParameters(MethodParameters):
     """Parameters of `substrates run qrim`."""
 
     hardware: str = option(
-        "aer_statevector", "hardware config file or shipped config name", metavar="CONFIG"
+        "aer_statevector",
+        "hardware config file or shipped config name",
+        metavar="CONFIG",
+        input="config",
     )
     env: str = option("frozenlake4", "frozenlake4, frozenlake8 or inventory")
     uncertainty: int = option(
@@ -37,7 +40,7 @@ class QrimParameters(MethodParameters):
     gamma: float = option(0.95, "discount in (0, 1)")
     repetitions: int = option(1, "independent minimum-finding runs per minimization, best kept")
     steps: int = option(2000, "Q-learning steps (16 agents)")
-    seed: int = option(0, "seed of the search and the agents")
+    seed: int = option(0, "seed of the search and the agents", ge=0, le=SEED_MAX)
 
 
 def _run() -> Callable[..., RunFolder]:

@@ -7,21 +7,24 @@ from pathlib import Path
 
 from ..runs.folder import RunFolder
 from ..runs.run import Run
-from .method import Method, MethodParameters, option
+from .method import SEED_MAX, Method, MethodParameters, option
 
 
 class SampleParameters(MethodParameters):
     """Parameters of `substrates run sample`."""
 
     hardware: str = option(
-        "aer_statevector", "hardware config file or shipped config name", metavar="CONFIG"
+        "aer_statevector",
+        "hardware config file or shipped config name",
+        metavar="CONFIG",
+        input="config",
     )
     circuit: str | None = option(
         None, "circuit file: QASM 3, QASM 2 or QPY (default: the shipped grover3.qasm)",
-        metavar="FILE",
+        metavar="FILE", input="file",
     )  # fmt: skip
     shots: int = option(4096, "shots per circuit")
-    seed: int | None = option(None, "simulator and transpiler seed")
+    seed: int | None = option(None, "simulator and transpiler seed", ge=0, le=SEED_MAX)
     exact: bool = option(
         True, "exact probabilities beside the counts, on backends that compute them; "
         "--no-exact skips them", flags=("--no-exact",),

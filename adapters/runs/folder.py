@@ -24,6 +24,20 @@ def _umask() -> int:
     return current
 
 
+def _fsync_folder(path: Path) -> None:
+    """Make a rename in `path` durable (a no-op where folders cannot be opened)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
 class RunFolder:
     """The folder one run writes: results.parquet, provenance.json, plots, jobs.json."""
 
@@ -32,11 +46,21 @@ class RunFolder:
 
     @classmethod
     def create(cls, root: str | os.PathLike[str], method: str) -> RunFolder:
-        """A new, empty folder `root/<method>-<UTC time>-<random>`."""
+        """A new, empty folder `root/<method>-<UTC time>-<random>`: 48 random bits, made
+        with an exclusive create (a name taken meanwhile is drawn again)."""
+        root = Path(root)
+        if root.exists() and not root.is_dir():
+            raise SubstratesError(f"{root}: not a folder (the run folders go in it)")
+        root.mkdir(parents=True, exist_ok=True)
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-        path = Path(root) / f"{method}-{stamp}-{secrets.token_hex(2)}"
-        path.mkdir(parents=True)
-        return cls(path)
+        for _ in range(16):
+            path = root / f"{method}-{stamp}-{secrets.token_hex(6)}"
+            try:
+                path.mkdir()
+            except FileExistsError:
+                continue
+            return cls(path)
+        raise SubstratesError(f"{root}: could not create a run folder with a new name")
 
     @classmethod
     def existing(cls, path: str | os.PathLike[str]) -> RunFolder:
@@ -51,17 +75,22 @@ class RunFolder:
 
     @contextmanager
     def _atomic(self, name: str, mode: str) -> Iterator[IO[Any]]:
+        """Write to a temporary name, flush it to disk, rename it into place, and flush the
+        folder: after a crash the file is whole or absent, never half-written."""
         with tempfile.NamedTemporaryFile(
             mode, dir=self.path, prefix=f".{name}.", suffix=".part", delete=False
         ) as handle:
             try:
                 yield handle
+                handle.flush()
+                os.fsync(handle.fileno())
             except BaseException:
                 handle.close()
                 os.unlink(handle.name)
                 raise
         os.chmod(handle.name, 0o666 & ~_umask())  # temp files are private; results are not
         os.replace(handle.name, self.path / name)
+        _fsync_folder(self.path)
 
     def write_json(self, name: str, record: Any) -> None:
         with self._atomic(name, "w") as handle:

@@ -15,6 +15,7 @@ from typing import Any
 from ...backends.base import Backend
 from ..config.load import ResolvedConfig
 from .folder import RunFolder
+from .lifetime import Terminated, whoami
 
 _DISTRIBUTIONS = (
     "substrates", "numpy", "pyarrow", "pydantic", "qiskit", "qiskit-aer", "qiskit-aer-gpu",
@@ -59,6 +60,7 @@ def provenance(
         "method": method,
         "status": "running",
         "started_at": now(),
+        **whoami(),
         "parameters": parameters,
         "config": config.to_dict(),
         "backend": backend.to_dict(),
@@ -72,10 +74,13 @@ def provenance(
 
 @contextmanager
 def recording_failure(folder: RunFolder, record: dict[str, Any]) -> Iterator[None]:
-    """Mark the run `failed` in provenance.json, with the error, if the block raises."""
+    """Mark the run `failed` in provenance.json, with the error, if the block raises
+    (`interrupted` for Ctrl-C or SIGTERM)."""
     try:
         yield
     except BaseException as err:
-        record.update(status="failed", error=f"{type(err).__name__}: {err}", finished_at=now())
+        stopped = isinstance(err, KeyboardInterrupt | Terminated)
+        record.update(status="interrupted" if stopped else "failed",
+                      error=f"{type(err).__name__}: {err}", finished_at=now())  # fmt: skip
         folder.write_json("provenance.json", record)
         raise

@@ -26,6 +26,10 @@ class Executor(ABC):
     def close(self) -> None:
         """Stop the workers this executor started (cancelling what has not run)."""
 
+    def renew(self) -> None:  # noqa: B027 - a hook with a default, not an abstract method
+        """Replace workers that broke (a local pool whose worker died); others recover by
+        themselves, so by default nothing is done."""
+
     def __enter__(self) -> Executor:
         return self
 
@@ -64,10 +68,21 @@ class ProcessPool(Executor):
     """A pool of worker processes on this machine (spawned: no state inherited)."""
 
     def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.pool = self._start()
+
+    def _start(self) -> Any:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        from .lock import watch_parent
+
+        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=watch_parent)  # fmt: skip
+
+    def renew(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        self.pool = self._start()
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
         return self.pool.submit(fn, *args)

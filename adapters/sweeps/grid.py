@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,10 @@ class Item:
     parameters: dict[str, Any]
 
 
+MAX_ITEMS = 1_000_000
+"""The most items one sweep may hold (each is a run folder and a fragment)."""
+
+
 def item_id(parameters: dict[str, Any]) -> str:
     """12 hex digits of the SHA-1 of the parameters as canonical JSON."""
     text = json.dumps(parameters, sort_keys=True, default=str)
@@ -54,6 +59,13 @@ def load_grid(path: str | Path, method: str) -> tuple[GridFile, list[Item]]:
     for name, values in grid.parameters.items():
         if not values:
             raise ConfigError(path, f"parameters.{name}", "an empty list of values")
+    seed_count = grid.seeds if isinstance(grid.seeds, int) else len(grid.seeds or [None])
+    if (isinstance(grid.seeds, int) and grid.seeds < 1) or any(s < 0 for s in _listed(grid.seeds)):
+        raise ConfigError(path, "seeds", "a count ≥ 1, or a list of seeds ≥ 0")
+    total = math.prod(len(values) for values in grid.parameters.values()) * seed_count
+    if total > MAX_ITEMS:
+        raise ConfigError(path, "parameters", f"{total:,} items; a sweep holds at most "
+                          f"{MAX_ITEMS:,} (split it into several)")  # fmt: skip
     both = sorted(set(grid.parameters) & set(grid.fixed))
     if both:
         raise ConfigError(path, "fixed", f"{both} also vary under 'parameters'")
@@ -73,6 +85,10 @@ def load_grid(path: str | Path, method: str) -> tuple[GridFile, list[Item]]:
             seen.add(identity)
             items.append(Item(identity, parameters))
     return grid, items
+
+
+def _listed(seeds: list[int] | int | None) -> list[int]:
+    return seeds if isinstance(seeds, list) else []
 
 
 def fingerprint(method: str, items: list[Item]) -> str:

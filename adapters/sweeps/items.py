@@ -14,15 +14,21 @@ from ..methods import Method, get_method
 from ..runs.folder import RunFolder
 from ..runs.journal import recorded_jobs
 from ..runs.run import Run
+from .lock import holds
 from .store import SweepFolder
 
 
-def run_item(out: str, method: str, item: str, parameters: dict[str, Any]) -> dict[str, Any]:
+def run_item(out: str, method: str, item: str, parameters: dict[str, Any], token: str
+             ) -> dict[str, Any]:  # fmt: skip
     """Run one item (on a worker) and commit its rows; returns what happened. Failures are
-    returned, not raised, so the driver records them with their traceback."""
+    returned, not raised, so the driver records them with their traceback. `token` is the
+    driver's: an item whose driver no longer holds the sweep is neither run nor committed."""
     store = SweepFolder(out)
     if store.fragment(item).is_file():
         return {"item": item, "status": "done", "how": "already committed"}
+    if not holds(store.path, token):
+        return {"item": item, "status": "abandoned"}
+    store.started(item)
     began = time.perf_counter()
     try:
         declared = get_method(method)
@@ -36,6 +42,8 @@ def run_item(out: str, method: str, item: str, parameters: dict[str, Any]) -> di
                    "wall_time_s": round(wall, 3)}  # fmt: skip
         rows = declared.sweep_rows(Run.open(folder.path))
         table = pa.Table.from_pylist([{**context, **_prefixed(row, context)} for row in rows])
+        if not holds(store.path, token):
+            return {"item": item, "status": "abandoned"}
         store.commit(item, table)
     except Exception as error:  # every failure is recorded by the driver, never dropped
         return {"item": item, "status": "failed", "error": f"{type(error).__name__}: {error}",

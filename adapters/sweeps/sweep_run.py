@@ -5,18 +5,24 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from concurrent.futures import BrokenExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...backends.errors import SubstratesError
 from ..config.executor import load_executor_config
-from ..methods import get_method
+from ..config.load import load_config
+from ..methods import Method, get_method
 from ..runs.provenance import now
 from .executors import make_executor
 from .grid import Item, fingerprint
 from .items import run_item
+from .lock import driving
 from .store import SweepFolder
 
+MAX_CRASHES = 3
+"""An item running each time its worker died this often is recorded as failed."""
 MANIFEST_EVERY_S = 1.0
 """The manifest is rewritten at most this often while items finish (s), and at the end."""
 
@@ -44,36 +50,76 @@ def run_sweep(
     grid: dict[str, Any], retry_failed: bool = False, progress: Progress | None = None,
     where: str | Path = "grid",
 ) -> SweepReport:  # fmt: skip
-    """Run the items not yet committed (and, with retry_failed, those that failed). Every
-    item's parameters are checked by the method before anything runs; `where` names the
-    grid in those errors."""
+    """Run the items not yet committed (and, with retry_failed, those that failed). Before
+    anything runs, every item's parameters are checked by the method, and the configs and
+    files they name are opened; `where` names the grid in those errors. One driver per
+    folder: a second one is refused while the first lives."""
     declared = get_method(method)
     for item in items:
         declared.validated(item.parameters, where=f"{where}: item {item.parameters}: ")
+    check_inputs(declared, items, where)
     config = load_executor_config(executor)
     identity = fingerprint(method, items)
-    held = SweepFolder.check(out, identity)
-    with make_executor(config) as pool:  # a scheduler that cannot be reached: nothing written
-        record = {"grid": grid, "executor": config.to_dict()}
-        store = SweepFolder.open(out, method, identity, record, items, held)
-        tally = _Tally(store, items, retry_failed, progress)
-        futures = {
-            pool.submit(run_item, str(store.path), method, i.id, i.parameters): i
-            for i in tally.todo
-        }
-        for future in pool.completed(futures):
-            tally.record(futures[future], _outcome(future))
-    store.combine(items)
-    tally.write_manifest(finished_at=now())
+    SweepFolder.check(out, identity)  # refuses another sweep's folder before writing into it
+    with make_executor(config) as pool:  # a scheduler that cannot be reached: no folder
+        Path(out).mkdir(parents=True, exist_ok=True)
+        with driving(Path(out)) as token:
+            held = SweepFolder.check(out, identity)
+            record = {"grid": grid, "executor": config.to_dict()}
+            store = SweepFolder.open(out, method, identity, record, items, held)
+            tally = _Tally(store, items, retry_failed, progress)
+            todo = list(tally.todo)
+            while todo:
+                lost = _run(pool, store, method, todo, token, tally)
+                todo = tally.requeue(lost)
+                if todo:
+                    pool.renew()  # the pool broke (a worker died): a new one
+            store.combine(items)
+            tally.write_manifest(finished_at=now())
     return SweepReport(store, len(items), tally.already_done, tally.how["executed"],
                        tally.how["collected"], tally.how["reused"], tally.errors)  # fmt: skip
 
 
+def _run(pool: Any, store: SweepFolder, method: str, todo: list[Item], token: str,
+         tally: _Tally) -> list[Item]:  # fmt: skip
+    """Submit `todo`, record each outcome; returns the items lost with a broken pool."""
+    futures = {pool.submit(run_item, str(store.path), method, i.id, i.parameters, token): i
+               for i in todo}  # fmt: skip
+    lost = []
+    for future in pool.completed(futures):
+        outcome = _outcome(future)
+        if outcome["status"] == "lost":
+            lost.append(futures[future])
+        else:
+            tally.record(futures[future], outcome)
+    return lost
+
+
 def _outcome(future: Any) -> dict[str, Any]:
     try:
-        return future.result()
-    except Exception as error:  # the executor lost the item (its worker died too often)
+        return dict(future.result())
+    except BrokenExecutor:  # a worker of the local pool died: the item is lost, not failed
+        return {"status": "lost"}
+    except Exception as error:  # Dask gave up on the item (it killed workers repeatedly)
         return {"status": "failed", "error": f"{type(error).__name__}: {error}", "traceback": ""}
+
+
+def check_inputs(method: Method[Any], items: list[Item], where: str | Path) -> None:
+    """Open every config and check every file the items name, each distinct value once,
+    before any item runs: a bad path is one line now, not a failure per item later."""
+    checked: set[tuple[str, str]] = set()
+    for item in items:
+        values = method.validated(item.parameters).model_dump()
+        for name, kind in method.inputs().items():
+            value = values.get(name)
+            if value is None or (name, str(value)) in checked:
+                continue
+            checked.add((name, str(value)))
+            if kind == "config":
+                load_config(value)  # a ConfigError names the file and field
+            elif not Path(value).exists():
+                raise SubstratesError(f"{where}: item {item.parameters}: {name} {value}: no "
+                                      "such file or folder")  # fmt: skip
 
 
 class _Tally:
@@ -89,13 +135,36 @@ class _Tally:
         self.attempts = {k: v.get("attempts", 1) for k, v in failed.items()}
         self.already_done = len(self.done)
         self.how = {"executed": 0, "collected": 0, "reused": 0}
+        self.crashes: dict[str, int] = {}
         self.running = len(self.todo)
         self.written = 0.0
         self.write_manifest()
         self.report()
 
+    def requeue(self, lost: list[Item]) -> list[Item]:
+        """Items lost with a broken pool go again, unless committed meanwhile; one that was
+        running when a worker died is charged a crash, and after MAX_CRASHES it fails."""
+        again = []
+        for item in lost:
+            if self.store.fragment(item.id).is_file():
+                self.record(item, {"status": "done", "how": "already committed"})
+                continue
+            if self.store.was_started(item.id):
+                self.crashes[item.id] = self.crashes.get(item.id, 0) + 1
+                if self.crashes[item.id] >= MAX_CRASHES:
+                    self.record(item, {"status": "failed", "traceback": "",
+                                       "error": f"its worker died {MAX_CRASHES} times while "
+                                                "running it"})  # fmt: skip
+                    continue
+                self.store.clear_started(item.id)
+            again.append(item)
+        return again
+
     def record(self, item: Item, outcome: dict[str, Any]) -> None:
         self.running -= 1
+        if outcome["status"] == "abandoned":
+            raise SubstratesError(f"{self.store.path}: another driver took the sweep over; "
+                                  "this one stops")  # fmt: skip
         if outcome["status"] == "done":
             self.done.add(item.id)
             # committed meanwhile by an earlier execution still running: a completed run too

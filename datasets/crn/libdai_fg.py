@@ -5,17 +5,21 @@ Labels are non-negative integers; variables are numbered by sorted label."""
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
 import numpy as np
 
 from .factor_graph import FactorGraph, FactorGraphError
-from .tokens import Tokens
+from .tokens import MAX_TABLE_ENTRIES, Tokens
 
 
-def read_fg(path: str | os.PathLike[str]) -> FactorGraph:
-    """Read a .fg file; errors name the file and line."""
+def read_fg(path: str | os.PathLike[str], max_table_entries: int = MAX_TABLE_ENTRIES
+            ) -> FactorGraph:  # fmt: skip
+    """Read a .fg file; errors name the file and line. A factor whose table would hold
+    more than max_table_entries, and an index given twice, are refused (before any table
+    is allocated)."""
     path = Path(path)
     tokens = Tokens(path)
     count = tokens.integer("number of factors", minimum=0)
@@ -24,13 +28,22 @@ def read_fg(path: str | os.PathLike[str]) -> FactorGraph:
         size = tokens.integer("number of variables of a factor", minimum=1)
         labels = [tokens.integer("variable label", minimum=0) for _ in range(size)]
         cards = [tokens.integer("cardinality", minimum=1) for _ in range(size)]
+        total = math.prod(cards)
+        if total > max_table_entries:
+            raise tokens.error(f"a factor of {total:,} table entries ({' × '.join(map(str, cards))}"
+                               f"), more than the {max_table_entries:,} allowed")  # fmt: skip
         entries = tokens.integer("number of nonzero entries", minimum=0)
-        total = int(np.prod(cards))
+        if entries > total:
+            raise tokens.error(f"{entries:,} nonzero entries in a table of {total:,}")
         table = np.zeros(total)
+        given = np.zeros(total, bool)
         for _ in range(entries):
             index = tokens.integer("table index", minimum=0)
             if index >= total:
                 raise tokens.error(f"table index {index} out of range 0..{total - 1}")
+            if given[index]:
+                raise tokens.error(f"table index {index} given twice")
+            given[index] = True
             table[index] = tokens.number("table value")
         raw.append((labels, cards, table.reshape(cards, order="F"), tokens.line))
     tokens.end()

@@ -6,20 +6,32 @@ from pathlib import Path
 
 from .factor_graph import FactorGraphError
 
+MAX_FILE_BYTES = 256 << 20
+"""Largest factor-graph file read by default (bytes)."""
+MAX_TABLE_ENTRIES = 10_000_000
+"""Most entries one factor's table may have by default (80 MB of float64)."""
+
 
 class Tokens:
     """Reads integers and numbers in order; errors name the file and line. Lines starting
     with '#' are comments."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, max_bytes: int = MAX_FILE_BYTES) -> None:
         if not path.is_file():
             raise FactorGraphError(f"{path}: no such file")
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise FactorGraphError(f"{path}: {size:,} bytes, more than the {max_bytes:,} read")
+        try:
+            text = path.read_text()
+        except UnicodeDecodeError:
+            raise FactorGraphError(f"{path}: not a text file (expected UTF-8 text)") from None
         self.path = path
         self.items = [
             (token, number)
-            for number, text in enumerate(path.read_text().splitlines(), start=1)
-            if not text.lstrip().startswith("#")
-            for token in text.split()
+            for number, line in enumerate(text.splitlines(), start=1)
+            if not line.lstrip().startswith("#")
+            for token in line.split()
         ]
         self.position = 0
         self.line = 1

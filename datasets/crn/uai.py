@@ -6,20 +6,22 @@ table is its conditional distribution."""
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
 import numpy as np
 
 from .factor_graph import FactorGraph
-from .tokens import Tokens
+from .tokens import MAX_TABLE_ENTRIES, Tokens
 
 KINDS = ("MARKOV", "BAYES")
 
 
-def read_uai(path: str | os.PathLike[str]) -> FactorGraph:
+def read_uai(path: str | os.PathLike[str], max_table_entries: int = MAX_TABLE_ENTRIES
+             ) -> FactorGraph:  # fmt: skip
     """Read a .uai file; errors name the file and line. BAYES tables must sum to 1 over
-    the child."""
+    the child; a table of more than max_table_entries is refused before it is read."""
     path = Path(path)
     tokens = Tokens(path)
     kind = tokens.word("MARKOV or BAYES").upper()
@@ -37,10 +39,13 @@ def read_uai(path: str | os.PathLike[str]) -> FactorGraph:
     factors = []
     for number, scope in enumerate(scopes):
         shape = [cards[v] for v in scope]
+        needed = math.prod(shape)
+        if needed > max_table_entries:
+            raise tokens.error(f"table {number} needs {needed:,} entries, more than the "
+                               f"{max_table_entries:,} allowed")  # fmt: skip
         entries = tokens.integer(f"number of entries of table {number}", minimum=1)
-        if entries != int(np.prod(shape)):
-            raise tokens.error(f"table {number} has {entries} entries; its scope needs "
-                               f"{int(np.prod(shape))}")  # fmt: skip
+        if entries != needed:
+            raise tokens.error(f"table {number} has {entries} entries; its scope needs {needed}")
         table = np.array([tokens.number("table value") for _ in range(entries)]).reshape(shape)
         if kind == "BAYES" and not np.allclose(table.sum(axis=-1), 1.0, atol=1e-6):
             raise tokens.error(f"table {number} is no conditional distribution of its last "

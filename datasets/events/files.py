@@ -14,7 +14,7 @@ import numpy as np
 
 from . import dat, evt2, evt3
 from .events import EventError, Events
-from .prophesee_header import raw_encoding, read_header
+from .prophesee_header import check_sensor, raw_encoding, read_header
 
 WORD_BYTES = {"evt2": 4, "evt3": 2}
 HEADER_SCAN = 1 << 20
@@ -85,6 +85,8 @@ def read_events(path: str | os.PathLike[str], width: int | None = None,
         sensor_from = "caller"
     else:
         sensor_from, width, height = "inferred", wide, high
+        if len(array):
+            check_sensor(int(wide), int(high), f"{path}: the events' coordinates")
     events = Events(array, int(width), int(height))
     if wide > events.width or high > events.height:
         events.check(str(path))  # names the first event outside the sensor

@@ -7,6 +7,10 @@ from dataclasses import dataclass
 
 from .events import EventError
 
+MAX_SENSOR_SIDE = 8192
+"""Widest or tallest sensor a header may declare (pixels); event sensors today are at most
+1280 × 960, and every image of a sensor this size is allocated whole downstream."""
+
 
 @dataclass(frozen=True)
 class Header:
@@ -33,21 +37,38 @@ def read_header(data: bytes, source: str) -> Header:
             break
         key, _, value = line.partition(" ")
         fields[key] = value.strip()
-    width, height = _geometry(fields)
+    width, height = _geometry(fields, source)
     return Header(fields, offset, width, height)
 
 
-def _geometry(fields: dict[str, str]) -> tuple[int | None, int | None]:
+def _geometry(fields: dict[str, str], source: str) -> tuple[int | None, int | None]:
     """Sensor size from `format EVT3;width=1280;height=720`, `geometry 1280x720` or DAT's
-    `Width` / `Height` lines."""
-    found = dict(re.findall(r"(width|height)=(\d+)", fields.get("format", "")))
-    if found:
-        return int(found["width"]), int(found["height"])
-    if match := re.fullmatch(r"(\d+)x(\d+)", fields.get("geometry", "")):
-        return int(match[1]), int(match[2])
-    if "Width" in fields and "Height" in fields:
-        return int(fields["Width"]), int(fields["Height"])
-    return None, None
+    `Width` / `Height` lines; a size that is not two whole numbers from 1 to
+    MAX_SENSOR_SIDE is refused, naming the field."""
+    declared = dict(re.findall(r"(width|height)=([^;\s]*)", fields.get("format", "")))
+    if declared:
+        pair, field = (declared.get("width"), declared.get("height")), "format"
+    elif "geometry" in fields:
+        w, _, h = fields["geometry"].partition("x")
+        pair, field = (w, h), "geometry"
+    elif "Width" in fields or "Height" in fields:
+        pair, field = (fields.get("Width"), fields.get("Height")), "Width/Height"
+    else:
+        return None, None
+    try:
+        width, height = (int(str(v).strip()) for v in pair)
+    except ValueError:
+        raise EventError(f"{source}: header field {field!r}: sensor size {pair[0]}×{pair[1]} "
+                         "is not two whole numbers") from None  # fmt: skip
+    check_sensor(width, height, f"{source}: header field {field!r}")
+    return width, height
+
+
+def check_sensor(width: int, height: int, where: str) -> None:
+    """Refuse a sensor size outside 1 … MAX_SENSOR_SIDE pixels per side."""
+    if not (1 <= width <= MAX_SENSOR_SIDE and 1 <= height <= MAX_SENSOR_SIDE):
+        raise EventError(f"{where}: sensor {width}×{height}; each side must be 1 to "
+                         f"{MAX_SENSOR_SIDE} pixels")  # fmt: skip
 
 
 def raw_encoding(header: Header, source: str) -> str:

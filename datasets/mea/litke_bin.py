@@ -40,6 +40,11 @@ class LitkeHeader:
     dataset: str
 
 
+MAX_ELECTRODES = 4096
+"""Most electrodes (TTL included) a header may declare; Litke arrays have 513 or 520."""
+MAX_SAMPLING_HZ = 1_000_000
+
+
 def bytes_per_sample(electrodes: int) -> int:
     return 3 * electrodes // 2 if electrodes % 2 == 0 else 2 + 3 * (electrodes - 1) // 2
 
@@ -69,6 +74,15 @@ def read_header(data: bytes | np.ndarray, source: str) -> LitkeHeader:
     electrodes, array_id = struct.unpack(">II", fields[ARRAY])
     (frequency,) = struct.unpack(">I", fields[FREQUENCY])
     (samples,) = struct.unpack(">I", fields[DATA])
+    if not 2 <= electrodes <= MAX_ELECTRODES:
+        raise RecordingError(f"{source}: field 'array': {electrodes} electrodes (with the TTL "
+                             f"channel); a Litke array has 2 to {MAX_ELECTRODES}")  # fmt: skip
+    if not 1 <= frequency <= MAX_SAMPLING_HZ:
+        raise RecordingError(f"{source}: field 'frequency': {frequency} Hz; expected 1 to "
+                             f"{MAX_SAMPLING_HZ:,}")  # fmt: skip
+    if header_bytes < offset:
+        raise RecordingError(f"{source}: field 'header length': {header_bytes} bytes, but the "
+                             f"tags run to byte {offset}")  # fmt: skip
     text = {k: fields.get(k, b"").decode("utf-8", "replace") for k in (COMMENT, DATASET)}
     return LitkeHeader(header_bytes, electrodes, array_id, frequency, samples, text[COMMENT],
                        text[DATASET])  # fmt: skip

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Sequence
 from importlib.resources import files
@@ -13,6 +14,15 @@ if TYPE_CHECKING:
     from qiskit import QuantumCircuit
 
 QASM_SUFFIXES = (".qasm", ".qasm3")
+MAX_QUBITS = 100_000
+"""Qubits (and bits) a circuit file may declare by default: far above any device, far below
+what would exhaust memory while parsing (a register of 2·10⁹ qubits takes gigabytes)."""
+MAX_FILE_BYTES = 256 << 20
+"""Largest circuit file read by default (bytes)."""
+_REGISTER = re.compile(
+    r"^\s*(?:(qubit|bit)\s*\[\s*(\d+)\s*\]|(qreg|creg)\s+\w+\s*\[\s*(\d+)\s*\]|(qubit|bit)\s+\w)",
+    re.MULTILINE,
+)
 
 
 class CircuitFileError(ValueError):
@@ -24,15 +34,27 @@ def example_path(name: str = "grover3.qasm") -> Path:
     return Path(str(files("substrates.datasets.quantum") / "examples" / name))
 
 
-def load_circuits(path: str | os.PathLike[str]) -> list[QuantumCircuit]:
-    """Every circuit in a QASM or QPY file; each is named after the file if unnamed."""
+def load_circuits(
+    path: str | os.PathLike[str], max_qubits: int = MAX_QUBITS, max_bytes: int = MAX_FILE_BYTES
+) -> list[QuantumCircuit]:
+    """Every circuit in a QASM or QPY file; each is named after the file if unnamed.
+
+    Before parsing, the file's size and the registers a QASM file declares are checked
+    against max_bytes and max_qubits (qubits and bits each): a tiny file declaring
+    `qubit[2000000000] q;` is refused, not parsed.
+    """
     path = Path(path)
     if not path.is_file():
         raise CircuitFileError(f"{path}: no such circuit file")
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise CircuitFileError(f"{path}: {size:,} bytes, more than the {max_bytes:,} read")
     suffix = path.suffix.lower()
     try:
         if suffix in QASM_SUFFIXES:
-            circuits = [_load_qasm(path.read_text())]
+            text = path.read_text()
+            _check_declarations(path, text, max_qubits)
+            circuits = [_load_qasm(text)]
         elif suffix == ".qpy":
             from qiskit import qpy
 
@@ -44,12 +66,40 @@ def load_circuits(path: str | os.PathLike[str]) -> list[QuantumCircuit]:
             )
     except CircuitFileError:
         raise
+    except UnicodeDecodeError:
+        raise CircuitFileError(f"{path}: not a text file (QASM is UTF-8 text)") from None
     except Exception as err:  # the parsers raise many types; the user needs the file and why
         raise CircuitFileError(f"{path}: cannot parse: {err}".splitlines()[0]) from err
+    except BaseException as err:  # qiskit's Rust parsers panic with a BaseException
+        if type(err).__name__ != "PanicException":
+            raise
+        raise CircuitFileError(
+            f"{path}: cannot parse: the parser gave up "
+            f"({str(err).splitlines()[0] if str(err) else 'panic'})"
+        ) from None
+    if not circuits:
+        raise CircuitFileError(f"{path}: no circuit in the file")
     for index, circuit in enumerate(circuits):
         if circuit.name.startswith("circuit-") or not circuit.name:
             circuit.name = path.stem if len(circuits) == 1 else f"{path.stem}[{index}]"
     return circuits
+
+
+def _check_declarations(path: Path, text: str, max_qubits: int) -> None:
+    """Refuse an empty file, and registers wider in sum than max_qubits, before parsing."""
+    if not text.strip():
+        raise CircuitFileError(f"{path}: the file is empty")
+    code = re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.DOTALL)
+    totals = {"qubit": 0, "bit": 0}
+    for new, width, old, old_width, single in _REGISTER.findall(code):
+        kind = new or {"qreg": "qubit", "creg": "bit"}.get(old) or single
+        totals[kind] += int(width or old_width or 1)
+    for kind, total in totals.items():
+        if total > max_qubits:
+            raise CircuitFileError(
+                f"{path}: declares {total:,} {kind}s, more than the {max_qubits:,} allowed "
+                "(load_circuits' max_qubits)"
+            )
 
 
 def _load_qasm(text: str) -> QuantumCircuit:

@@ -72,6 +72,7 @@ def test_failed_items_are_kept_and_retried_only_on_request(tmp_path) -> None:
     from substrates.testing.crn import random_tree
 
     write_fg(random_tree(5, seed=2), tmp_path / "tree.fg")
+    write(tmp_path / "later.fg", "1\n\n2\n0 1\n2 2\n")  # cut short: fails when it runs
     write(tmp_path / "grid.yaml", "parameters:\n  graph: [tree.fg, later.fg]\n")
     write(tmp_path / "one.yaml", "executor: local\noptions: {workers: 1}\n")
     first = sweep(tmp_path, "--out", "out", "--executor", "one.yaml", check=False)

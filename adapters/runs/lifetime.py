@@ -1,0 +1,145 @@
+"""A run's life as its folder tells it: who runs it (host, pid, process start), a heartbeat
+while it runs, and `interrupted` or `failed` when it ends early, so a dead run never reads
+as running.
+
+`terminating()` turns SIGTERM (what `timeout`, SLURM and Kubernetes send) into an exception
+like Ctrl-C's; `supervised(out)` keeps the heartbeat of the runs this process starts under
+`out` and marks those still running when the block ends by an exception; `liveness(record)`
+tells a running record whose process is gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import FrameType
+from typing import Any, Literal
+
+from .folder import RunFolder
+
+HEARTBEAT_S = 10.0
+"""How often a running run touches its heartbeat file (s)."""
+STALE_S = 6 * HEARTBEAT_S
+"""A heartbeat older than this, from another host, means the run is gone (s)."""
+HEARTBEAT_FILE = ".heartbeat"
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: the process is asked to stop (raised in the main thread)."""
+
+
+@contextlib.contextmanager
+def terminating() -> Iterator[None]:
+    """Inside, SIGTERM raises Terminated in the main thread (outside it, the default)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise Terminated(signal.Signals(signum).name)
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def whoami() -> dict[str, Any]:
+    """host, pid and the process's start time: enough to tell, later, whether it lives."""
+    return {
+        "host": socket.gethostname(),
+        "pid": os.getpid(),
+        "process_start": _start_time(os.getpid()),
+    }
+
+
+def _start_time(pid: int) -> str | None:
+    """The kernel's start time of `pid` (clock ticks since boot), None where unknown: with
+    the pid it names one process, even after the pid is reused."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[1].split()[19]
+
+
+@contextlib.contextmanager
+def supervised(out: Path) -> Iterator[None]:
+    """While the block runs, the run folders this process creates under `out` get a
+    heartbeat; if the block ends by an exception, each of them still `running` is marked
+    `interrupted` (Ctrl-C, SIGTERM) or `failed`, with the error and the time."""
+    before = set(out.iterdir()) if out.is_dir() else set()
+    stop = threading.Event()
+    beat = threading.Thread(target=_beat, args=(out, before, stop), daemon=True)
+    beat.start()
+    try:
+        yield
+    except BaseException as error:
+        for path in _ours(out, before):
+            _mark_ended(RunFolder(path), error)
+        raise
+    finally:
+        stop.set()
+
+
+def _ours(out: Path, before: set[Path]) -> list[Path]:
+    """Run folders under `out` that appeared since `before` and that this process runs."""
+    found = []
+    for path in set(out.iterdir()) - before if out.is_dir() else ():
+        with contextlib.suppress(OSError, ValueError):
+            record = RunFolder(path).read_json("provenance.json")
+            if record.get("pid") == os.getpid() and record.get("host") == socket.gethostname():
+                found.append(path)
+    return found
+
+
+def _beat(out: Path, before: set[Path], stop: threading.Event) -> None:
+    while not stop.wait(HEARTBEAT_S):
+        for path in _ours(out, before):
+            with contextlib.suppress(OSError):
+                (path / HEARTBEAT_FILE).touch()
+
+
+def _mark_ended(folder: RunFolder, error: BaseException) -> None:
+    try:
+        record = folder.read_json("provenance.json")
+    except (OSError, ValueError):
+        return
+    if record.get("status") != "running":
+        return
+    interrupted = isinstance(error, KeyboardInterrupt | Terminated)
+    record.update(status="interrupted" if interrupted else "failed",
+                  error=f"{type(error).__name__}: {error}",
+                  finished_at=time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()))  # fmt: skip
+    with contextlib.suppress(OSError):
+        folder.write_json("provenance.json", record)
+
+
+Liveness = Literal["alive", "dead", "unknown"]
+
+
+def liveness(record: dict[str, Any], heartbeat: Path) -> Liveness:
+    """Whether the process that wrote `record` (host, pid, process_start) still runs: on
+    this host by its pid and start time, elsewhere by the age of `heartbeat` (a file it
+    touches every HEARTBEAT_S while it lives)."""
+    host, pid = record.get("host"), record.get("pid")
+    if host is None or pid is None:
+        return "unknown"  # written before records said who wrote them
+    if host == socket.gethostname():
+        started = _start_time(int(pid))
+        if started is None:
+            return "dead"
+        recorded = record.get("process_start")
+        return "alive" if recorded is None or recorded == started else "dead"
+    try:
+        last = heartbeat.stat().st_mtime
+    except OSError:
+        return "dead"
+    return "alive" if time.time() - last < STALE_S else "dead"

@@ -1,0 +1,140 @@
+"""Hostile and broken input, as an adversarial user brings it through the command line:
+every case ends in one line on stderr and exit 2, within a memory limit set here (address
+space, RLIMIT_AS) and a time limit, and writes no run folder."""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+MEMORY = 4 << 30
+"""Address space each command may take (bytes): qiskit and numba need about 1.5 GB of
+virtual memory to import; the cases used to ask for 3.5 to 71,000,000 GB."""
+
+
+def _limited() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+
+
+def cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "substrates", *args], cwd=cwd, text=True,
+                          capture_output=True, timeout=timeout, preexec_fn=_limited,
+                          env={**os.environ, "CUDA_VISIBLE_DEVICES": ""})  # fmt: skip
+
+
+def one_line(result: subprocess.CompletedProcess[str], *needles: str) -> None:
+    assert result.returncode == 2, (result.returncode, result.stderr[-2000:])
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr[-2000:]
+    assert "Traceback" not in result.stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+
+
+FILES: dict[str, bytes] = {
+    "huge3.qasm": b"OPENQASM 3.0;\nqubit[2000000000] q;\n",
+    "huge2.qasm": b'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2000000000];\n',
+    "empty.qasm": b"",
+    "utf16.qasm": "OPENQASM 3.0;\nqubit q;\n".encode("utf-16"),
+    "two_states.fg": b"1\n\n2\n0 1\n10000 10000\n1\n0 1.0\n",
+    "huge_states.fg": b"1\n\n2\n0 1\n1000000 1000000\n1\n0 1.0\n",
+    "random.fg": bytes(range(256)) * 3,
+    "random.uai": b"\x89PNG\r\n\x1a\n" + bytes(range(200)),
+    "wide.raw": b"% format EVT3;width=60000;height=60000\n% end\n" + b"\x00" * 64,
+    "negative.raw": b"% format EVT3;width=-5;height=480\n% end\n" + b"\x00" * 64,
+    "utf16.yaml": "substrate: quantum\nbackend: quantum.aer\n".encode("utf-16"),
+    "latin1.yaml": "description: caf\xe9\nsubstrate: quantum\n".encode("latin-1"),
+    "deep.yaml": b"a: " + b"[" * 1000 + b"]" * 1000 + b"\n",
+    "aliases.yaml": b"a: &a ['x','x','x','x','x','x','x','x','x']\nb: &b [*a,*a,*a,*a,*a]\n",
+}
+"""Each file's bytes; the cases below name the command and what the line must say."""
+
+CASES = [
+    (["check", "aer_statevector", "--circuit", "huge3.qasm"], ["2,000,000,000 qubits"]),
+    (["run", "sample", "--circuit", "huge2.qasm"], ["2,000,000,000 qubits"]),
+    (["run", "sample", "--circuit", "empty.qasm"], ["empty"]),
+    (["run", "sample", "--circuit", "utf16.qasm"], ["not a text file"]),
+    (["run", "crn-validate", "--graph", "two_states.fg"], ["100,000,000 table entries"]),
+    (["run", "crn-validate", "--graph", "huge_states.fg"], ["1,000,000,000,000 table entries"]),
+    (["run", "crn-validate", "--graph", "random.fg"], ["random.fg"]),
+    (["run", "crn-validate", "--graph", "random.uai"], ["random.uai"]),
+    (["run", "event-layers", "--source", "events_file", "--events", "wide.raw"],
+     ["60000×60000"]),
+    (["run", "event-layers", "--source", "events_file", "--events", "negative.raw"],
+     ["-5×480"]),
+    (["check", "utf16.yaml"], ["UTF-16"]),
+    (["check", "latin1.yaml"], ["not UTF-8"]),
+    (["check", "deep.yaml"], ["nested too deeply"]),
+    (["check", "aliases.yaml"], ["aliases"]),
+    (["check", "."], ["a folder, not a config file"]),
+    (["run", "qrim", "--seed", "-5"], ["seed", "greater than or equal to 0"]),
+    (["run", "sample", "--out", "aliases.yaml"], ["not a folder"]),
+]  # fmt: skip
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    for name, data in FILES.items():
+        (tmp_path / name).write_bytes(data)
+    return tmp_path
+
+
+@pytest.mark.parametrize(("args", "needles"), CASES, ids=[" ".join(a)[:48] for a, _ in CASES])
+def test_hostile_input_is_one_line_in_bounded_memory(folder: Path, args, needles) -> None:
+    one_line(cli(*args, cwd=folder), *needles)
+    assert not (folder / "runs").exists()
+
+
+def test_a_sweep_grid_that_expands_too_far_is_refused_before_expanding(folder: Path) -> None:
+    (folder / "grid.yaml").write_text("parameters: {uncertainty: [4, 8]}\nseeds: 100000000000\n")
+    one_line(cli("sweep", "qrim", "--grid", "grid.yaml", "--out", "out", cwd=folder),
+             "200,000,000,000 items")  # fmt: skip
+    (folder / "bomb.yaml").write_bytes(FILES["aliases.yaml"].replace(b"a:", b"fixed:\n  x:"))
+    one_line(cli("sweep", "qrim", "--grid", "bomb.yaml", "--out", "out", cwd=folder), "aliases")
+    assert not (folder / "out").exists()
+
+
+def test_a_litke_header_without_electrodes_is_one_line(folder: Path) -> None:
+    from substrates.testing.mea import litke_header
+
+    (folder / "zero.bin").write_bytes(litke_header(0, 100))
+    (folder / "litke.yaml").write_text(
+        "substrate: mea\nbackend: mea.litke\noptions: {path: zero.bin, gain_uv: 0.5}\n"
+    )
+    one_line(cli("check", "litke.yaml", cwd=folder), "0 electrodes")
+
+
+def test_grid_paths_and_configs_are_checked_before_anything_runs(folder: Path) -> None:
+    (folder / "grid.yaml").write_text("parameters:\n  hardware: [aer_statevector, nowhere.yaml]\n")
+    one_line(cli("sweep", "sample", "--grid", "grid.yaml", "--out", "out", cwd=folder),
+             "nowhere.yaml")  # fmt: skip
+    (folder / "grid.yaml").write_text("parameters:\n  circuit: [missing.qasm]\n")
+    one_line(cli("sweep", "sample", "--grid", "grid.yaml", "--out", "out", cwd=folder),
+             "circuit missing.qasm: no such file")  # fmt: skip
+    (folder / "grid.yaml").write_text("parameters:\n  exact: ['false']\n  shots: [10]\n")
+    result = cli("sweep", "sample", "--grid", "grid.yaml", "--out", "out", cwd=folder)
+    assert result.returncode == 0, result.stderr  # the string "false" is False, not a flag
+    assert list((folder / "out" / "runs").glob("*/*/results.parquet"))
+
+
+def test_an_unexpected_error_is_one_line_and_a_traceback_file(folder: Path) -> None:
+    """A bug (here: a method declaration made to fail) prints where the traceback went."""
+    code = ("import sys\nfrom substrates.cli import main\nimport substrates.adapters.methods.run"
+            "_method\nfrom substrates.adapters.runs import sample_run\n"
+            "def broken(**_):\n    raise ZeroDivisionError('a bug')\n"
+            "sample_run.run_sample = broken\nsys.exit(main(sys.argv[1:]))\n")  # fmt: skip
+    result = subprocess.run([sys.executable, "-c", code, "run", "sample"], cwd=folder,
+                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert result.returncode == 70, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert "unexpected ZeroDivisionError: a bug" in line and "--debug" in line
+    path = Path(line.split("traceback is in ")[1].split(";")[0])
+    assert "ZeroDivisionError" in path.read_text()
+    debug = subprocess.run([sys.executable, "-c", code, "--debug", "run", "sample"],
+                           cwd=folder, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert debug.returncode == 70 and "Traceback" in debug.stderr
