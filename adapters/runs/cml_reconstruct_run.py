@@ -90,6 +90,9 @@ def run_cml_reconstruct(
     try:
         first, last = time_range(backend, start, end, path)
         inputs = link_inputs(backend, first, last, every_min, true_baseline)
+        if not np.isfinite(inputs.path_rain_mm_h).any():
+            raise CMLDataError(f"{backend.name}: no link has data between {first} and {last} "
+                               "(every rsl or tsl is missing there)")  # fmt: skip
         grid = grid_for(backend, inputs.links, cell_km)
         reference = (
             simulator_reference(backend, first, last, every_min)

@@ -55,9 +55,9 @@ def run_sweep(
     files they name are opened; `where` names the grid in those errors. One driver per
     folder: a second one is refused while the first lives."""
     declared = get_method(method)
-    for item in items:
-        declared.validated(item.parameters, where=f"{where}: item {item.parameters}: ")
-    check_inputs(declared, items, where)
+    validated = [declared.validated(item.parameters, where=f"{where}: item {item.parameters}: ")
+                 for item in items]  # fmt: skip
+    check_inputs(declared, items, validated, where)
     config = load_executor_config(executor)
     identity = fingerprint(method, items)
     SweepFolder.check(out, identity)  # refuses another sweep's folder before writing into it
@@ -104,14 +104,15 @@ def _outcome(future: Any) -> dict[str, Any]:
         return {"status": "failed", "error": f"{type(error).__name__}: {error}", "traceback": ""}
 
 
-def check_inputs(method: Method[Any], items: list[Item], where: str | Path) -> None:
+def check_inputs(method: Method[Any], items: list[Item], validated: list[Any],
+                 where: str | Path) -> None:  # fmt: skip
     """Open every config and check every file the items name, each distinct value once,
     before any item runs: a bad path is one line now, not a failure per item later."""
     checked: set[tuple[str, str]] = set()
-    for item in items:
-        values = method.validated(item.parameters).model_dump()
-        for name, kind in method.inputs().items():
-            value = values.get(name)
+    inputs = method.inputs()
+    for item, parameters in zip(items, validated, strict=True):
+        for name, kind in inputs.items():
+            value = getattr(parameters, name)
             if value is None or (name, str(value)) in checked:
                 continue
             checked.add((name, str(value)))

@@ -5,35 +5,104 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from .events import EVENT_DTYPE, EventError, Events
 
+MEMORY_PER_BYTE = 64
+"""The decoder may use this many bytes of memory per byte of file (compressed packets
+expand), on top of MEMORY_BASE."""
+MEMORY_BASE = 1 << 30
+SECONDS_BASE = 60.0
+SECONDS_PER_MB = 2.0
+
 
 def read_aedat4(path: str | os.PathLike[str]) -> Events:
-    """The first event stream of an AEDAT4 file (t in µs as stored, Unix time)."""
+    """The first event stream of an AEDAT4 file (t in µs as stored, Unix time).
+
+    The Rust decoder aborts the whole process on some damaged files (a panic that cannot
+    unwind), and on others asks for tens of gigabytes from a file of a few kilobytes, so it
+    runs in a child process limited to MEMORY_BASE + MEMORY_PER_BYTE × the file's size and
+    to SECONDS_BASE + SECONDS_PER_MB per MB: a crash or a limit reached is an EventError.
+    """
     try:
-        import aedat
+        import aedat  # noqa: F401 - fail here, with the install hint, not in the child
     except ImportError:
         raise EventError(f"{path}: reading AEDAT4 needs the 'aedat' package") from None
+    import multiprocessing
+
+    size = Path(path).stat().st_size
+    memory = MEMORY_BASE + MEMORY_PER_BYTE * size
+    seconds = SECONDS_BASE + SECONDS_PER_MB * size / 1e6
+    context = multiprocessing.get_context("spawn")
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=_child, args=(str(path), sender, memory), daemon=True)
+    child.start()
+    sender.close()
     try:
-        decoder = aedat.Decoder(str(path))
-    except Exception as error:  # the Rust decoder's own message says what is wrong
-        raise EventError(f"{path}: not a readable AEDAT4 file: {error}") from None
-    streams = {k: v for k, v in decoder.id_to_stream().items() if v["type"] == "events"}
+        if not receiver.poll(seconds):
+            raise EventError(f"{path}: the AEDAT4 decoder took over {seconds:.0f} s (damaged?)")
+        outcome = receiver.recv()
+    except EOFError:
+        raise EventError(
+            f"{path}: the AEDAT4 decoder crashed on this file, or needed more "
+            f"than {memory / 2**30:.1f} GiB (damaged or not AEDAT4)"
+        ) from None
+    finally:
+        child.kill()
+        child.join()
+        receiver.close()
+    if isinstance(outcome, EventError):
+        raise outcome
+    array, width, height = outcome
+    return Events(array, width, height).check(str(path))
+
+
+def _child(path: str, sender: Any, memory: int) -> None:
+    """The decoding process: limits its own memory, sends the events or the EventError."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    try:
+        sender.send(_decode(path))
+    except EventError as error:
+        sender.send(error)
+
+
+def _decode(path: str) -> tuple[np.ndarray, int, int]:
+    """In the child process: the events array and sensor size of the first event stream."""
+    import aedat
+
+    try:
+        decoder = aedat.Decoder(path)
+        streams = {k: v for k, v in decoder.id_to_stream().items() if v["type"] == "events"}
+    except BaseException as error:  # the Rust decoder's message says what is wrong
+        raise _refused(path, "not a readable AEDAT4 file", error) from None
     if not streams:
         raise EventError(f"{path}: no event stream in this AEDAT4 file")
     stream = min(streams)
-    chunks = [packet["events"] for packet in decoder
-              if packet["stream_id"] == stream and "events" in packet]  # fmt: skip
-    if not chunks:
-        return Events(np.empty(0, EVENT_DTYPE), streams[stream]["width"], streams[stream]["height"])
-    raw = np.concatenate(chunks)
-    array = np.empty(len(raw), EVENT_DTYPE)
-    array["t"], array["x"], array["y"] = raw["t"], raw["x"], raw["y"]
-    array["p"] = raw["on"]
-    return Events(array, streams[stream]["width"], streams[stream]["height"]).check(str(path))
+    width, height = streams[stream]["width"], streams[stream]["height"]
+    try:
+        chunks = [packet["events"] for packet in decoder
+                  if packet["stream_id"] == stream and "events" in packet]  # fmt: skip
+    except BaseException as error:  # a cut or damaged packet: the decoder says which
+        raise _refused(path, "a damaged AEDAT4 file", error) from None
+    array = np.empty(sum(len(c) for c in chunks), EVENT_DTYPE)
+    if chunks:
+        raw = np.concatenate(chunks)
+        array["t"], array["x"], array["y"] = raw["t"], raw["x"], raw["y"]
+        array["p"] = raw["on"]
+    return array, width, height
+
+
+def _refused(path: str | os.PathLike[str], what: str, error: BaseException) -> EventError:
+    """The EventError for a decoder failure; Ctrl-C and the like are raised again. The Rust
+    decoder panics on some damaged files (a BaseException, PanicException)."""
+    if not isinstance(error, Exception) and type(error).__name__ != "PanicException":
+        raise error
+    return EventError(f"{path}: {what}: {str(error).splitlines()[0] if str(error) else error!r}")
 
 
 def write_aedat4(events: Events, path: str | os.PathLike[str], camera: str = "substrates"

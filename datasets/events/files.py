@@ -50,7 +50,11 @@ def read_events(path: str | os.PathLike[str], width: int | None = None,
     header = read_header(bytes(data[:HEADER_SCAN]), str(path))
     if path.suffix == ".dat":
         encoding, start = "dat", header.data_offset + 2
-        kind, size = bytes(data[header.data_offset : start]) or b"\x00\x08"
+        marker = bytes(data[header.data_offset : start]) or b"\x00\x08"  # empty: no events
+        if len(marker) < 2:
+            raise EventError(f"{path}: cut at byte {header.data_offset}, inside the event type "
+                             "and size bytes after the header")  # fmt: skip
+        kind, size = marker
         if (kind, size) != (dat.CD_TYPE, dat.CD_SIZE):
             raise EventError(f"{path}: byte {header.data_offset}: event type {kind}, size "
                              f"{size}; DAT CD events are type 0, size 8")  # fmt: skip

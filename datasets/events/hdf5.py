@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -15,7 +16,7 @@ from .events import EVENT_DTYPE, EventError, Events
 def read_hdf5(path: str | os.PathLike[str], width: int | None = None,
               height: int | None = None) -> Events:  # fmt: skip
     """The events of an HDF5 file; the sensor size from the attributes, the caller, or the
-    largest coordinates."""
+    largest coordinates. A damaged file is an EventError, whatever h5py raises."""
     import h5py
 
     try:
@@ -23,19 +24,29 @@ def read_hdf5(path: str | os.PathLike[str], width: int | None = None,
     except OSError as error:
         raise EventError(f"{path}: not a readable HDF5 file: {error}") from None
     with handle:
-        if "events" not in handle or not {"x", "y", "t", "p"} <= set(handle["events"]):
-            raise EventError(f"{path}: no group 'events' with datasets x, y, t, p")
-        group = handle["events"]
-        sizes = {name: group[name].shape for name in "xytp"}
-        if len({shape[0] for shape in sizes.values()}) != 1:
-            raise EventError(f"{path}: events/x, y, t, p differ in length: {sizes}")
-        array = np.empty(sizes["t"][0], EVENT_DTYPE)
-        offset = int(handle["t_offset"][()]) if "t_offset" in handle else 0
-        array["t"] = group["t"][:].astype(np.int64) + offset
-        array["x"], array["y"], array["p"] = group["x"][:], group["y"][:], group["p"][:]
-        width = int(group.attrs.get("width", width or 0)) or int(array["x"].max(initial=0)) + 1
-        height = int(group.attrs.get("height", height or 0)) or int(array["y"].max(initial=0)) + 1
+        try:
+            array, width, height = _read_group(handle, path, width, height)
+        except (RuntimeError, OSError, KeyError, ValueError, TypeError) as error:
+            raise EventError(f"{path}: a damaged HDF5 file: {error}") from None
     return Events(array, width, height).check(str(path))
+
+
+def _read_group(handle: Any, path: str | os.PathLike[str], width: int | None,
+                height: int | None) -> tuple[np.ndarray, int, int]:  # fmt: skip
+    """The events array and the sensor size from an open file."""
+    if "events" not in handle or not {"x", "y", "t", "p"} <= set(handle["events"]):
+        raise EventError(f"{path}: no group 'events' with datasets x, y, t, p")
+    group = handle["events"]
+    sizes = {name: group[name].shape for name in "xytp"}
+    if len({shape[0] if shape else -1 for shape in sizes.values()}) != 1:
+        raise EventError(f"{path}: events/x, y, t, p differ in length: {sizes}")
+    array = np.empty(sizes["t"][0], EVENT_DTYPE)
+    offset = int(handle["t_offset"][()]) if "t_offset" in handle else 0
+    array["t"] = group["t"][:].astype(np.int64) + offset
+    array["x"], array["y"], array["p"] = group["x"][:], group["y"][:], group["p"][:]
+    width = int(group.attrs.get("width", width or 0)) or int(array["x"].max(initial=0)) + 1
+    height = int(group.attrs.get("height", height or 0)) or int(array["y"].max(initial=0)) + 1
+    return array, width, height
 
 
 def write_hdf5(events: Events, path: str | os.PathLike[str]) -> None:

@@ -38,13 +38,14 @@ def test_cml_benchmark_prints_both_tables() -> None:
 def test_sweep_benchmark_prints_its_table() -> None:
     pytest.importorskip("distributed")
     result = subprocess.run(
-        [sys.executable, str(SCRIPT.parent / "sweeps.py"), "--items", "2"],
+        [sys.executable, str(SCRIPT.parent / "sweeps.py"), "--items", "2", "--plan", "1000"],
         capture_output=True, text=True, timeout=600, check=True,
     )  # fmt: skip
     rows = [line.split("|")[1:3] for line in result.stdout.splitlines() if line[:2] == "| "]
     assert [(e.strip(), w.strip()) for e, w in rows[1:]] == [
         ("local", "1"), ("local", "2"), ("dask", "1"), ("dask", "2")
     ]  # fmt: skip
+    assert "planning 1,000 items" in result.stdout
 
 
 @pytest.mark.slow

@@ -138,3 +138,39 @@ def test_an_unexpected_error_is_one_line_and_a_traceback_file(folder: Path) -> N
     debug = subprocess.run([sys.executable, "-c", code, "--debug", "run", "sample"],
                            cwd=folder, capture_output=True, text=True, timeout=120)  # fmt: skip
     assert debug.returncode == 70 and "Traceback" in debug.stderr
+
+
+def test_links_without_any_data_are_one_line(folder: Path) -> None:
+    import numpy as np
+    import xarray as xr
+
+    times = np.arange("2021-01-01T00:00", "2021-01-01T01:00", dtype="datetime64[m]")
+    link, dims = ("cml_id", "sublink_id"), ("cml_id", "sublink_id", "time")
+    xr.Dataset(
+        {"rsl": (dims, np.full((2, 2, 60), np.nan), {"units": "dBm"}),
+         "tsl": (dims, np.full((2, 2, 60), 10.0), {"units": "dBm"})},
+        coords={"cml_id": ["a", "b"], "sublink_id": ["s0", "s1"],
+                "time": times.astype("datetime64[ns]"),
+                "frequency": (link, np.full((2, 2), 23.0), {"units": "GHz"}),
+                "polarization": (link, np.full((2, 2), "v")),
+                "length": ("cml_id", [3.0, 3.0], {"units": "km"}),
+                "site_0_lat": ("cml_id", [50.0, 50.01]), "site_0_lon": ("cml_id", [8.0, 8.0]),
+                "site_1_lat": ("cml_id", [50.02, 50.03]), "site_1_lon": ("cml_id", [8.03, 8.03])},
+    ).to_netcdf(folder / "nan.nc")  # fmt: skip
+    result = cli("run", "cml-reconstruct", "--source", "cml_opensense", "--data", "nan.nc",
+                 "--start", "2021-01-01T00:10", "--end", "2021-01-01T00:40", "--methods", "idw",
+                 cwd=folder)  # fmt: skip
+    one_line(result, "no link has data")
+    assert not (folder / "runs").exists()
+
+
+def test_machine_errors_are_one_line() -> None:
+    import errno
+
+    from substrates.cli.failures import explain
+
+    full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "runs/x/results.parquet")
+    assert explain(full) == "runs/x/results.parquet: No space left on device"
+    assert explain(MemoryError()).startswith("out of memory")
+    assert explain(RecursionError()) == "the input is nested too deeply to read"
+    assert explain(ZeroDivisionError("a bug")) is None

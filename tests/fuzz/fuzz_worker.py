@@ -1,0 +1,111 @@
+"""One reader fuzzed in this process (run by test_fuzz.py under RLIMIT_AS): the corpus of
+earlier finds, every truncation of a valid file, declared sizes of 10^12, then random
+bytes and header mutations from hypothesis. Exits 0 when every input was read or refused
+with the reader's own error type; otherwise prints the input's file and the exception,
+saves the input to the corpus, and exits 1.
+
+    python tests/fuzz/fuzz_worker.py READER [EXAMPLES]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).parent))
+from readers import CORPUS, ENV_EXAMPLES, Reader, readers
+
+SECONDS_PER_INPUT = 20.0
+
+
+class Broken(Exception):
+    """A reader raised something other than its own error type, or took too long."""
+
+
+def attempt(reader: Reader, name: str, data: bytes, folder: Path) -> None:
+    path = folder / f"input{reader.suffix}"
+    path.write_bytes(data)
+    began = time.perf_counter()
+    try:
+        reader.read(path)
+    except reader.errors:
+        pass
+    except BaseException as error:
+        keep(name, reader, data)
+        raise Broken(f"{name}: {type(error).__name__}: {error}\n"
+                     + "".join(traceback.format_exception(error)[-6:])) from None  # fmt: skip
+    if time.perf_counter() - began > SECONDS_PER_INPUT:
+        keep(name, reader, data)
+        raise Broken(f"{name}: an input of {len(data)} bytes took over {SECONDS_PER_INPUT} s")
+
+
+def cuts(length: int) -> list[int]:
+    """Where to cut the valid file: every byte of its first 64 (headers), then 48 more
+    positions spread over the rest."""
+    head = list(range(min(length, 64)))
+    return head + sorted({64 + (length - 64) * k // 48 for k in range(48)} - set(head))
+
+
+def keep(name: str, reader: Reader, data: bytes) -> None:
+    folder = CORPUS / name
+    folder.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha1(data).hexdigest()[:12]
+    (folder / f"{digest}{reader.suffix}").write_bytes(data)
+
+
+def main(name: str, examples: int) -> int:
+    reader = readers()[name]
+    with tempfile.TemporaryDirectory() as root:
+        folder = Path(root)
+        valid = reader.valid(folder)
+        reader.read(_written(folder, reader, valid))  # the seed itself must read
+        found = sorted((CORPUS / name).glob("*")) if (CORPUS / name).is_dir() else []
+        for path in found:
+            attempt(reader, name, path.read_bytes(), folder)
+        for cut in cuts(len(valid)):
+            attempt(reader, name, valid[:cut], folder)
+        for field, huge in reader.huge:
+            assert field in valid, f"{name}: {field!r} is not in the valid file"
+            attempt(reader, name, valid.replace(field, huge, 1), folder)
+
+        @settings(max_examples=examples, deadline=None, database=None,
+                  suppress_health_check=list(HealthCheck))  # fmt: skip
+        @given(st.binary(max_size=2048))
+        def random_bytes(data: bytes) -> None:
+            attempt(reader, name, data, folder)
+
+        @settings(max_examples=examples, deadline=None, database=None,
+                  suppress_health_check=list(HealthCheck))  # fmt: skip
+        @given(st.lists(st.tuples(st.integers(0, 4095), st.integers(0, 255)), max_size=8))
+        def mutated(flips: list[tuple[int, int]]) -> None:
+            data = bytearray(valid)
+            for position, value in flips:
+                data[position % len(data)] = value
+            attempt(reader, name, bytes(data), folder)
+
+        random_bytes()
+        mutated()
+    return 0
+
+
+def _written(folder: Path, reader: Reader, data: bytes) -> Path:
+    path = folder / f"seed_copy{reader.suffix}"
+    path.write_bytes(data)
+    return path
+
+
+if __name__ == "__main__":
+    try:
+        name = sys.argv[1]
+        default = readers()[name].examples or ENV_EXAMPLES
+        sys.exit(main(name, int(sys.argv[2]) if len(sys.argv) > 2 else default))
+    except Broken as broken:
+        print(broken, file=sys.stderr)
+        sys.exit(1)

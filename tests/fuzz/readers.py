@@ -1,0 +1,247 @@
+"""What the fuzz tests feed each reader: a valid file made by the reader's independent
+writer (or ours, where the format has no other), the call that reads it, and the one error
+type the reader may raise. Run inside a memory-limited subprocess by fuzz_worker.py."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Reader:
+    """suffix: the file name's ending; valid(folder) -> bytes of a valid file; read(path)
+    reads it; errors: the exception types the reader may raise for bad input."""
+
+    suffix: str
+    valid: Callable[[Path], bytes]
+    read: Callable[[Path], Any]
+    errors: tuple[type[BaseException], ...]
+    huge: tuple[tuple[bytes, bytes], ...] = ()
+    """(field text, replacement) pairs that declare a size of 10^12 in the valid file."""
+    examples: int | None = None
+    """Hypothesis examples per strategy (None: SUBSTRATES_FUZZ_EXAMPLES, default 60)."""
+
+
+def _config(folder: Path) -> bytes:
+    return b"substrate: quantum\nbackend: quantum.aer\noptions:\n  method: statevector\n"
+
+
+def _grid(folder: Path) -> bytes:
+    return b"parameters:\n  uncertainty: [4, 8]\nseeds: 2\nfixed: {steps: 10}\n"
+
+
+def _qasm(folder: Path) -> bytes:
+    from qiskit import qasm3
+
+    from substrates.datasets.quantum.generators import ghz
+
+    return qasm3.dumps(ghz(3)).encode()
+
+
+def _qpy(folder: Path) -> bytes:
+    import io
+
+    from qiskit import qpy
+
+    from substrates.datasets.quantum.generators import ghz
+
+    buffer = io.BytesIO()
+    qpy.dump([ghz(3)], buffer)
+    return buffer.getvalue()
+
+
+def _fg(folder: Path) -> bytes:
+    from substrates.datasets.crn.libdai_fg import write_fg
+    from substrates.testing.crn import random_tree
+
+    write_fg(random_tree(3, seed=1, states=2), folder / "seed.fg")
+    return (folder / "seed.fg").read_bytes()
+
+
+def _uai(folder: Path) -> bytes:
+    from substrates.datasets.crn.uai import write_uai
+    from substrates.testing.crn import random_tree
+
+    write_uai(random_tree(3, seed=1, states=2), folder / "seed.uai")
+    return (folder / "seed.uai").read_bytes()
+
+
+def _sbml(folder: Path) -> bytes:
+    from substrates.datasets.crn.sbml import to_sbml
+    from substrates.models.crn.napp_adams import compile_graph
+    from substrates.testing.crn import random_tree
+
+    return to_sbml(compile_graph(random_tree(2, seed=1, states=2)).network).encode()
+
+
+def _events(encoding: str) -> Callable[[Path], bytes]:
+    def valid(folder: Path) -> bytes:
+        from substrates.datasets.events.events import EVENT_DTYPE, Events
+        from substrates.datasets.events.files import write_events
+
+        rng = np.random.default_rng(1)
+        array = np.empty(64, EVENT_DTYPE)
+        array["t"] = np.sort(rng.integers(0, 50_000, 64))
+        array["x"], array["y"] = rng.integers(0, 32, 64), rng.integers(0, 24, 64)
+        array["p"] = rng.integers(0, 2, 64)
+        suffix = {"dat": "dat", "aedat4": "aedat4"}.get(encoding, "raw")
+        path = folder / f"seed.{suffix}"
+        write_events(Events(array, 32, 24), path, encoding)
+        return path.read_bytes()
+
+    return valid
+
+
+def _hdf5(folder: Path) -> bytes:
+    import h5py
+
+    with h5py.File(folder / "seed.h5", "w") as handle:  # DSEC's layout, written by h5py
+        events = handle.create_group("events")
+        events["t"] = np.arange(10, dtype=np.uint32) * 100
+        events["x"] = np.arange(10, dtype=np.uint16)
+        events["y"] = np.arange(10, dtype=np.uint16)
+        events["p"] = (np.arange(10) % 2).astype(np.uint8)
+    return (folder / "seed.h5").read_bytes()
+
+
+def _litke(folder: Path) -> bytes:
+    from substrates.testing.mea import litke_header, litke_pack
+
+    samples = np.random.default_rng(2).integers(-2048, 2048, (10, 513))  # the 512 array + TTL
+    return litke_header(513, 10) + litke_pack(samples)
+
+
+def _nwb(folder: Path) -> bytes:
+    from substrates.testing.mea import pynwb_file
+
+    pynwb_file(folder / "seed.nwb", np.zeros((20, 3), np.int16))
+    return (folder / "seed.nwb").read_bytes()
+
+
+def _opensense(folder: Path) -> bytes:
+    import xarray as xr
+
+    times = np.datetime64("2021-01-01T00:00") + np.arange(4) * np.timedelta64(1, "m")
+    link, dims = ("cml_id", "sublink_id"), ("cml_id", "sublink_id", "time")
+    data = xr.Dataset(
+        {"rsl": (dims, np.full((2, 2, 4), -45.0), {"units": "dBm"}),
+         "tsl": (dims, np.full((2, 2, 4), 10.0), {"units": "dBm"})},
+        coords={"cml_id": ["a", "b"], "sublink_id": ["s0", "s1"], "time": times,
+                "frequency": (link, np.full((2, 2), 23.0), {"units": "GHz"}),
+                "polarization": (link, np.full((2, 2), "v")),
+                "length": ("cml_id", [3.0, 4.0], {"units": "km"}),
+                "site_0_lat": ("cml_id", [50.0, 50.1]), "site_0_lon": ("cml_id", [8.0, 8.1]),
+                "site_1_lat": ("cml_id", [50.02, 50.12]), "site_1_lon": ("cml_id", [8.03, 8.13])},
+    )  # fmt: skip
+    data.to_netcdf(folder / "seed.nc")
+    return (folder / "seed.nc").read_bytes()
+
+
+def _read_config(path: Path) -> Any:
+    from substrates.adapters.config.load import load_config
+
+    return load_config(path)
+
+
+def _read_grid(path: Path) -> Any:
+    from substrates.adapters.sweeps.grid import load_grid
+
+    return load_grid(path, "qrim")
+
+
+def _read_circuits(path: Path) -> Any:
+    from substrates.datasets.quantum.circuit_files import load_circuits
+
+    return load_circuits(path)
+
+
+def _read_fg(path: Path) -> Any:
+    from substrates.datasets.crn.libdai_fg import read_fg
+
+    return read_fg(path)
+
+
+def _read_uai(path: Path) -> Any:
+    from substrates.datasets.crn.uai import read_uai
+
+    return read_uai(path)
+
+
+def _read_sbml(path: Path) -> Any:
+    from substrates.datasets.crn.sbml import read_sbml
+
+    return read_sbml(path)
+
+
+def _read_events(path: Path) -> Any:
+    from substrates.datasets.events.files import read_events
+
+    return read_events(path)
+
+
+def _read_litke(path: Path) -> Any:
+    from substrates.backends.registry import create_backend
+
+    return create_backend("mea.litke", {"path": str(path), "gain_uv": 0.5}).recording()
+
+
+def _read_nwb(path: Path) -> Any:
+    from substrates.datasets.mea.nwb import read_nwb
+
+    return read_nwb(path).get_traces()
+
+
+def _read_opensense(path: Path) -> Any:
+    from substrates.datasets.cml.opensense import open_dataset
+
+    return open_dataset(path)
+
+
+def readers() -> dict[str, Reader]:
+    """Reader name → what to feed it (imports the error types here, in the worker)."""
+    from substrates.adapters.config.errors import ConfigError
+    from substrates.backends.errors import SubstratesError
+    from substrates.datasets.cml.errors import CMLDataError
+    from substrates.datasets.crn.factor_graph import FactorGraphError
+    from substrates.datasets.crn.sbml import SBMLError
+    from substrates.datasets.events.events import EventError
+    from substrates.datasets.mea.recording import RecordingError
+    from substrates.datasets.quantum.circuit_files import CircuitFileError
+
+    tera = b"1000000000000"
+    return {
+        "config": Reader(".yaml", _config, _read_config, (ConfigError,)),
+        "grid": Reader(".yaml", _grid, _read_grid, (ConfigError,),
+                       ((b"seeds: 2", b"seeds: " + tera),)),
+        "qasm": Reader(".qasm", _qasm, _read_circuits, (CircuitFileError,),
+                       ((b"qubit[3]", b"qubit[" + tera + b"]"),)),
+        "qpy": Reader(".qpy", _qpy, _read_circuits, (CircuitFileError,)),
+        "fg": Reader(".fg", _fg, _read_fg, (FactorGraphError,),
+                     ((b"\n2 2\n", b"\n" + tera + b" 2\n"),)),
+        "uai": Reader(".uai", _uai, _read_uai, (FactorGraphError,),
+                      ((b"\n2 2 2\n", b"\n2 2 " + tera + b"\n"),)),
+        "sbml": Reader(".xml", _sbml, _read_sbml, (SBMLError,)),
+        "evt2": Reader(".raw", _events("evt2"), _read_events, (EventError,),
+                       ((b"width=32", b"width=" + tera),)),
+        "evt3": Reader(".raw", _events("evt3"), _read_events, (EventError,),
+                       ((b"width=32", b"width=" + tera),)),
+        "dat": Reader(".dat", _events("dat"), _read_events, (EventError,),
+                      ((b"Width 32", b"Width " + tera),)),
+        "hdf5": Reader(".h5", _hdf5, _read_events, (EventError,)),
+        "aedat4": Reader(".aedat4", _events("aedat4"), _read_events, (EventError,),
+                         examples=15),  # each read spawns the decoder's process
+        "litke": Reader(".bin", _litke, _read_litke, (SubstratesError,)),
+        "nwb": Reader(".nwb", _nwb, _read_nwb, (RecordingError,)),
+        "opensense": Reader(".nc", _opensense, _read_opensense, (CMLDataError,)),
+    }  # fmt: skip
+
+
+CORPUS = Path(__file__).with_name("corpus")
+"""Regression files: inputs that once broke a reader, replayed first on every run."""
+ENV_EXAMPLES = int(os.environ.get("SUBSTRATES_FUZZ_EXAMPLES", "60"))
