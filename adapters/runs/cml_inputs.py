@@ -138,7 +138,10 @@ def grid_for(backend: CMLBackend, links: Any, cell_km: float | None) -> Grid:
             truth.sizes["x_km"], truth.sizes["y_km"],
             float(truth.x_km[0]) - cell / 2, float(truth.y_km[0]) - cell / 2,
         )  # fmt: skip
-    return Grid.covering(links, cell_km or 2.0)
+    try:
+        return Grid.covering(links, cell_km or 2.0)
+    except ValueError as error:
+        raise SubstratesError(f"{backend.name}: {error}") from None
 
 
 def _first_minute(backend: CMLBackend) -> tuple[np.datetime64, np.datetime64]:

@@ -79,6 +79,8 @@ def validate(dataset: Any, source: str = "dataset") -> tuple[Any, Cleaning]:
         bad = [str(c) for c in np.asarray(dataset["cml_id"].values)[~(length > 0)][:5]]
         raise CMLDataError(f"{source}: links of zero or missing length: cml_id {', '.join(bad)}")
 
+    _coordinates_match_length(dataset, length, source)
+
     raw = np.asarray(dataset["polarization"].values).astype(str)
     lowered = np.char.lower(np.char.strip(raw))
     unknown = sorted(str(p) for p in set(lowered.ravel()) - set(_POLARIZATIONS))
@@ -91,6 +93,34 @@ def validate(dataset: Any, source: str = "dataset") -> tuple[Any, Cleaning]:
     dataset = dataset.assign_coords(polarization=(dataset["polarization"].dims, normalised))
 
     return dataset, cleaning
+
+
+LENGTH_TOLERANCE_KM = 1.0
+LENGTH_TOLERANCE = 0.5
+"""A link's `length` may differ from the distance between its sites by this much (km) and
+this share of the length before the file is refused: it catches swapped coordinates and
+lengths in metres, which would otherwise give maps thousands of km wide or no rain."""
+
+
+def _coordinates_match_length(dataset: Any, length: np.ndarray, source: str) -> None:
+    """Refuse links whose site coordinates contradict their `length` (km)."""
+    names = ("site_0_lat", "site_0_lon", "site_1_lat", "site_1_lon")
+    lat0, lon0, lat1, lon1 = (np.radians(np.asarray(dataset[n].values, float)) for n in names)
+    half = (
+        np.sin((lat1 - lat0) / 2) ** 2
+        + np.cos(lat0) * np.cos(lat1) * np.sin((lon1 - lon0) / 2) ** 2
+    )
+    distance = 2 * 6371.0 * np.arcsin(np.sqrt(np.clip(half, 0, 1)))
+    gap = np.abs(distance - length)
+    bad = (gap > LENGTH_TOLERANCE_KM) & (gap > LENGTH_TOLERANCE * length)
+    if np.any(bad):
+        first = int(np.flatnonzero(bad)[0])
+        ids = np.asarray(dataset["cml_id"].values)
+        raise CMLDataError(
+            f"{source}: {int(bad.sum())} links' coordinates contradict their length, e.g. "
+            f"cml_id {ids[first]}: sites {distance[first]:.1f} km apart, length "
+            f"{length[first]:g} (km expected; lat/lon swapped, or length in metres?)"
+        )
 
 
 def _frequency_in_ghz(dataset: Any, source: str, cleaning: Cleaning) -> Any:

@@ -17,6 +17,10 @@ def to_km(lat: Any, lon: Any, origin: tuple[float, float]) -> tuple[np.ndarray, 
     return east, north
 
 
+MAX_CELLS = 1 << 20
+"""Most cells one map may have (a million: 2,000 × 2,000 km at 2 km)."""
+
+
 @dataclass(frozen=True)
 class Grid:
     """ny × nx cells of cell_km; cell centres at x0_km + (i + ½) cell_km east (and likewise
@@ -51,6 +55,12 @@ class Grid:
         west, south = east.min() - margin_km, north.min() - margin_km
         nx = int(np.ceil((east.max() + margin_km - west) / cell_km))
         ny = int(np.ceil((north.max() + margin_km - south) / cell_km))
+        if nx * ny > MAX_CELLS:
+            raise ValueError(
+                f"the links span {nx * cell_km:.0f} × {ny * cell_km:.0f} km: {nx} × {ny} cells of "
+                f"{cell_km:g} km, more than the {MAX_CELLS:,} a map may have; check the links' "
+                "coordinates, or choose larger cells"
+            )
         return cls(origin, cell_km, nx, ny, west, south)
 
 

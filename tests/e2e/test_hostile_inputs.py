@@ -174,3 +174,32 @@ def test_machine_errors_are_one_line() -> None:
     assert explain(MemoryError()).startswith("out of memory")
     assert explain(RecursionError()) == "the input is nested too deeply to read"
     assert explain(ZeroDivisionError("a bug")) is None
+
+
+def test_links_whose_coordinates_contradict_their_length_are_one_line(folder: Path) -> None:
+    """One link's ends swapped into lat/lon order would map thousands of km of nothing;
+    lengths in metres would give no rain: both are refused, naming the link."""
+    import numpy as np
+    import xarray as xr
+
+    times = np.arange("2021-01-01T00:00", "2021-01-01T01:00", dtype="datetime64[m]")
+    link, dims = ("cml_id", "sublink_id"), ("cml_id", "sublink_id", "time")
+    for name, length, lat1, lon1 in (
+        ("swapped", 3.0, 8.03, 50.02),
+        ("metres", 3000.0, 50.02, 8.03),
+    ):
+        xr.Dataset(
+            {"rsl": (dims, np.full((1, 2, 60), -45.0), {"units": "dBm"}),
+             "tsl": (dims, np.full((1, 2, 60), 10.0), {"units": "dBm"})},
+            coords={"cml_id": ["a"], "sublink_id": ["s0", "s1"],
+                    "time": times.astype("datetime64[ns]"),
+                    "frequency": (link, np.full((1, 2), 23.0), {"units": "GHz"}),
+                    "polarization": (link, np.full((1, 2), "v")),
+                    "length": ("cml_id", [length]),
+                    "site_0_lat": ("cml_id", [50.0]), "site_0_lon": ("cml_id", [8.0]),
+                    "site_1_lat": ("cml_id", [lat1]), "site_1_lon": ("cml_id", [lon1])},
+        ).to_netcdf(folder / f"{name}.nc")  # fmt: skip
+        result = cli("run", "cml-reconstruct", "--source", "cml_opensense", "--data",
+                     f"{name}.nc", "--start", "2021-01-01T00:10", "--end", "2021-01-01T00:40",
+                     "--methods", "idw", cwd=folder)  # fmt: skip
+        one_line(result, "contradict their length", "cml_id a")

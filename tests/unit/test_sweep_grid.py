@@ -83,3 +83,29 @@ def test_every_method_declares_parameters_its_run_function_takes(method) -> None
     parameters = declared.validated({})
     signature = inspect.signature(declared.run())
     signature.bind(**parameters.model_dump(), out="runs")  # raises on a missing or unknown one
+
+
+def test_a_damaged_sweep_folder_is_one_line_or_redone(tmp_path) -> None:
+    """A sweep.json that cannot be read is refused with one line; a fragment cut short
+    (not whole Parquet) is removed, so its item runs again instead of crashing the sweep."""
+    import pyarrow as pa
+
+    from substrates.adapters.sweeps.store import SweepFolder
+    from substrates.backends.errors import SubstratesError
+
+    (tmp_path / "sweep.json").write_text('{"method": "qrim", "fingerp')
+    with pytest.raises(SubstratesError, match=r"sweep\.json cannot be read"):
+        SweepFolder.check(tmp_path, "abc")
+    store = SweepFolder.open(tmp_path / "s", "qrim", "abc", {}, [], held=False)
+    store.commit("good", pa.table({"x": [1]}))
+    store.commit("cut", pa.table({"x": [2]}))
+    whole = store.fragment("cut").read_bytes()
+    store.fragment("cut").write_bytes(whole[: len(whole) // 2])
+    assert store.done() == {"good"} and not store.fragment("cut").exists()
+
+
+def test_grids_are_sized_before_they_are_expanded(tmp_path) -> None:
+    with pytest.raises(ConfigError, match="200,000,000,000 items"):
+        grid(tmp_path, "parameters: {uncertainty: [4, 8]}\nseeds: 100000000000\n")
+    with pytest.raises(ConfigError, match="a count ≥ 1, or a list of seeds ≥ 0"):
+        grid(tmp_path, "seeds: [1, -5]\n")
