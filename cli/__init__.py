@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -53,6 +54,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Terminated:
         print("terminated", file=sys.stderr)
         return 143
+    except BrokenPipeError:  # the reader went away (`substrates runs | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except SystemExit:
         raise
     except BaseException as error:  # the last resort: one line, never a traceback

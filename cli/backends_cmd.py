@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from .tables import print_table
+
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
@@ -28,9 +30,6 @@ def handle(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([r.to_dict() for r in rows], indent=2))
         return 0
-    header = ("NAME", "SUBSTRATE", "TIER", "STATUS")
-    table = [header] + [(r.name, r.substrate, r.tier or "?", r.reason) for r in rows]
-    widths = [max(len(row[i]) for row in table) for i in range(3)]
-    for row in table:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row[:3], widths, strict=True)), row[3])
+    print_table(("NAME", "SUBSTRATE", "TIER", "STATUS"),
+                [(r.name, r.substrate, r.tier or "?", r.reason) for r in rows])  # fmt: skip
     return 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from .tables import print_table
+
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
@@ -32,11 +34,8 @@ def handle(args: argparse.Namespace) -> int:
     if not rows:
         print(f"no run folders under {args.folder}")
         return 0
-    table = [("FOLDER", "METHOD", "STATUS", "AGE")]
-    table += [(str(r.path), r.method, r.status, _age(r.age_s)) for r in rows]
-    widths = [max(len(row[i]) for row in table) for i in range(3)]
-    for row in table:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row[:3], widths, strict=True)), row[3])
+    print_table(("FOLDER", "METHOD", "STATUS", "AGE"),
+                [(str(r.path), r.method, r.status, _age(r.age_s)) for r in rows])  # fmt: skip
     return 0
 
 

@@ -73,18 +73,6 @@ def test_every_command_in_the_docs_parses(page: Path, words: list[str]) -> None:
         pytest.fail(f"{page.relative_to(REPO)}: `substrates {' '.join(words)}` exits {exit.code}")
 
 
-@pytest.fixture(scope="session")
-def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """examples/plugin built and installed into a folder of its own (entry point included)."""
-    site = tmp_path_factory.mktemp("plugin-site")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
-         "--target", str(site), str(REPO / "examples" / "plugin")],
-        check=True, capture_output=True, timeout=600,
-    )  # fmt: skip
-    return site
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("page", PYTHON_PAGES, ids=[p.name for p in PYTHON_PAGES])
 def test_every_python_block_runs(page: Path, tmp_path: Path, request) -> None:

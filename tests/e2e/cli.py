@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 
@@ -26,3 +27,12 @@ def substrates(*args: str, cwd: Path, env: dict[str, str] | None = None, check: 
 def only_run_folder(root: Path) -> Path:
     (folder,) = [p for p in root.iterdir() if p.is_dir()]
     return folder
+
+
+def wait_for(condition, seconds: float, what: str) -> None:
+    """Poll `condition` every 50 ms; fail naming `what` after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)

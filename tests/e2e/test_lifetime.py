@@ -17,7 +17,7 @@ import pytest
 
 from substrates.adapters.runs.folder import RunFolder
 
-from .cli import substrates
+from .cli import substrates, wait_for
 
 
 def _start(args: list[str], cwd: Path) -> subprocess.Popen[str]:
@@ -26,16 +26,8 @@ def _start(args: list[str], cwd: Path) -> subprocess.Popen[str]:
                             start_new_session=True)  # fmt: skip
 
 
-def _wait_for(condition, seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-
-
 def _running_record(runs: Path) -> tuple[Path, dict]:
-    _wait_for(lambda: runs.is_dir() and any(runs.glob("*/provenance.json")), 120,
+    wait_for(lambda: runs.is_dir() and any(runs.glob("*/provenance.json")), 120,
               "a run folder")  # fmt: skip
     (path,) = runs.glob("*/provenance.json")
     return path.parent, json.loads(path.read_text())
@@ -105,33 +97,38 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-@pytest.mark.slow
-def test_one_driver_per_sweep_and_a_dead_drivers_lock_is_taken_over(tmp_path) -> None:
+@pytest.fixture
+def two_worker_sweep(tmp_path) -> list[str]:
+    """A QRIM sweep of six items on a local pool of two workers: its command's arguments."""
     (tmp_path / "grid.yaml").write_text(GRID)
     (tmp_path / "two.yaml").write_text("executor: local\noptions: {workers: 2}\n")
-    args = ["sweep", "qrim", "--grid", "grid.yaml", "--out", "out", "--executor", "two.yaml"]
+    return ["sweep", "qrim", "--grid", "grid.yaml", "--out", "out", "--executor", "two.yaml"]
+
+
+@pytest.mark.slow
+def test_one_driver_per_sweep_and_a_dead_drivers_lock_is_taken_over(tmp_path, two_worker_sweep
+                                                                     ) -> None:  # fmt: skip
+    args = two_worker_sweep
     first = _start(args, tmp_path)
-    _wait_for((tmp_path / "out" / "driver.lock").is_file, 120, "the first driver's lock")
+    wait_for((tmp_path / "out" / "driver.lock").is_file, 120, "the first driver's lock")
     second = substrates(*args, cwd=tmp_path, check=False)
     assert second.returncode == 2 and "is being swept by pid" in second.stderr
-    _wait_for(lambda: len(_pool_workers(first.pid)) == 2, 120, "the pool's workers")
+    wait_for(lambda: len(_pool_workers(first.pid)) == 2, 120, "the pool's workers")
     workers = _pool_workers(first.pid)
     os.kill(first.pid, signal.SIGKILL)  # the driver alone: its pool must stop by itself
     first.wait()
-    _wait_for(lambda: not any(map(_alive, workers)), 30, "the dead driver's workers to stop")
+    wait_for(lambda: not any(map(_alive, workers)), 30, "the dead driver's workers to stop")
     resumed = substrates(*args, cwd=tmp_path)
     assert "6/6 items done" in resumed.stdout and "0 failed" in resumed.stdout
 
 
 @pytest.mark.slow
-def test_a_pool_that_loses_a_worker_replaces_it_and_fails_nothing(tmp_path) -> None:
-    (tmp_path / "grid.yaml").write_text(GRID)
-    (tmp_path / "two.yaml").write_text("executor: local\noptions: {workers: 2}\n")
-    args = ["sweep", "qrim", "--grid", "grid.yaml", "--out", "out", "--executor", "two.yaml"]
-    driver = _start(args, tmp_path)
-    _wait_for(lambda: len(_pool_workers(driver.pid)) == 2, 120, "the pool's workers")
+def test_a_pool_that_loses_a_worker_replaces_it_and_fails_nothing(tmp_path, two_worker_sweep
+                                                                  ) -> None:  # fmt: skip
+    driver = _start(two_worker_sweep, tmp_path)
+    wait_for(lambda: len(_pool_workers(driver.pid)) == 2, 120, "the pool's workers")
     started = tmp_path / "out" / "started"
-    _wait_for(lambda: started.is_dir() and any(started.iterdir()), 120, "a started item")
+    wait_for(lambda: started.is_dir() and any(started.iterdir()), 120, "a started item")
     os.kill(_pool_workers(driver.pid)[0], signal.SIGKILL)
     stdout, stderr = driver.communicate(timeout=600)
     assert driver.returncode == 0, stderr

@@ -16,14 +16,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def plugin_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    site = tmp_path_factory.mktemp("site")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
-         "--target", str(site), str(REPO / "examples" / "plugin")],
-        check=True, capture_output=True, timeout=600,
-    )  # fmt: skip
-    return {**os.environ, "PYTHONPATH": str(site)}
+def plugin_env(plugin_site: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(plugin_site)}
 
 
 def _run(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -10,14 +10,13 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
-from .cli import substrates
+from .cli import substrates, wait_for
 from .test_ibm_jobs import CRASH_AFTER_SUBMIT
 
 GRID = """
@@ -94,14 +93,6 @@ def _start(args: list[str], cwd: Path) -> subprocess.Popen:
                             stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
 
 
-def _wait_for(condition, seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-
-
 @contextmanager
 def dask_cluster(tmp_path: Path):
     """A real scheduler and two single-threaded workers on loopback; yields the executor
@@ -111,7 +102,7 @@ def dask_cluster(tmp_path: Path):
                  "--no-dashboard", "--scheduler-file", str(scheduler_file)]  # fmt: skip
     processes = [_start(scheduler, tmp_path)]
     try:
-        _wait_for(scheduler_file.is_file, 60, "the scheduler")
+        wait_for(scheduler_file.is_file, 60, "the scheduler")
         address = json.loads(scheduler_file.read_text())["address"]
         for name in ("w1", "w2"):
             processes.append(_start(["distributed.cli.dask_worker", address, "--nthreads", "1",
@@ -135,7 +126,7 @@ def test_dask_cluster_loses_a_worker_mid_sweep_and_loses_nothing(tmp_path) -> No
             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         items = tmp_path / "out" / "items"
-        _wait_for(lambda: items.is_dir() and any(items.iterdir()), 240, "a first item")
+        wait_for(lambda: items.is_dir() and any(items.iterdir()), 240, "a first item")
         os.killpg(workers[0].pid, signal.SIGKILL)  # worker w1, mid-sweep
         assert len(list(items.iterdir())) < ITEMS
         stdout, stderr = driver.communicate(timeout=400)
@@ -159,7 +150,7 @@ def test_a_killed_driver_resumes_without_recomputing_finished_items(tmp_path, ex
         items = tmp_path / "out" / "items"
         # Count finished items only: a fragment being written sits there under a temporary
         # name until it is renamed into place.
-        _wait_for(lambda: items.is_dir() and len(list(items.glob("*.parquet"))) >= 3, 240,
+        wait_for(lambda: items.is_dir() and len(list(items.glob("*.parquet"))) >= 3, 240,
                   "3 items")  # fmt: skip
         finished = {p.stem for p in items.glob("*.parquet")}
         os.killpg(driver.pid, signal.SIGKILL)
@@ -189,7 +180,7 @@ def test_ctrl_c_keeps_what_finished_and_says_how_to_resume(tmp_path) -> None:
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     items = tmp_path / "out" / "items"
-    _wait_for(lambda: items.is_dir() and any(items.iterdir()), 240, "a first item")
+    wait_for(lambda: items.is_dir() and any(items.iterdir()), 240, "a first item")
     driver.send_signal(signal.SIGINT)
     _, stderr = driver.communicate(timeout=120)
     assert driver.returncode == 130 and "rerun the same command to resume" in stderr
