@@ -57,7 +57,7 @@ def read_openmrg(data_path: str | os.PathLike[str], metadata_path: str | os.Path
     if table.isna().any().any():
         odd = table.index[table.isna().any(axis=1)][:5]
         raise CMLDataError(
-            f"{metadata_path}: links {', '.join(odd)} lack a direction that others have"
+            f"{metadata_path}: links {', '.join(map(str, odd))} lack a direction that others have"
         )
     position = table.to_numpy(dtype=int)  # (links, directions) -> index into sublink
     dims = ("cml_id", "sublink_id")

@@ -173,7 +173,7 @@ def open_dataset(path: str | os.PathLike[str]) -> tuple[Any, Cleaning]:
             raise CMLDataError(f"{path}: a folder without cml.nc and cml_metadata.csv")
         try:
             return validate(read_openmrg(*files), source=str(files[0]))
-        except (OSError, ValueError, KeyError) as err:
+        except (OSError, ValueError, KeyError, TypeError, IndexError) as err:
             if isinstance(err, CMLDataError):
                 raise
             raise CMLDataError(f"{files[0]}: not readable in the OpenMRG layout: {err}") from err

@@ -30,8 +30,7 @@ class Broken(Exception):
 
 
 def attempt(reader: Reader, name: str, data: bytes, folder: Path) -> None:
-    path = folder / f"input{reader.suffix}"
-    path.write_bytes(data)
+    path = _written(folder, reader, data, "input")
     began = time.perf_counter()
     try:
         reader.read(path)
@@ -65,7 +64,7 @@ def main(name: str, examples: int) -> int:
     with tempfile.TemporaryDirectory() as root:
         folder = Path(root)
         valid = reader.valid(folder)
-        reader.read(_written(folder, reader, valid))  # the seed itself must read
+        reader.read(_written(folder, reader, valid, "seed_copy"))  # the seed itself must read
         found = sorted((CORPUS / name).glob("*")) if (CORPUS / name).is_dir() else []
         for path in found:
             attempt(reader, name, path.read_bytes(), folder)
@@ -95,8 +94,10 @@ def main(name: str, examples: int) -> int:
     return 0
 
 
-def _written(folder: Path, reader: Reader, data: bytes) -> Path:
-    path = folder / f"seed_copy{reader.suffix}"
+def _written(folder: Path, reader: Reader, data: bytes, stem: str) -> Path:
+    if reader.place is not None:
+        return reader.place(folder, data)
+    path = folder / f"{stem}{reader.suffix}"
     path.write_bytes(data)
     return path
 

@@ -26,6 +26,8 @@ class Reader:
     """(field text, replacement) pairs that declare a size of 10^12 in the valid file."""
     examples: int | None = None
     """Hypothesis examples per strategy (None: SUBSTRATES_FUZZ_EXAMPLES, default 60)."""
+    place: Callable[[Path, bytes], Path] | None = None
+    """Where the input goes, for a reader of a folder (None: one file input<suffix>)."""
 
 
 def _config(folder: Path) -> bytes:
@@ -143,6 +145,32 @@ def _opensense(folder: Path) -> bytes:
     return (folder / "seed.nc").read_bytes()
 
 
+def _openmrg_metadata(folder: Path) -> bytes:
+    """cml_metadata.csv of a two-link OpenMRG folder (the layout's own column names)."""
+    rows = ["Sublink,Link,Direction,Frequency_GHz,Polarization,Length_km,NearLatitude_DecDeg,"
+            "NearLongitude_DecDeg,FarLatitude_DecDeg,FarLongitude_DecDeg"]  # fmt: skip
+    for sublink, (link, direction) in enumerate([(1, "A"), (1, "B"), (2, "A"), (2, "B")]):
+        rows.append(f"{sublink},{link},{direction},23.0,Vertical,3.1,50.0,8.0,50.02,8.03")
+    return ("\n".join(rows) + "\n").encode()
+
+
+def _openmrg_folder(folder: Path, metadata: bytes) -> Path:
+    """The OpenMRG layout: cml/cml.nc (valid, written by xarray) and the given metadata."""
+    import xarray as xr
+
+    place = folder / "openmrg"
+    (place / "cml").mkdir(parents=True, exist_ok=True)
+    if not (place / "cml" / "cml.nc").exists():
+        times = np.datetime64("2021-01-01T00:00") + np.arange(4) * np.timedelta64(1, "m")
+        xr.Dataset(
+            {"rsl": (("sublink", "time"), np.full((4, 4), -45.0)),
+             "tsl": (("sublink", "time"), np.full((4, 4), 10.0))},
+            coords={"sublink": [0, 1, 2, 3], "time": times},
+        ).to_netcdf(place / "cml" / "cml.nc")  # fmt: skip
+    (place / "cml" / "cml_metadata.csv").write_bytes(metadata)
+    return place
+
+
 def _read_config(path: Path) -> Any:
     from substrates.adapters.config.load import load_config
 
@@ -239,6 +267,8 @@ def readers() -> dict[str, Reader]:
         "litke": Reader(".bin", _litke, _read_litke, (SubstratesError,)),
         "nwb": Reader(".nwb", _nwb, _read_nwb, (RecordingError,)),
         "opensense": Reader(".nc", _opensense, _read_opensense, (CMLDataError,)),
+        "openmrg": Reader(".csv", _openmrg_metadata, _read_opensense, (CMLDataError,),
+                          place=_openmrg_folder),
     }  # fmt: skip
 
 

@@ -16,7 +16,7 @@ import pytest
 HERE = Path(__file__).parent
 MEMORY = 4 << 30
 READERS = ["config", "grid", "qasm", "qpy", "fg", "uai", "sbml", "evt2", "evt3", "dat", "hdf5",
-           "aedat4", "litke", "nwb", "opensense"]  # fmt: skip
+           "aedat4", "litke", "nwb", "opensense", "openmrg"]  # fmt: skip
 
 
 def _limited() -> None:
