@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ...datasets.crn.tokens import MAX_TABLE_ENTRIES
 from ..runs.folder import RunFolder
 from ..runs.run import Run
 from .method import Method, MethodParameters, option
@@ -35,6 +36,10 @@ class CrnValidateParameters(MethodParameters):
         flags=("--simulator", "--hardware"), metavar="CONFIG", input="config",
     )  # fmt: skip
     tolerance: float = option(1e-13, "steady state when max |dx/dt| falls below this")
+    max_table_entries: int = option(
+        MAX_TABLE_ENTRIES, "refuse a graph with a factor table of more entries than this "
+        "(a guard against files that declare huge variables)", ge=1,
+    )  # fmt: skip
 
 
 def _run() -> Callable[..., RunFolder]:

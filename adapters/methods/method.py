@@ -100,13 +100,14 @@ class Method(Generic[P]):
         """Run the method with validated `parameters`; returns the run folder it wrote. The
         folder has a heartbeat while the run lives, and ends `interrupted` or `failed`,
         never `running`, if the run stops early at any step."""
-        from ..runs.lifetime import supervised
+        from ..runs.lifetime import Tracked, supervised
 
         function = self.run()
         options: dict[str, Any] = {**parameters.model_dump(), "out": out}
+        tracked = Tracked(progress)
         if "progress" in inspect.signature(function).parameters:
-            options["progress"] = progress
-        with supervised(Path(out)):
+            options["progress"] = tracked
+        with supervised(Path(out), tracked.state):
             return function(**options)
 
     def inputs(self) -> dict[str, str]:

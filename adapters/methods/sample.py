@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from ...datasets.quantum.circuit_files import MAX_QUBITS
 from ..runs.folder import RunFolder
 from ..runs.run import Run
 from .method import SEED_MAX, Method, MethodParameters, option
@@ -28,6 +29,10 @@ class SampleParameters(MethodParameters):
     exact: bool = option(
         True, "exact probabilities beside the counts, on backends that compute them; "
         "--no-exact skips them", flags=("--no-exact",),
+    )  # fmt: skip
+    max_file_qubits: int = option(
+        MAX_QUBITS, "refuse a circuit file declaring more qubits (or bits) than this, before "
+        "parsing it", ge=1,
     )  # fmt: skip
 
 

@@ -13,6 +13,7 @@ from ...backends.crn.base import CRNBackend
 from ...backends.errors import SubstratesError
 from ...datasets.crn.factor_graph import FactorGraph, FactorGraphError
 from ...datasets.crn.libdai_fg import read_fg
+from ...datasets.crn.tokens import MAX_TABLE_ENTRIES
 from ...datasets.crn.uai import read_uai
 from ...models.crn.napp_adams import CompiledGraph
 from ...models.crn.recovery import RecoveryError, recover
@@ -30,14 +31,15 @@ def example_graph() -> Path:
     return Path(str(files("substrates.datasets.crn") / "examples" / "asia.uai"))
 
 
-def read_graph(path: str | Path) -> FactorGraph:
-    """A .fg (libDAI) or .uai file."""
+def read_graph(path: str | Path, max_table_entries: int = MAX_TABLE_ENTRIES) -> FactorGraph:
+    """A .fg (libDAI) or .uai file; a factor of more than max_table_entries is refused
+    before it is allocated."""
     path = Path(path)
     readers = {".fg": read_fg, ".uai": read_uai}
     if path.suffix not in readers:
         raise SubstratesError(f"{path}: unknown graph format; use .fg (libDAI) or .uai (UAI)")
     try:
-        return readers[path.suffix](path)
+        return readers[path.suffix](path, max_table_entries)
     except FactorGraphError as err:
         raise SubstratesError(str(err)) from None
 
@@ -96,7 +98,8 @@ def parse_keep(graph: FactorGraph, text: str) -> list[int]:
 
 def run_crn_validate(
     *, graph: str | Path | None, crn: str | Path | None, reduce: str, evidence: str, keep: str,
-    lifted: bool, hardware: str | Path, tolerance: float, out: str | Path,
+    lifted: bool, hardware: str | Path, tolerance: float, max_table_entries: int,
+    out: str | Path,
 ) -> RunFolder:  # fmt: skip
     """Validate the reductions of one `graph` (default: the shipped Asia network), or of a
     given `crn` (SBML: the chemical route, recover → reduce → recompile) simulated on the
@@ -116,7 +119,7 @@ def run_crn_validate(
         graph, given = read_crn(path)
     else:
         path = Path(graph_path) if graph_path else example_graph()
-        graph = read_graph(path)
+        graph = read_graph(path, max_table_entries)
     moves = parse_moves(reduce)
     observed = parse_assignments(graph, evidence)
     kept = parse_keep(graph, keep)

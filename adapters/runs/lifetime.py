@@ -71,10 +71,11 @@ def _start_time(pid: int) -> str | None:
 
 
 @contextlib.contextmanager
-def supervised(out: Path) -> Iterator[None]:
+def supervised(out: Path, completed: dict[str, str] | None = None) -> Iterator[None]:
     """While the block runs, the run folders this process creates under `out` get a
     heartbeat; if the block ends by an exception, each of them still `running` is marked
-    `interrupted` (Ctrl-C, SIGTERM) or `failed`, with the error and the time."""
+    `interrupted` (Ctrl-C, SIGTERM) or `failed`, with the error and the time, and with
+    `completed`: how far each counted task had come (task -> 'done/total')."""
     before = set(out.iterdir()) if out.is_dir() else set()
     stop = threading.Event()
     beat = threading.Thread(target=_beat, args=(out, before, stop), daemon=True)
@@ -83,7 +84,7 @@ def supervised(out: Path) -> Iterator[None]:
         yield
     except BaseException as error:
         for path in _ours(out, before):
-            _mark_ended(RunFolder(path), error)
+            _mark_ended(RunFolder(path), error, completed or {})
         raise
     finally:
         stop.set()
@@ -107,17 +108,20 @@ def _beat(out: Path, before: set[Path], stop: threading.Event) -> None:
                 (path / HEARTBEAT_FILE).touch()
 
 
-def _mark_ended(folder: RunFolder, error: BaseException) -> None:
+def _mark_ended(folder: RunFolder, error: BaseException, completed: dict[str, str]) -> None:
     try:
         record = folder.read_json("provenance.json")
     except (OSError, ValueError):
         return
-    if record.get("status") != "running":
+    if record.get("status") == "complete":
         return
-    interrupted = isinstance(error, KeyboardInterrupt | Terminated)
-    record.update(status="interrupted" if interrupted else "failed",
-                  error=f"{type(error).__name__}: {error}",
-                  finished_at=time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()))  # fmt: skip
+    if record.get("status") == "running":
+        interrupted = isinstance(error, KeyboardInterrupt | Terminated)
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
+        record.update(status="interrupted" if interrupted else "failed",
+                      error=f"{type(error).__name__}: {error}", finished_at=stamp)  # fmt: skip
+    if completed:
+        record["completed"] = dict(completed)
     with contextlib.suppress(OSError):
         folder.write_json("provenance.json", record)
 
@@ -143,3 +147,17 @@ def liveness(record: dict[str, Any], heartbeat: Path) -> Liveness:
     except OSError:
         return "dead"
     return "alive" if time.time() - last < STALE_S else "dead"
+
+
+class Tracked:
+    """A Progress that remembers how far each task came (task -> 'done/total'), for the
+    record of a run that stops early, and passes every report on to `inner`."""
+
+    def __init__(self, inner: Any = None) -> None:
+        self.inner = inner
+        self.state: dict[str, str] = {}
+
+    def __call__(self, task: str, done: int, total: int | None, /, **status: float) -> None:
+        self.state[task] = f"{done}/{total}" if total is not None else str(done)
+        if self.inner is not None:
+            self.inner(task, done, total, **status)

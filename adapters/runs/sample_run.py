@@ -35,7 +35,7 @@ def quantum_backend(hardware: str | Path) -> tuple[Any, QuantumBackend]:
 
 def run_sample(
     *, hardware: str | Path, circuit: str | Path | None, shots: int, seed: int | None,
-    exact: bool, out: str | Path,
+    exact: bool, max_file_qubits: int, out: str | Path,
 ) -> RunFolder:  # fmt: skip
     """Sample every circuit of `circuit` (default: the shipped grover3.qasm) on the
     configured backend; returns the run folder. Nothing is written until the config, the
@@ -43,7 +43,7 @@ def run_sample(
     `substrates`) with how to collect it."""
     circuit_file = circuit or example_path()
     resolved, backend = quantum_backend(hardware)
-    circuits = load_circuits(circuit_file)
+    circuits = load_circuits(circuit_file, max_qubits=max_file_qubits)
     backend.validate(circuits, shots=shots)
     folder = RunFolder.create(out, "sample")
     parameters = {"circuit_file": str(circuit_file), "circuits": [c.name for c in circuits],

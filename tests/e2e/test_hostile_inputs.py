@@ -74,6 +74,8 @@ CASES = [
     (["check", "."], ["a folder, not a config file"]),
     (["run", "qrim", "--seed", "-5"], ["seed", "greater than or equal to 0"]),
     (["run", "sample", "--out", "aliases.yaml"], ["not a folder"]),
+    (["run", "sample", "--max-file-qubits", "2"], ["declares 3 qubits, more than the 2"]),
+    (["run", "crn-validate", "--max-table-entries", "3"], ["needs 4 entries, more than the 3"]),
 ]  # fmt: skip
 
 

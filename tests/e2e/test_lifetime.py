@@ -48,6 +48,7 @@ def test_a_stopped_run_says_interrupted(tmp_path, sent, code) -> None:
     assert run.returncode == code, stderr
     record = json.loads((folder / "provenance.json").read_text())
     assert record["status"] == "interrupted" and "finished_at" in record
+    assert int(record["completed"]["qrim"]) > 0  # Q-learning steps done before the signal
     listed = substrates("runs", "--json", cwd=tmp_path)
     assert [r["status"] for r in json.loads(listed.stdout)] == ["interrupted"]
 
