@@ -11,18 +11,25 @@ from substrates.datasets.cml.opensense import CMLDataError, open_dataset, to_par
 
 
 def opensense(links: int = 3, times: int = 10, **overrides) -> xr.Dataset:
+    """Links around Gothenburg whose far ends lie `length` km from their near ends."""
     rng = np.random.default_rng(0)
+    length = np.linspace(1.0, 9.0, links)
+    lat0, lon0 = rng.uniform(57, 58, links), rng.uniform(11, 12, links)
+    bearing = 2 * np.pi * rng.uniform(0, 1, links)
+    rng.uniform(size=links)  # keeps the draws below as they were
+    lat1 = lat0 + np.degrees(length * np.cos(bearing) / 6371.0)
+    lon1 = lon0 + np.degrees(length * np.sin(bearing) / (6371.0 * np.cos(np.radians(lat0))))
     coords = {
         "cml_id": [f"c{i}" for i in range(links)],
         "sublink_id": ["s0", "s1"],
         "time": np.arange(times).astype("datetime64[m]").astype("datetime64[ns]"),
         "frequency": (("cml_id", "sublink_id"), np.full((links, 2), 23.0)),
         "polarization": (("cml_id", "sublink_id"), np.full((links, 2), "v")),
-        "length": ("cml_id", np.linspace(1.0, 9.0, links)),
-        "site_0_lat": ("cml_id", rng.uniform(57, 58, links)),
-        "site_0_lon": ("cml_id", rng.uniform(11, 12, links)),
-        "site_1_lat": ("cml_id", rng.uniform(57, 58, links)),
-        "site_1_lon": ("cml_id", rng.uniform(11, 12, links)),
+        "length": ("cml_id", length),
+        "site_0_lat": ("cml_id", lat0),
+        "site_0_lon": ("cml_id", lon0),
+        "site_1_lat": ("cml_id", lat1),
+        "site_1_lon": ("cml_id", lon1),
     }
     shape = (links, 2, times)
     data = {
