@@ -73,12 +73,13 @@ class ProcessPool(Executor):
 
     def _start(self) -> Any:
         import multiprocessing
+        import os
         from concurrent.futures import ProcessPoolExecutor
 
         from .lock import watch_parent
 
         return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=watch_parent)  # fmt: skip
+                                   initializer=watch_parent, initargs=(os.getpid(),))  # fmt: skip
 
     def renew(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)

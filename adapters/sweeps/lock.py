@@ -85,14 +85,15 @@ def holds(folder: Path, token: str) -> bool:
     return (_read(folder / LOCK) or {}).get("token") == token
 
 
-def watch_parent() -> None:
-    """In a worker of the local pool: end this process as soon as its parent, the driver,
-    is gone (a SIGKILLed driver would otherwise leave its workers computing, and
-    submitting hardware jobs, beside a resumed driver)."""
-    parent = os.getppid()
+def watch_parent(driver: int) -> None:
+    """In a worker of the local pool: end this process as soon as its parent, the driver
+    with pid `driver`, is gone (a SIGKILLed driver would otherwise leave its workers
+    computing, and submitting hardware jobs, beside a resumed driver). The driver's pid
+    comes from the driver itself: a driver killed while this worker was still starting
+    has already left it to another parent by the time this runs."""
 
     def check() -> None:
-        while os.getppid() == parent:
+        while os.getppid() == driver:
             time.sleep(1.0)
         os._exit(3)  # the driver is gone: its items are redone by the next driver
 
