@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -40,6 +41,32 @@ def random_tree(variables: int, seed: int, states: int = 3) -> FactorGraph:
         factors.append(((parent, child), rng.gamma(1.0, 1.0, (cards[parent], cards[child]))))
     factors += [((v,), rng.gamma(2.0, 1.0, cards[v])) for v in range(variables)]
     return FactorGraph.build(cards, factors)
+
+
+PGMPY_EVIDENCE = {
+    "alarm": {"HRBP": "HIGH", "CO": "LOW", "BP": "LOW", "HISTORY": "TRUE", "SAO2": "LOW",
+              "PRESS": "HIGH"},
+    "insurance": {"Accident": "Severe", "MakeModel": "SportsCar", "DrivQuality": "Poor"},
+}  # fmt: skip
+"""Observations used with pgmpy's classic networks (six on alarm, three on insurance)."""
+
+
+def pgmpy_network(name: str) -> Path:
+    """The BIF file of a classic Bayesian network as pgmpy's wheel ships it (gzipped), e.g.
+    'alarm', 'insurance', 'pathfinder'; skips the test when pgmpy is not installed."""
+    pytest.importorskip("pgmpy")
+    from importlib.resources import files
+
+    return Path(str(files("pgmpy") / "utils" / "example_models" / f"{name}.bif.gz"))
+
+
+def evidence_indices(graph: FactorGraph, named: dict[str, str]) -> dict[int, int]:
+    """{variable index: state index} from {variable name: state name}."""
+    out = {}
+    for name, state in named.items():
+        variable = graph.names.index(name)
+        out[variable] = graph.states[variable].index(state)
+    return out
 
 
 def brute_force(graph: FactorGraph) -> list[np.ndarray]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ...datasets.crn.tokens import MAX_TABLE_ENTRIES
+from ...models.crn.validate import MAX_REACTIONS
 from ..runs.folder import RunFolder
 from ..runs.run import Run
 from .method import Method, MethodParameters, option
@@ -14,7 +15,11 @@ class CrnValidateParameters(MethodParameters):
     """Parameters of `substrates run crn-validate`."""
 
     graph: str | None = option(
-        None, "factor graph, .fg (libDAI) or .uai", metavar="FILE", input="file", group="source"
+        None,
+        "factor graph or Bayesian network: .fg (libDAI), .uai, .bif or .bif.gz",
+        metavar="FILE",
+        input="file",
+        group="source",
     )
     crn: str | None = option(
         None, "a Napp–Adams CRN in SBML, e.g. a run's crn_original.xml", metavar="FILE",
@@ -22,10 +27,21 @@ class CrnValidateParameters(MethodParameters):
     )  # fmt: skip
     reduce: str = option("all", "all, none, or a comma list of evidence, leaves, unary, degree2")
     evidence: str = option(
-        "", "hard evidence, e.g. 6=1,7=1 (variable names as in the file)",
-        metavar="VAR=STATE,...",
+        "", "hard evidence, e.g. 6=1,7=1 or xray=yes (variable and state names as in the "
+        "file, or state indices)", metavar="VAR=STATE,...",
     )  # fmt: skip
-    keep: str = option("", "variables never reduced away", metavar="VAR,...")
+    keep: str = option(
+        "", "variables never reduced away (default: one per connected component, the one in "
+        "most factors)", metavar="VAR,...",
+    )  # fmt: skip
+    allow_growth: bool = option(
+        False, "apply reductions even when they enlarge the CRN (eliminating a degree-2 "
+        "variable merges two tables into a wider one)",
+    )  # fmt: skip
+    max_reactions: int = option(
+        MAX_REACTIONS, "refuse a CRN predicted to have more reactions than this, before "
+        "compiling it", ge=1,
+    )  # fmt: skip
     lifted: bool = option(
         False,
         "also compress the reduced graph by colour passing (lifted BP): variables and factors "
@@ -56,14 +72,26 @@ def report(run: Run) -> str:
         size = s["sizes"][label]
         lines.append(f"{label:<13}{size['variables']:>10}{size['factors']:>9}"
                      f"{size['species']:>9}{size['reactions']:>11}")  # fmt: skip
-    ratio = s["sizes"]["crn_original"]["reactions"] / max(s["sizes"]["crn_reduced"]["reactions"], 1)
+    before, after = (s["sizes"][k]["reactions"] for k in ("crn_original", "crn_reduced"))
     applied = ", ".join(f"{k} {v}" for k, v in s["applied"].items()) or "none"
-    lines.append(f"reactions {ratio:.1f}x fewer; moves applied: {applied}")
+    change = f"{before / after:.1f}x fewer" if after < before else (
+        "no fewer" if after == before else f"{after / before:.1f}x MORE")  # fmt: skip
+    lines.append(f"reactions {change}; moves applied: {applied}")
+    if s["steps"]:
+        shown = [f"{m} {v} → {r:,}" for m, v, _, r in s["steps"]]
+        lines.append("reactions after each move: " + ", ".join(shown[:6])
+                     + (f", … ({len(shown)} moves)" if len(shown) > 6 else ""))  # fmt: skip
+    if s["declined"]:
+        declined = ", ".join(f"{k} {v}" for k, v in s["declined"].items())
+        lines.append(f"moves declined because they would enlarge the CRN: {declined} "
+                     "(--allow-growth applies them)")  # fmt: skip
     if run.provenance["parameters"]["lifted"]:
         lines.append("crn_reduced is lifted: its variables and factors are colour-passing groups")
     lines.append(f"graph {'has cycles' if s['loopy'] else 'is a tree/forest'}; both CRNs start "
                  "from uniform messages")  # fmt: skip
     lines.append("max |belief difference| on survivors " + ", ".join(s["survivors"]) + ":")
+    if not run.provenance["parameters"].get("keep"):
+        lines[-1] = lines[-1][:-1] + " (kept by default: one per connected component):"
     lines += [f"  {pair:<28} {value:.2e}" for pair, value in s["differences"].items()]
     conservation = ", ".join(f"{k} {v:.1e}" for k, v in s["conservation_error"].items())
     lines.append(f"BP residual {s['bp_residual']:.1e}; conservation error {conservation}")
@@ -74,11 +102,12 @@ METHOD = Method(
     name="crn-validate",
     help="compile a factor graph to a Napp–Adams CRN, reduce it, and compare both",
     description=(
-        "Read a factor graph (.fg or .uai), apply BP-exact reductions (absorb leaves "
-        "and dangling trees, eliminate degree-2 variables, merge unary factors, clamp "
-        "evidence), compile the original and the reduced graph to Napp–Adams CRNs, "
-        "simulate both to steady state, and compare their beliefs on the surviving "
-        "variables with each other, with belief propagation and with exact marginals. "
+        "Read a factor graph (.fg or .uai) or a Bayesian network (.bif), apply BP-exact "
+        "reductions (absorb leaves and dangling trees, eliminate degree-2 variables, merge "
+        "unary factors, clamp evidence) — each only when it shrinks the CRN — compile the "
+        "original and the reduced graph to Napp–Adams CRNs, simulate both to steady state, "
+        "and compare their beliefs on the surviving variables with each other, with belief "
+        "propagation and with exact marginals. "
         "With --crn, the chemical route: the factor graph is recovered from a Napp–Adams "
         "CRN in SBML (names ignored), reduced and recompiled, and the given CRN is "
         "simulated as it is. Without --graph or --crn: the Asia network shipped with the "

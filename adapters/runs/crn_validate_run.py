@@ -11,6 +11,7 @@ import pyarrow as pa
 
 from ...backends.crn.base import CRNBackend
 from ...backends.errors import SubstratesError
+from ...datasets.crn.bif import read_bif
 from ...datasets.crn.factor_graph import FactorGraph, FactorGraphError
 from ...datasets.crn.libdai_fg import read_fg
 from ...datasets.crn.tokens import MAX_TABLE_ENTRIES
@@ -31,15 +32,22 @@ def example_graph() -> Path:
     return Path(str(files("substrates.datasets.crn") / "examples" / "asia.uai"))
 
 
+GRAPH_READERS = {".fg": read_fg, ".uai": read_uai, ".bif": read_bif, ".bif.gz": read_bif}
+"""File endings (case-insensitive) and their readers."""
+
+
 def read_graph(path: str | Path, max_table_entries: int = MAX_TABLE_ENTRIES) -> FactorGraph:
-    """A .fg (libDAI) or .uai file; a factor of more than max_table_entries is refused
-    before it is allocated."""
+    """A .fg (libDAI), .uai or .bif(.gz) file; a factor of more than max_table_entries is
+    refused before it is allocated."""
     path = Path(path)
-    readers = {".fg": read_fg, ".uai": read_uai}
-    if path.suffix not in readers:
-        raise SubstratesError(f"{path}: unknown graph format; use .fg (libDAI) or .uai (UAI)")
+    name = path.name.lower()
+    ending = next((e for e in sorted(GRAPH_READERS, key=len, reverse=True)
+                   if name.endswith(e)), None)  # fmt: skip
+    if ending is None:
+        raise SubstratesError(f"{path}: unknown graph format; use .fg (libDAI), .uai (UAI) "
+                              "or .bif/.bif.gz (BIF)")  # fmt: skip
     try:
-        return readers[path.suffix](path, max_table_entries)
+        return GRAPH_READERS[ending](path, max_table_entries)
     except FactorGraphError as err:
         raise SubstratesError(str(err)) from None
 
@@ -70,20 +78,28 @@ def parse_moves(text: str) -> tuple[str, ...]:
 
 
 def parse_assignments(graph: FactorGraph, text: str) -> dict[int, int]:
-    """'name=state,...' (names as in the file: labels for .fg, indices for .uai)."""
+    """'name=state,...' (names as in the file: labels for .fg, indices for .uai, names for
+    .bif; a state by its name or its index)."""
     index = {name: i for i, name in enumerate(graph.names)}
-    out = {}
+    out: dict[int, int] = {}
     for item in filter(None, (p.strip() for p in text.split(","))):
-        name, _, state = item.partition("=")
-        if name not in index or not state.isdigit():
+        name, _, state = (part.strip() for part in item.partition("="))
+        if name not in index or not state:
             shown = ", ".join(graph.names[:8]) + ("…" if graph.variables > 8 else "")
             raise SubstratesError(
                 f"--evidence {item!r}: expected VARIABLE=STATE; variables are {shown}"
             )
-        if int(state) >= graph.cardinalities[index[name]]:
+        states = graph.states[index[name]]
+        if state in states:
+            value = states.index(state)
+        elif state.isdigit() and int(state) < len(states):
+            value = int(state)
+        else:
             raise SubstratesError(f"--evidence {item}: {name} has states "
-                                  f"0..{graph.cardinalities[index[name]] - 1}")  # fmt: skip
-        out[index[name]] = int(state)
+                                  f"{', '.join(states)}")  # fmt: skip
+        if out.setdefault(index[name], value) != value:
+            raise SubstratesError(f"--evidence names {name} twice with different states")
+        out[index[name]] = value
     return out
 
 
@@ -99,7 +115,7 @@ def parse_keep(graph: FactorGraph, text: str) -> list[int]:
 def run_crn_validate(
     *, graph: str | Path | None, crn: str | Path | None, reduce: str, evidence: str, keep: str,
     lifted: bool, hardware: str | Path, tolerance: float, max_table_entries: int,
-    out: str | Path,
+    allow_growth: bool, max_reactions: int, out: str | Path,
 ) -> RunFolder:  # fmt: skip
     """Validate the reductions of one `graph` (default: the shipped Asia network), or of a
     given `crn` (SBML: the chemical route, recover → reduce → recompile) simulated on the
@@ -113,16 +129,20 @@ def run_crn_validate(
             "--evidence with --crn: the CRN is simulated as given; compile the evidence into "
             "it (indicator factors, which the evidence move finds)"
         )
-    given = None
+    given: CompiledGraph | None = None
     if crn_path:
         path = Path(crn_path)
-        graph, given = read_crn(path)
+        model, given = read_crn(path)
     else:
         path = Path(graph_path) if graph_path else example_graph()
-        graph = read_graph(path, max_table_entries)
+        model = read_graph(path, max_table_entries)
     moves = parse_moves(reduce)
-    observed = parse_assignments(graph, evidence)
-    kept = parse_keep(graph, keep)
+    observed = parse_assignments(model, evidence)
+    kept = parse_keep(model, keep)
+    observed_kept = [model.names[v] for v in kept if v in observed]
+    if observed_kept:
+        raise SubstratesError(f"--keep {', '.join(observed_kept)}: observed in --evidence; "
+                              "an observed variable has no belief to compare")  # fmt: skip
     resolved = load_config(simulator)
     backend = backend_from_config(resolved)
     if not isinstance(backend, CRNBackend):
@@ -130,12 +150,14 @@ def run_crn_validate(
     folder = RunFolder.create(out, "crn-validate")
     parameters = {"crn" if given else "graph": str(path), "reduce": list(moves),
                   "evidence": evidence, "keep": keep, "tolerance": tolerance,
-                  "lifted": lifted}  # fmt: skip
+                  "lifted": lifted, "allow_growth": allow_growth,
+                  "max_reactions": max_reactions}  # fmt: skip
     record = provenance("crn-validate", resolved, backend, parameters)
     folder.write_json("provenance.json", record)
     began = time.perf_counter()
     with recording_failure(folder, record):
-        result = validate_reduction(graph, backend, moves, observed, kept, tolerance, given, lifted)
+        result = validate_reduction(model, backend, moves, observed, kept, tolerance, given,
+                                    lifted, allow_growth, max_reactions)  # fmt: skip
     from ...datasets.crn.sbml import to_sbml
 
     folder.write_table("results.parquet", _table(result))
@@ -155,6 +177,8 @@ def summary(result: Validation) -> dict[str, Any]:
         "differences": result.differences, "bp_residual": result.bp_residual,
         "bp_converged": result.bp_converged, "conservation_error": result.conservation_error,
         "sizes": result.sizes, "applied": result.applied, "steady_time": result.steady_time,
+        "steps": [[s.move, s.variable, s.species, s.reactions] for s in result.steps],
+        "declined": result.declined, "kept": list(result.kept),
     }  # fmt: skip
 
 

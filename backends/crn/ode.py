@@ -1,5 +1,7 @@
 """`crn.ode`: deterministic mass action with a stiff solver (scipy BDF, Radau or LSODA) and
-the analytic sparse Jacobian."""
+the analytic sparse Jacobian. Steady states by pseudo-transient continuation and Newton on
+the conservation-reduced system (`backends/crn/steady.py`), or by integrating over doubling
+horizons (`steady: integrate`, also the fallback when the continuation gives up)."""
 
 from __future__ import annotations
 
@@ -18,9 +20,13 @@ if TYPE_CHECKING:
 
 class OdeOptions(BackendOptions):
     """method: scipy's stiff integrator; rtol, atol: its tolerances (atol in concentration);
-    max_time: give up on a steady state after this much simulated time."""
+    max_time: give up on a steady state after this much simulated time; steady: how steady
+    states are found — `continuation` (pseudo-transient continuation then Newton; its
+    reported time is the continuation's pseudo-time) or `integrate` (the trajectory itself,
+    slower, with the time it takes to settle)."""
 
     method: Literal["BDF", "Radau", "LSODA"] = "BDF"
+    steady: Literal["continuation", "integrate"] = "continuation"
     rtol: float = Field(1e-10, gt=0, lt=1)
     atol: float = Field(1e-14, gt=0)
     max_time: float = Field(1e7, gt=0)
@@ -63,11 +69,18 @@ class OdeBackend(CRNBackend):
         return solution.y.T
 
     def _steady_state(self, network: ReactionNetwork, tolerance: float) -> SteadyState:
-        """Integrate over doubling horizons until max |dx/dt| < tolerance."""
+        """Continuation and Newton, or (`steady: integrate`, or when the continuation gives
+        up) integration over doubling horizons, until max |dx/dt| < tolerance."""
         from .mass_action import MassAction
+        from .steady import steady_state
 
         model = MassAction(network)  # built once: stoichiometry and Jacobian pattern
-        x, elapsed, horizon = np.asarray(network.initial, dtype=float), 0.0, 10.0
+        start = np.asarray(network.initial, dtype=float)
+        if self.options.steady == "continuation":
+            rest = steady_state(model, start, tolerance)
+            if rest is not None:
+                return SteadyState(rest.x, rest.time, rest.residual)
+        x, elapsed, horizon = start, 0.0, 10.0
         while True:
             solution = self._solve(model, x, (0.0, horizon))
             x, elapsed = solution.y[:, -1], elapsed + horizon

@@ -1,4 +1,7 @@
-"""`crn.ssa`: exact stochastic simulation (Gillespie's direct method) at a chosen volume.
+"""`crn.ssa`: stochastic simulation at a chosen volume — exact (Gillespie's direct method in
+its logarithmic form: a dependency graph and a sum tree, so an event costs O(log R) plus
+the reactions it affects) or, with `method: tau_leap`, approximate tau-leaping
+(`backends/crn/gillespie.py`).
 
 Counts start at the initial concentrations times the volume, rounded. A reaction with
 reactant coefficients ν fires with propensity k·V·Π_s n_s^(ν_s)/V^ν_s, n^(ν) the falling
@@ -7,7 +10,7 @@ average of counts/V after a burn-in."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -21,8 +24,12 @@ if TYPE_CHECKING:
 
 class SsaOptions(BackendOptions):
     """volume: molecules per unit concentration (error shrinks as 1/√volume); seed;
-    burn_in, average: simulated time before and over which steady-state counts are averaged."""
+    burn_in, average: simulated time before and over which steady-state counts are averaged;
+    method: `direct` (exact) or `tau_leap`; epsilon: tau-leaping's bound on the relative
+    change of a reactant's count per leap (smaller: closer to exact, slower)."""
 
+    method: Literal["direct", "tau_leap"] = "direct"
+    epsilon: float = Field(0.03, gt=0, lt=1)
     volume: float = Field(1000.0, gt=0)
     seed: int = 0
     burn_in: float = Field(50.0, ge=0)
@@ -48,16 +55,19 @@ class SsaBackend(CRNBackend):
 
     def _run(self, network: ReactionNetwork, t_end: float, t_average: float, times: np.ndarray
              ) -> tuple[np.ndarray, np.ndarray, int]:  # fmt: skip
-        from .gillespie import gillespie
+        from .gillespie import dependencies, gillespie
 
         record = np.zeros((len(times), len(network.species) + 1))
         record[:, 0] = times
         n = self._counts(network)
+        reactant = (network.reactant_offsets, network.reactant_species,
+                    network.reactant_coefficients)  # fmt: skip
+        product = (network.product_offsets, network.product_species, network.product_coefficients)
+        epsilon = self.options.epsilon if self.options.method == "tau_leap" else 0.0
         events, integral = gillespie(
-            n, (network.reactant_offsets, network.reactant_species, network.reactant_coefficients),
-            (network.product_offsets, network.product_species, network.product_coefficients),
-            np.asarray(network.rates, dtype=float), self.options.volume, t_end, t_average,
-            record, self.options.seed,
+            n, reactant, product, np.asarray(network.rates, dtype=float), self.options.volume,
+            t_end, t_average, record, self.options.seed,
+            dependencies(reactant, product, len(network.species)), epsilon,
         )  # fmt: skip
         return record[:, 1:] / self.options.volume, integral, events
 

@@ -58,9 +58,13 @@ class MassActionTorch:
             power[r, :count] = network.reactant_coefficients[members]
         self.index = torch.as_tensor(index, device=device)
         self.power = torch.as_tensor(power, dtype=dtype, device=device)
-        self.stoichiometry = torch.as_tensor(
-            network.net_stoichiometry().toarray(), dtype=dtype, device=device
-        )
+        n = network.net_stoichiometry().tocoo()  # species × reactions, about 2 entries a column
+        self.n_species = torch.as_tensor(n.row.astype(np.int64), device=device)
+        self.n_reaction = torch.as_tensor(n.col.astype(np.int64), device=device)
+        self.n_value = torch.as_tensor(n.data, dtype=dtype, device=device)
+        # J[s, t] += N[s, r] ∂v_r/∂x_t for every entry (s, r) of N and reactant slot (r, t)
+        slots = index[n.col]  # (entries, width): the species each slot of reaction r reads
+        self.j_target = torch.as_tensor(n.row[:, None] * (pad + 1) + slots, device=device)
         self.rates = torch.as_tensor(network.rates, dtype=dtype, device=device)
         self.species = pad
 
@@ -72,11 +76,16 @@ class MassActionTorch:
         return padded[:, self.index] ** self.power  # (batch, reactions, width)
 
     def derivative(self, x: Any, rates: Any = None) -> Any:
+        """dx/dt for each row of x (batch, species): N v(x), N applied entry by entry."""
         k = self.rates if rates is None else rates
         v = k * self._terms(x).prod(dim=-1)
-        return v @ self.stoichiometry.T
+        out = x.new_zeros(x.shape)
+        out.index_add_(1, self.n_species, v[:, self.n_reaction] * self.n_value)
+        return out
 
     def jacobian(self, x: Any, rates: Any = None) -> Any:
+        """∂(dx/dt)/∂x for each row (batch, species, species), dense, assembled by scatter
+        from the entries of N and ∂v/∂x (prefix/suffix products: exact at zeros)."""
         import torch
 
         k = self.rates if rates is None else rates
@@ -90,10 +99,10 @@ class MassActionTorch:
         base = padded[:, self.index]
         own = torch.where(self.power > 0, self.power * base ** (self.power - 1), 0.0)
         d = (k[..., None] if k.dim() > 1 else k[:, None]) * before * after * own
-        rows = torch.zeros(x.shape[0], self.index.shape[0], self.species + 1, dtype=x.dtype,
-                           device=x.device)  # fmt: skip
-        rows.scatter_add_(2, self.index.expand(x.shape[0], -1, -1), d)
-        return torch.einsum("sr,brt->bst", self.stoichiometry, rows[..., : self.species])
+        values = d[:, self.n_reaction] * self.n_value[:, None]  # (batch, entries, width)
+        flat = x.new_zeros(x.shape[0], self.species * (self.species + 1))
+        flat.index_add_(1, self.j_target.reshape(-1), values.reshape(x.shape[0], -1))
+        return flat.reshape(x.shape[0], self.species, self.species + 1)[..., : self.species]
 
 
 class TorchBackend(TorchDeviceOption, CRNBackend):

@@ -24,11 +24,12 @@ class Factor:
 @dataclass(frozen=True)
 class FactorGraph:
     """P(x) ∝ Π_a ψ_a(x_a) over variables 0..n−1 with `cardinalities`; `names` label the
-    variables (defaults: their indices)."""
+    variables (defaults: their indices), `states` their states (defaults: "0", "1", …)."""
 
     cardinalities: tuple[int, ...]
     factors: tuple[Factor, ...]
     names: tuple[str, ...] = ()
+    states: tuple[tuple[str, ...], ...] = ()
 
     @classmethod
     def build(
@@ -37,6 +38,7 @@ class FactorGraph:
         factors: Sequence[tuple[Sequence[int], np.ndarray]],
         names: Sequence[str] | None = None,
         source: str = "factor graph",
+        states: Sequence[Sequence[str]] | None = None,
     ) -> FactorGraph:
         """A validated factor graph; `source` names the origin in error messages."""
         cards = tuple(int(c) for c in cardinalities)
@@ -64,7 +66,12 @@ class FactorGraph:
         labels = tuple(names) if names is not None else tuple(str(i) for i in range(len(cards)))
         if len(labels) != len(cards):
             raise FactorGraphError(f"{source}: {len(labels)} names for {len(cards)} variables")
-        return cls(cards, tuple(built), labels)
+        if states is None:
+            states = [[str(k) for k in range(c)] for c in cards]
+        named = tuple(tuple(str(s) for s in each) for each in states)
+        if tuple(len(each) for each in named) != cards:
+            raise FactorGraphError(f"{source}: state names do not match the cardinalities")
+        return cls(cards, tuple(built), labels, named)
 
     @property
     def variables(self) -> int:

@@ -2,7 +2,8 @@
 their cardinalities; the number of factors; each factor's scope (size, then variable
 indices); then each factor's table (number of entries, then the values, the last scope
 variable changing fastest). In BAYES files the last scope variable is the child and each
-table is its conditional distribution."""
+table is its conditional distribution: every variable must be the child of exactly one
+table and the parents may form no directed cycle."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .bayes import check_network, check_rows
 from .factor_graph import FactorGraph
 from .tokens import MAX_TABLE_ENTRIES, Tokens
 
@@ -47,11 +49,13 @@ def read_uai(path: str | os.PathLike[str], max_table_entries: int = MAX_TABLE_EN
         if entries != needed:
             raise tokens.error(f"table {number} has {entries} entries; its scope needs {needed}")
         table = np.array([tokens.number("table value") for _ in range(entries)]).reshape(shape)
-        if kind == "BAYES" and not np.allclose(table.sum(axis=-1), 1.0, atol=1e-6):
-            raise tokens.error(f"table {number} is no conditional distribution of its last "
-                               "variable (BAYES): rows do not sum to 1")  # fmt: skip
+        if kind == "BAYES":
+            check_rows(f"{path}:{tokens.line}: table {number} (BAYES, child last)", table)
         factors.append((scope, table))
     tokens.end()
+    if kind == "BAYES":
+        families = [(scope[-1], tuple(scope[:-1])) for scope in scopes]
+        check_network(str(path), [str(v) for v in range(count)], families)
     return FactorGraph.build(cards, factors, source=str(path))
 
 

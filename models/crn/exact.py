@@ -7,33 +7,70 @@ import numpy as np
 from ...datasets.crn.factor_graph import FactorGraph
 from .tables import product, sum_out
 
-
-def marginals(graph: FactorGraph, max_width: int = 20) -> list[np.ndarray]:
-    """P(x_i) for every variable. Raises ValueError when an elimination step would build
-    a table over more than `max_width` variables (the graph is too wide for exact inference)."""
-    return [_marginal(graph, query, max_width) for query in range(graph.variables)]
+MAX_ENTRIES = 10_000_000
+"""Largest table an elimination step may build by default (entries)."""
 
 
-def _marginal(graph: FactorGraph, query: int, max_width: int) -> np.ndarray:
+class TooWideError(ValueError):
+    """Exact inference would build a table beyond the limits."""
+
+
+def marginals(graph: FactorGraph, max_width: int = 20, max_entries: int = MAX_ENTRIES
+              ) -> list[np.ndarray]:  # fmt: skip
+    """P(x_i) for every variable. Raises TooWideError when an elimination step would build
+    a table over more than `max_width` variables or `max_entries` entries (the graph is too
+    wide for exact inference); a graph whose product is zero everywhere gives NaN."""
+    return [_eliminate(graph, query, max_width, max_entries)[0] for query in
+            range(graph.variables)]  # fmt: skip
+
+
+def log_partition(graph: FactorGraph, max_width: int = 20, max_entries: int = MAX_ENTRIES
+                  ) -> float:  # fmt: skip
+    """log Σ_x Π_a ψ_a(x_a) by variable elimination (−inf when the product is zero
+    everywhere); raises TooWideError as `marginals` does."""
+    return _eliminate(graph, None, max_width, max_entries)[1]
+
+
+def _eliminate(graph: FactorGraph, query: int | None, max_width: int, max_entries: int
+               ) -> tuple[np.ndarray, float]:  # fmt: skip
+    """(P(x_query), log Z): every other variable eliminated in greedy min-fill order, each
+    new table rescaled to max 1 with the scale kept in log Z."""
     pool = [(f.scope, f.table) for f in graph.factors]
     remaining = [v for v in range(graph.variables) if v != query]
+    log_z = 0.0
     while remaining:
         variable = min(remaining, key=lambda v: _fill(pool, v))
         remaining.remove(variable)
         touching = [f for f in pool if variable in f[0]]
         if not touching:
+            log_z += float(np.log(graph.cardinalities[variable]))
             continue
+        union = {v for scope, _ in touching for v in scope}
+        entries = int(np.prod([graph.cardinalities[v] for v in union], dtype=float))
+        if len(union) > max_width or entries > max_entries:
+            raise TooWideError(f"exact inference needs a table over {len(union)} variables "
+                               f"({entries:,} entries)")  # fmt: skip
         pool = [f for f in pool if variable not in f[0]]
-        scope, table = product(touching)
-        if len(scope) > max_width:
-            raise ValueError(f"exact inference needs a table over {len(scope)} variables")
-        pool.append(sum_out(scope, table / table.max(), [variable]))
+        scope, table = sum_out(*product(touching), [variable])
+        peak = float(table.max())
+        if peak == 0.0:
+            return np.full(graph.cardinalities[query or 0], np.nan), -np.inf
+        log_z += float(np.log(peak))
+        pool.append((scope, table / peak))
+    if query is None:
+        rest = [t for _, t in pool]
+        return np.empty(0), log_z + float(np.log(np.prod([float(t) for t in rest])))
     touching = [f for f in pool if query in f[0]]
+    constant = float(np.prod([float(t) for s, t in pool if not s]))
     if not touching:
-        return np.full(graph.cardinalities[query], 1.0 / graph.cardinalities[query])
+        states = graph.cardinalities[query]
+        return np.full(states, 1.0 / states), log_z + float(np.log(constant * states))
     _, table = product(touching)
     table = table.reshape(-1)
-    return table / table.sum()
+    total = float(table.sum())
+    if total == 0.0:
+        return np.full(len(table), np.nan), -np.inf
+    return table / total, log_z + float(np.log(total * constant))
 
 
 def _fill(pool: list[tuple[tuple[int, ...], np.ndarray]], variable: int) -> int:

@@ -127,16 +127,3 @@ def recycle(build: NetworkBuilder, target: list[int], catalysts: list[list[int]]
     """The recycling motif: catalysts[k] + target[j] → catalysts[k] + target[k], rate 1."""
     for k, present in enumerate(catalysts):
         convert(build, target, k, present, 1.0)
-
-
-def expected_size(graph: FactorGraph) -> tuple[int, int]:
-    """(species, reactions) by the formulas above, for positive tables."""
-    cards = graph.cardinalities
-    edges = graph.edges()
-    species = sum(2 * cards[i] for i, _ in edges) + sum(cards)
-    reactions = sum(
-        cards[i] * (cards[i] - 1)
-        + int(np.prod([cards[v] for v in graph.factors[a].scope])) * (cards[i] - 1)
-        for i, a in edges
-    ) + sum(c * (c - 1) for c in cards)
-    return species, reactions

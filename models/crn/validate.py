@@ -1,7 +1,12 @@
 """Validate a reduction: simulate the original and the reduced Napp–Adams CRN to steady
 state and compare their beliefs on the surviving variables with each other, with BP and
 (small graphs) with exact marginals. Both CRNs start from uniform messages and beliefs: on
-loopy graphs with several BP fixed points, matching initial conditions decide which one."""
+loopy graphs with several BP fixed points, matching initial conditions decide which one.
+
+Before anything is compiled: the evidence is checked for probability zero (exactly where
+elimination fits, else by the reduction's slices and BP), the original and the reduced
+CRN's sizes are predicted and held against the budget, and a reduction that leaves no
+variable to compare is refused."""
 
 from __future__ import annotations
 
@@ -14,13 +19,18 @@ import numpy as np
 from ...datasets.crn.factor_graph import FactorGraph
 from ...datasets.crn.reaction_network import ReactionNetwork
 from .bp import belief_propagation
-from .exact import marginals
+from .errors import ImpossibleEvidenceError, NothingToCompareError, SizeBudgetError
+from .exact import TooWideError, log_partition, marginals
 from .lifted import colour_passing, compile_lifted
 from .napp_adams import CompiledGraph, compile_graph
-from .reductions import MOVES, reduce, with_evidence
+from .reductions import MOVES, Step, reduce, with_evidence
+from .size import Size, graph_size
 
 EXACT_LIMIT = 16
 """Exact marginals are computed when elimination tables stay within this many variables."""
+MAX_REACTIONS = 1_000_000
+"""Default budget: the most reactions a CRN of a validation may have (a million mass-action
+reactions take about a minute to compile and seconds per right-hand side)."""
 
 
 @dataclass
@@ -40,6 +50,9 @@ class Validation:
     loopy: bool
     steady_time: dict[str, float]
     networks: dict[str, ReactionNetwork]
+    steps: tuple[Step, ...]
+    declined: dict[str, int]
+    kept: tuple[str, ...]
 
 
 def validate_reduction(
@@ -51,18 +64,32 @@ def validate_reduction(
     tolerance: float = 1e-13,
     given: CompiledGraph | None = None,
     lifted: bool = False,
+    allow_growth: bool = False,
+    max_reactions: int = MAX_REACTIONS,
 ) -> Validation:
     """Reduce `graph` (evidence applied as indicator factors to the original), simulate
     both CRNs on `simulator` (a CRNBackend) and compare. `given`: the original CRN as
     given (the chemical route, `graph` recovered from it) instead of compiling `graph`.
     `lifted`: compile the reduced graph with lifted compression (its variable and factor
-    counts are then the groups')."""
+    counts are then the groups'). `allow_growth`: apply moves that enlarge the CRN too.
+    Raises SizeBudgetError when a CRN would exceed `max_reactions`, ImpossibleEvidenceError
+    for evidence of probability zero, NothingToCompareError when no variable survives."""
     evidence = dict(evidence or {})
     if given is not None and evidence:
         raise ValueError("evidence on a given CRN: compile it in as indicator factors")
     original = with_evidence(graph, evidence) if evidence else graph
-    reduction = reduce(graph, moves, keep=keep, evidence=evidence)
+    if given is None:
+        check_budget("the original CRN", graph_size(original), max_reactions)
+    if evidence:
+        check_evidence(graph, original, evidence)
+    reduction = reduce(graph, moves, keep=keep, evidence=evidence, allow_growth=allow_growth)
     survivors = list(reduction.survivors)
+    if not survivors:
+        raise NothingToCompareError(
+            "nothing to compare: every variable is observed" if len(evidence) == graph.variables
+            else "nothing to compare: the reduction left no variable (name some with --keep)"
+        )  # fmt: skip
+    check_budget("the reduced CRN", graph_size(reduction.graph), max_reactions)
     results: dict[str, list[np.ndarray] | None] = {}
     sizes, conservation, times, networks = {}, {}, {}, {}
     for label, current, rows in (
@@ -87,12 +114,18 @@ def validate_reduction(
         }  # fmt: skip
         conservation[label] = compiled.conservation_error(rest.concentrations)
         times[label] = rest.time
-    bp = belief_propagation(original, damping=0.5, tolerance=1e-14, max_iterations=20_000)
+    try:
+        bp = belief_propagation(original, damping=0.5, tolerance=1e-14, max_iterations=20_000)
+    except FloatingPointError:
+        raise ImpossibleEvidenceError(
+            "belief propagation finds the evidence impossible (a message vanished): the "
+            "evidence has probability zero under the model, or BP cannot reach it"
+        ) from None
     results["bp"] = [bp.beliefs[r] for r in survivors]
     try:
         exact = marginals(original, max_width=EXACT_LIMIT)
         results["exact"] = [exact[r] for r in survivors]
-    except ValueError:
+    except TooWideError:
         results["exact"] = None
     return Validation(
         survivors=tuple(graph.names[r] for r in survivors),
@@ -106,18 +139,44 @@ def validate_reduction(
         loopy=has_cycle(original),
         steady_time=times,
         networks=networks,
+        steps=reduction.steps,
+        declined=reduction.declined,
+        kept=tuple(graph.names[v] for v in reduction.kept),
     )
+
+
+def check_budget(what: str, size: Size, max_reactions: int) -> None:
+    """Refuse a CRN predicted to have more than `max_reactions` reactions."""
+    if size.reactions > max_reactions:
+        raise SizeBudgetError(
+            f"{what} would have {size.reactions:,} reactions and {size.species:,} species, "
+            f"more than the budget of {max_reactions:,} reactions (raise it with "
+            "--max-reactions, or reduce the graph first)"
+        )
+
+
+def check_evidence(graph: FactorGraph, original: FactorGraph, evidence: Mapping[int, int]
+                   ) -> None:  # fmt: skip
+    """Refuse evidence of probability zero, where exact elimination fits (else the
+    reduction's slices and BP catch what they can)."""
+    try:
+        impossible = log_partition(original, max_width=EXACT_LIMIT) == -np.inf
+    except TooWideError:
+        return
+    if impossible:
+        shown = ", ".join(f"{graph.names[v]} = {graph.states[v][s]}" for v, s in evidence.items())
+        raise ImpossibleEvidenceError(f"the evidence {shown} has probability zero under the model")
 
 
 def _differences(results: dict[str, list[np.ndarray] | None]) -> dict[str, float]:
     pairs = [("crn_reduced", "crn_original"), ("crn_original", "bp"), ("crn_reduced", "bp"),
              ("bp", "exact"), ("crn_original", "exact")]  # fmt: skip
-    out = {}
+    out: dict[str, float] = {}
     for first, second in pairs:
         a, b = results.get(first), results.get(second)
         if a is not None and b is not None:
             out[f"{first} vs {second}"] = max(
-                (float(np.abs(x - y).max()) for x, y in zip(a, b, strict=True)), default=0.0
+                float(np.abs(x - y).max()) for x, y in zip(a, b, strict=True)
             )
     return out
 

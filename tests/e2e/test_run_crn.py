@@ -98,7 +98,7 @@ def _not_napp_adams(path) -> None:
         (("--graph", "bad.uai"), "MARKOV\n1\n2\n1\n1 3\n2 1 1\n", "variable 3 out of range"),
         (("--graph", "graph.txt"), "", "unknown graph format"),
         (("--reduce", "lumping"), None, "unknown ['lumping']"),
-        (("--evidence", "7=5"), None, "has states 0..1"),
+        (("--evidence", "7=5"), None, "has states 0, 1"),
         (("--evidence", "dysp"), None, "expected VARIABLE=STATE"),
         (("--simulator", "aer_statevector"), None, "needs a crn simulator"),
         (("--crn", "abc.xml"), _not_napp_adams, "reaction 0 (A + B → C): not a catalysed"),

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from substrates.backends.registry import create_backend
+from substrates.datasets.crn.reaction_network import NetworkBuilder, ReactionNetwork
 from substrates.models.crn.napp_adams import compile_graph
 from substrates.testing.crn import loopy_six, random_tree
 
@@ -85,3 +87,65 @@ def test_torch_trajectories_equal_the_ode() -> None:
     ours = create_backend("crn.torch").simulate(compiled.network, times)
     reference = create_backend("crn.ode").simulate(compiled.network, times)
     assert np.allclose(ours, reference, atol=1e-7)
+
+
+def _birth_death(volume_rate: float) -> ReactionNetwork:
+    """∅ → A at rate `volume_rate` (concentration per unit time), A → ∅ at rate 1."""
+    build = NetworkBuilder()
+    a = build.species("A", 0.0)
+    build.reaction([], [a], volume_rate)
+    build.reaction([a], [], 1.0)
+    return build.build()
+
+
+@pytest.mark.parametrize("method", ["direct", "tau_leap"])
+def test_ssa_birth_death_counts_are_poisson(method) -> None:
+    """Stationary counts of ∅ → A → ∅ are Poisson(k V / γ): mean and variance 100."""
+    ssa = create_backend("crn.ssa", {"volume": 10, "seed": 3, "method": method,
+                                     "epsilon": 0.03})  # fmt: skip
+    times = np.arange(0.0, 3000.0, 1.5)  # samples ~1.5 correlation times apart
+    counts = ssa.simulate(_birth_death(10.0), times)[200:, 0] * 10
+    assert abs(counts.mean() - 100) < 4 * np.sqrt(100 / len(counts) * 2)
+    assert 0.85 < counts.var() / 100 < 1.15
+
+
+def test_the_dependency_graph_lists_exactly_the_reactions_a_firing_affects() -> None:
+    from substrates.backends.crn.gillespie import dependencies
+
+    rng = np.random.default_rng(5)
+    build = NetworkBuilder()
+    species = [build.species(f"s{i}", 1.0) for i in range(12)]
+    for _ in range(60):
+        reactants = list(rng.choice(species, rng.integers(0, 4)))  # repeats: homodimers
+        catalysts = list(rng.choice(species, rng.integers(0, 2)))
+        products = list(rng.choice(species, rng.integers(0, 3)))
+        build.reaction(reactants + catalysts, products + catalysts, 1.0)
+    network = build.build()
+    sides = [
+        (network.reactant_offsets, network.reactant_species, network.reactant_coefficients),
+        (network.product_offsets, network.product_species, network.product_coefficients),
+    ]
+    offsets, listed = dependencies(sides[0], sides[1], len(species))
+    change = network.net_stoichiometry().toarray()
+    for r in range(network.reactions):
+        changed = set(np.flatnonzero(change[:, r]))
+        reads = {
+            q
+            for q in range(network.reactions)
+            if changed
+            & set(
+                network.reactant_species[
+                    network.reactant_offsets[q] : network.reactant_offsets[q + 1]
+                ]
+            )
+        }
+        assert sorted(listed[offsets[r] : offsets[r + 1]]) == sorted(reads)
+
+
+def test_tau_leaping_rests_within_statistical_error_of_the_ode() -> None:
+    compiled = compile_graph(loopy_six())
+    ode = compiled.beliefs(create_backend("crn.ode").steady_state(compiled.network).concentrations)
+    ssa = create_backend("crn.ssa", {"volume": 20000, "seed": 0, "average": 200,
+                                     "method": "tau_leap"})  # fmt: skip
+    leaped = compiled.beliefs(ssa.steady_state(compiled.network).concentrations)
+    assert max(float(np.abs(a - b).max()) for a, b in zip(ode, leaped, strict=True)) < 0.01

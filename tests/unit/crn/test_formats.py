@@ -104,7 +104,7 @@ def test_malformed_fg_files_name_file_and_line(tmp_path, text, message) -> None:
         (UAI_MARKOV.replace("MARKOV", "NETWORK"), "expected MARKOV or BAYES"),
         (UAI_MARKOV.replace("2 0 2\n", "2 0 9\n"), "variable 9 out of range"),
         (UAI_MARKOV.replace("4 1 1 1 1", "3 1 1 1"), "has 3 entries"),
-        ("BAYES\n2\n2 2\n1\n2 0 1\n4 0.5 0.6 0.1 0.9\n", "no conditional distribution"),
+        ("BAYES\n2\n2 2\n1\n2 0 1\n4 0.5 0.6 0.1 0.9\n", "a row sums to 1.1, not 1"),
     ],
 )
 def test_malformed_uai_files_name_the_problem(tmp_path, text, message) -> None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import astuple
+
 import numpy as np
 import pytest
 
 from substrates.backends.registry import create_backend
 from substrates.models.crn.bp import belief_propagation
-from substrates.models.crn.napp_adams import compile_graph, expected_size
+from substrates.models.crn.napp_adams import compile_graph
+from substrates.models.crn.size import graph_size
 from substrates.testing.crn import brute_force, loopy_six, random_tree
 
 
@@ -17,7 +20,7 @@ def test_sizes_follow_the_formulas_and_the_notes_count() -> None:
     assert (len(compiled.network.species), compiled.network.reactions) == (76, 104)
     for other in (random_tree(8, seed=1), random_tree(5, seed=2, states=4)):
         network = compile_graph(other).network
-        assert (len(network.species), network.reactions) == expected_size(other)
+        assert (len(network.species), network.reactions) == astuple(graph_size(other))
 
 
 def _messages(network) -> list[list[int]]:

@@ -44,3 +44,78 @@ def test_roadrunner_rests_where_the_ode_does() -> None:
     ours = create_backend("crn.ode").steady_state(compiled.network, 1e-13).concentrations
     theirs = create_backend("crn.roadrunner").steady_state(compiled.network, 1e-12)
     assert np.allclose(theirs.concentrations, ours, atol=1e-9)
+
+
+ANTIMONY = {
+    "factors in any order, a volume factor and global parameters": """
+        compartment cell = 2.5
+        species A in cell, B in cell, C in cell
+        A = 1; B = 0.5; C = 0.1
+        k1 = 0.3; k2 = 0.05
+        J0: A + B -> C; cell*k1*B*A
+        J1: C -> A + B; k2*C*cell
+    """,
+    "a reversible law as forward minus reverse": """
+        compartment cell = 1
+        species A in cell, B in cell
+        A = 2; B = 0
+        kf = 1.5; kr = 0.25
+        J0: A -> B; kf*A - kr*B
+    """,
+    "a catalyst as modifier, a homodimer, a boundary species, amounts": """
+        compartment cell = 0.5
+        species E in cell, S in cell, P in cell, D in cell
+        species $F in cell
+        E = 0.2; S = 1; P = 0; D = 0; F = 0.7
+        k = 2; kd = 0.1; kf = 0.4
+        J0: S => P; cell*k*E*S
+        J1: 2 P => D; cell*kd*P^2
+        J2: => S; cell*kf*F
+    """,
+}
+
+
+def _antimony_sbml(body: str, path) -> None:
+    antimony = pytest.importorskip("antimony")
+    antimony.clearPreviousLoads()
+    if antimony.loadAntimonyString(f"model m\n{body}\nend\n") < 0:
+        raise AssertionError(antimony.getLastError())
+    path.write_text(antimony.getSBMLString("m"))
+
+
+@pytest.mark.parametrize("name", list(ANTIMONY))
+def test_sbml_written_by_antimony_simulates_as_roadrunner_simulates_it(tmp_path, name) -> None:
+    import roadrunner
+
+    path = tmp_path / "model.xml"
+    _antimony_sbml(ANTIMONY[name], path)
+    network = read_sbml(path)
+    times = np.linspace(0, 5, 11)
+    ours = create_backend("crn.ode").simulate(network, times)
+    runner = roadrunner.RoadRunner(str(path))
+    runner.integrator.relative_tolerance = 1e-12
+    runner.integrator.absolute_tolerance = 1e-14
+    runner.timeCourseSelections = [f"[{s}]" for s in network.species]
+    theirs = np.asarray(runner.simulate(times=times.tolist()))
+    assert np.allclose(ours, theirs, rtol=1e-8, atol=1e-11)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("species S, P; S = 1; P = 0; Vm = 1; Km = 0.5\nJ0: S -> P; Vm*S/(Km + S)",
+         "divides by a species: not mass action"),
+        ("species A, B; A = 1; B = 0; k = 1\nJ0: 2 A -> B; k*A", "does not read each"),
+        ("species A, B; A = 1; B = 0; k = 1\nJ0: A => B; k*A - k*B", "irreversible"),
+        ("species A, B; A = 1; B = 0; k = 1\nJ0: A -> B; k*A\nk' = 0.1", "has rules"),
+        ("species A, B; A = 1; B = 0; k = 1\nJ0: A -> B; k*A^0.5", "power 0.5"),
+    ],
+)  # fmt: skip
+def test_laws_that_are_not_mass_action_are_refused_naming_the_reaction(
+    tmp_path, body, message
+) -> None:
+    path = tmp_path / "model.xml"
+    _antimony_sbml(body, path)
+    with pytest.raises(SBMLError, match=r"model\.xml") as raised:
+        read_sbml(path)
+    assert message in str(raised.value)
