@@ -38,6 +38,16 @@ class CrnValidateParameters(MethodParameters):
         False, "apply reductions even when they enlarge the CRN (eliminating a degree-2 "
         "variable merges two tables into a wider one)",
     )  # fmt: skip
+    perturbation: str = option(
+        "0.1,0.5", "rate-noise levels of the sensitivity check: every rate constant times an "
+        "independent factor in [1 − ε, 1 + ε]; 'none' skips it", metavar="EPS,...",
+    )  # fmt: skip
+    samples: int = option(4, "draws per rate-noise level", ge=0)
+    starts: int = option(4, "random initial conditions of the basin check (0 skips it)", ge=0)
+    volumes: str = option(
+        "", "SSA volumes of the noise check (bias and spread of the stochastic beliefs), "
+        "e.g. 100,1000; slow on large CRNs, off by default", metavar="V,...",
+    )  # fmt: skip
     max_reactions: int = option(
         MAX_REACTIONS, "refuse a CRN predicted to have more reactions than this, before "
         "compiling it", ge=1,
@@ -91,11 +101,45 @@ def report(run: Run) -> str:
                  "from uniform messages")  # fmt: skip
     lines.append("max |belief difference| on survivors " + ", ".join(s["survivors"]) + ":")
     if not run.provenance["parameters"].get("keep"):
-        lines[-1] = lines[-1][:-1] + " (kept by default: one per connected component):"
+        lines.insert(-1, f"kept from reduction: {', '.join(s['kept'])} (by default one variable "
+                         "per connected component; --keep names others)")  # fmt: skip
     lines += [f"  {pair:<28} {value:.2e}" for pair, value in s["differences"].items()]
     conservation = ", ".join(f"{k} {v:.1e}" for k, v in s["conservation_error"].items())
     lines.append(f"BP residual {s['bp_residual']:.1e}; conservation error {conservation}")
+    lines += _diagnosis(s)
     return "\n".join([*lines, f"run folder: {run.path}"])
+
+
+def _diagnosis(s: dict) -> list[str]:
+    """BP against exact, and the robustness summaries, a line each."""
+    lines = []
+    gap = s["differences"].get("bp vs exact")
+    if gap is not None:
+        inherits = s["differences"].get("crn_original vs exact", gap)
+        lines.append(f"BP is {gap:.2e} from the exact marginals; the CRN rests {inherits:.2e} "
+                     f"from them (it computes BP, exact on trees only); BP took "
+                     f"{s['bp_sweeps']} sweeps (damping 0.5)")  # fmt: skip
+    robust = s.get("robustness", {})
+    labels = [k for k in ("crn_original", "crn_reduced") if k in robust]
+    tau = [robust[k].get("relaxation_time") for k in labels]
+    if labels and all(t is not None for t in tau):
+        shown = ", ".join(f"{k} {t:.3g}" for k, t in zip(labels, tau, strict=True))
+        lines.append(f"relaxation time τ (slowest mode, time units): {shown}")
+    levels = sorted({row["level"] for k in labels for row in robust[k].get("sensitivity", [])})
+    for level in levels:
+        worst = [max(r["max_shift"] for r in robust[k]["sensitivity"] if r["level"] == level)
+                 for k in labels]  # fmt: skip
+        shown = ", ".join(f"{w:.2e} ({k})" for w, k in zip(worst, labels, strict=True))
+        lines.append(f"rate noise ±{level:.0%}: beliefs move up to {shown}")
+    if labels and all("basins" in robust[k] for k in labels):
+        shown = ", ".join(f"{robust[k]['basins']['fixed_points']} ({k})" for k in labels)
+        starts = robust[labels[0]]["basins"]["starts"]
+        lines.append(f"fixed points reached from uniform and {starts} random starts: {shown}")
+    for k in labels:
+        for row in robust[k].get("noise", []):
+            lines.append(f"SSA at volume {row['volume']:g} ({k}): bias {row['bias']:.2e}, "
+                         f"spread {row['spread']:.2e}")  # fmt: skip
+    return lines
 
 
 METHOD = Method(

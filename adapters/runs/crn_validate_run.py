@@ -19,7 +19,7 @@ from ...datasets.crn.uai import read_uai
 from ...models.crn.napp_adams import CompiledGraph
 from ...models.crn.recovery import RecoveryError, recover
 from ...models.crn.reductions import MOVES
-from ...models.crn.validate import Validation, validate_reduction
+from ...models.crn.validate import Analyses, Validation, preflight, validate_reduction
 from ..config import ConfigError, backend_from_config, load_config
 from .folder import RunFolder
 from .provenance import now, provenance, recording_failure
@@ -103,6 +103,20 @@ def parse_assignments(graph: FactorGraph, text: str) -> dict[int, int]:
     return out
 
 
+def _numbers(flag: str, text: str, low: float, high: float) -> tuple[float, ...]:
+    """'a,b,…' as numbers in (low, high); 'none' or '' as none."""
+    if text.strip().lower() in ("", "none"):
+        return ()
+    try:
+        values = tuple(float(p) for p in text.split(",") if p.strip())
+    except ValueError:
+        raise SubstratesError(f"{flag} {text!r}: expected numbers separated by commas") from None
+    bad = [v for v in values if not low < v < high]
+    if bad:
+        raise SubstratesError(f"{flag}: {bad[0]:g} is outside ({low:g}, {high:g})")
+    return values
+
+
 def parse_keep(graph: FactorGraph, text: str) -> list[int]:
     index = {name: i for i, name in enumerate(graph.names)}
     names = [p.strip() for p in text.split(",") if p.strip()]
@@ -115,7 +129,8 @@ def parse_keep(graph: FactorGraph, text: str) -> list[int]:
 def run_crn_validate(
     *, graph: str | Path | None, crn: str | Path | None, reduce: str, evidence: str, keep: str,
     lifted: bool, hardware: str | Path, tolerance: float, max_table_entries: int,
-    allow_growth: bool, max_reactions: int, out: str | Path,
+    allow_growth: bool, max_reactions: int, perturbation: str, samples: int, starts: int,
+    volumes: str, out: str | Path,
 ) -> RunFolder:  # fmt: skip
     """Validate the reductions of one `graph` (default: the shipped Asia network), or of a
     given `crn` (SBML: the chemical route, recover → reduce → recompile) simulated on the
@@ -143,6 +158,10 @@ def run_crn_validate(
     if observed_kept:
         raise SubstratesError(f"--keep {', '.join(observed_kept)}: observed in --evidence; "
                               "an observed variable has no belief to compare")  # fmt: skip
+    analyses = Analyses(levels=_numbers("--perturbation", perturbation, 0.0, 1.0),
+                        samples=samples, starts=starts,
+                        volumes=_numbers("--volumes", volumes, 0.0, float("inf")))  # fmt: skip
+    preflight(model, moves, observed, kept, allow_growth, max_reactions, given is not None)
     resolved = load_config(simulator)
     backend = backend_from_config(resolved)
     if not isinstance(backend, CRNBackend):
@@ -151,13 +170,15 @@ def run_crn_validate(
     parameters = {"crn" if given else "graph": str(path), "reduce": list(moves),
                   "evidence": evidence, "keep": keep, "tolerance": tolerance,
                   "lifted": lifted, "allow_growth": allow_growth,
-                  "max_reactions": max_reactions}  # fmt: skip
+                  "max_reactions": max_reactions, "perturbation": list(analyses.levels),
+                  "samples": samples, "starts": starts,
+                  "volumes": list(analyses.volumes)}  # fmt: skip
     record = provenance("crn-validate", resolved, backend, parameters)
     folder.write_json("provenance.json", record)
     began = time.perf_counter()
     with recording_failure(folder, record):
         result = validate_reduction(model, backend, moves, observed, kept, tolerance, given,
-                                    lifted, allow_growth, max_reactions)  # fmt: skip
+                                    lifted, allow_growth, max_reactions, analyses)  # fmt: skip
     from ...datasets.crn.sbml import to_sbml
 
     folder.write_table("results.parquet", _table(result))
@@ -178,7 +199,8 @@ def summary(result: Validation) -> dict[str, Any]:
         "bp_converged": result.bp_converged, "conservation_error": result.conservation_error,
         "sizes": result.sizes, "applied": result.applied, "steady_time": result.steady_time,
         "steps": [[s.move, s.variable, s.species, s.reactions] for s in result.steps],
-        "declined": result.declined, "kept": list(result.kept),
+        "declined": result.declined, "kept": list(result.kept), "bp_sweeps": result.bp_sweeps,
+        "robustness": result.robustness,
     }  # fmt: skip
 
 

@@ -79,7 +79,7 @@ class MassActionTorch:
         """dx/dt for each row of x (batch, species): N v(x), N applied entry by entry."""
         k = self.rates if rates is None else rates
         v = k * self._terms(x).prod(dim=-1)
-        out = x.new_zeros(x.shape)
+        out = x.new_zeros(v.shape[0], x.shape[1])
         out.index_add_(1, self.n_species, v[:, self.n_reaction] * self.n_value)
         return out
 
@@ -100,9 +100,10 @@ class MassActionTorch:
         own = torch.where(self.power > 0, self.power * base ** (self.power - 1), 0.0)
         d = (k[..., None] if k.dim() > 1 else k[:, None]) * before * after * own
         values = d[:, self.n_reaction] * self.n_value[:, None]  # (batch, entries, width)
-        flat = x.new_zeros(x.shape[0], self.species * (self.species + 1))
-        flat.index_add_(1, self.j_target.reshape(-1), values.reshape(x.shape[0], -1))
-        return flat.reshape(x.shape[0], self.species, self.species + 1)[..., : self.species]
+        batch = values.shape[0]
+        flat = x.new_zeros(batch, self.species * (self.species + 1))
+        flat.index_add_(1, self.j_target.reshape(-1), values.reshape(batch, -1))
+        return flat.reshape(batch, self.species, self.species + 1)[..., : self.species]
 
 
 class TorchBackend(TorchDeviceOption, CRNBackend):
@@ -148,6 +149,8 @@ class TorchBackend(TorchDeviceOption, CRNBackend):
 
         model, x = self._model(network), self._batch(network, initial)
         k = None if rates is None else torch.as_tensor(rates, dtype=x.dtype, device=x.device)
+        if k is not None and k.dim() > 1 and x.shape[0] == 1:
+            x = x.expand(k.shape[0], -1).clone()  # one start, one rate set per row
         eye = torch.eye(x.shape[1], dtype=x.dtype, device=x.device)
         h = torch.full((x.shape[0], 1), 1e-2, dtype=x.dtype, device=x.device)
         f = model.derivative(x, k)

@@ -10,8 +10,8 @@ variable to compare is refused."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -23,7 +23,8 @@ from .errors import ImpossibleEvidenceError, NothingToCompareError, SizeBudgetEr
 from .exact import TooWideError, log_partition, marginals
 from .lifted import colour_passing, compile_lifted
 from .napp_adams import CompiledGraph, compile_graph
-from .reductions import MOVES, Step, reduce, with_evidence
+from .reductions import MOVES, Reduction, Step, reduce, with_evidence
+from .robustness import basins, noise, rate_sensitivity, relaxation_time
 from .size import Size, graph_size
 
 EXACT_LIMIT = 16
@@ -31,6 +32,22 @@ EXACT_LIMIT = 16
 MAX_REACTIONS = 1_000_000
 """Default budget: the most reactions a CRN of a validation may have (a million mass-action
 reactions take about a minute to compile and seconds per right-hand side)."""
+
+
+@dataclass(frozen=True)
+class Analyses:
+    """The checks beyond equal beliefs (`models/crn/robustness.py`): rate noise at each of
+    `levels` (relative, e.g. 0.1 = ±10%) with `samples` draws each; `starts` random initial
+    conditions; SSA at `volumes` with `seeds` runs each, averaged over `average` time units
+    (empty: no stochastic runs); `seed` for every draw. Zero samples or starts skip those."""
+
+    levels: Sequence[float] = (0.1, 0.5)
+    samples: int = 4
+    starts: int = 4
+    volumes: Sequence[float] = ()
+    seeds: int = 3
+    average: float = 200.0
+    seed: int = 0
 
 
 @dataclass
@@ -53,6 +70,8 @@ class Validation:
     steps: tuple[Step, ...]
     declined: dict[str, int]
     kept: tuple[str, ...]
+    bp_sweeps: int = 0
+    robustness: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def validate_reduction(
@@ -66,6 +85,7 @@ def validate_reduction(
     lifted: bool = False,
     allow_growth: bool = False,
     max_reactions: int = MAX_REACTIONS,
+    analyses: Analyses | None = None,
 ) -> Validation:
     """Reduce `graph` (evidence applied as indicator factors to the original), simulate
     both CRNs on `simulator` (a CRNBackend) and compare. `given`: the original CRN as
@@ -73,25 +93,19 @@ def validate_reduction(
     `lifted`: compile the reduced graph with lifted compression (its variable and factor
     counts are then the groups'). `allow_growth`: apply moves that enlarge the CRN too.
     Raises SizeBudgetError when a CRN would exceed `max_reactions`, ImpossibleEvidenceError
-    for evidence of probability zero, NothingToCompareError when no variable survives."""
+    for evidence of probability zero, NothingToCompareError when no variable survives.
+    `analyses`: sensitivity, basins, relaxation and noise of both CRNs (None: skipped)."""
     evidence = dict(evidence or {})
     if given is not None and evidence:
         raise ValueError("evidence on a given CRN: compile it in as indicator factors")
     original = with_evidence(graph, evidence) if evidence else graph
-    if given is None:
-        check_budget("the original CRN", graph_size(original), max_reactions)
-    if evidence:
-        check_evidence(graph, original, evidence)
-    reduction = reduce(graph, moves, keep=keep, evidence=evidence, allow_growth=allow_growth)
+    reduction = preflight(graph, moves, evidence, keep, allow_growth, max_reactions,
+                          compiled_given=given is not None)  # fmt: skip
     survivors = list(reduction.survivors)
-    if not survivors:
-        raise NothingToCompareError(
-            "nothing to compare: every variable is observed" if len(evidence) == graph.variables
-            else "nothing to compare: the reduction left no variable (name some with --keep)"
-        )  # fmt: skip
-    check_budget("the reduced CRN", graph_size(reduction.graph), max_reactions)
     results: dict[str, list[np.ndarray] | None] = {}
     sizes, conservation, times, networks = {}, {}, {}, {}
+    robustness: dict[str, dict[str, Any]] = {}
+    names = [graph.names[r] for r in survivors]
     for label, current, rows in (
         ("crn_original", original, survivors),
         ("crn_reduced", reduction.graph, list(range(len(survivors)))),
@@ -114,6 +128,9 @@ def validate_reduction(
         }  # fmt: skip
         conservation[label] = compiled.conservation_error(rest.concentrations)
         times[label] = rest.time
+        if analyses is not None:
+            robustness[label] = _analyse(compiled, rows, names, simulator, analyses, tolerance,
+                                         rest.concentrations)  # fmt: skip
     try:
         bp = belief_propagation(original, damping=0.5, tolerance=1e-14, max_iterations=20_000)
     except FloatingPointError:
@@ -142,7 +159,50 @@ def validate_reduction(
         steps=reduction.steps,
         declined=reduction.declined,
         kept=tuple(graph.names[v] for v in reduction.kept),
+        bp_sweeps=bp.iterations,
+        robustness=robustness,
     )
+
+
+def _analyse(compiled: CompiledGraph, rows: list[int], names: list[str], simulator: Any,
+             analyses: Analyses, tolerance: float, rest: np.ndarray) -> dict[str, Any]:  # fmt: skip
+    """The checks of `analyses` on one CRN at its steady state `rest`."""
+    loose = max(tolerance, 1e-10)  # perturbed and random starts: beliefs to ~1e-10 suffice
+    out: dict[str, Any] = {"relaxation_time": relaxation_time(compiled, rest)}
+    if analyses.samples and analyses.levels:
+        out["sensitivity"] = rate_sensitivity(compiled, rows, names, simulator, analyses.levels,
+                                              analyses.samples, analyses.seed, loose)  # fmt: skip
+    if analyses.starts:
+        out["basins"] = basins(
+            compiled, rows, simulator, analyses.starts, analyses.seed, tolerance
+        )  # to tell fixed points apart, the tight tolerance
+    if analyses.volumes:
+        every = compiled.beliefs(rest)
+        deterministic = np.concatenate([every[r] for r in rows])
+        out["noise"] = noise(compiled, rows, deterministic, analyses.volumes, analyses.seeds,
+                             analyses.average)  # fmt: skip
+    return out
+
+
+def preflight(graph: FactorGraph, moves: Iterable[str], evidence: Mapping[int, int],
+              keep: Iterable[int], allow_growth: bool, max_reactions: int,
+              compiled_given: bool = False) -> Reduction:  # fmt: skip
+    """Everything a validation refuses before compiling or simulating anything — the
+    original CRN over the budget, evidence of probability zero, a reduction that leaves no
+    variable, a reduced CRN over the budget — and the reduction itself (milliseconds)."""
+    original = with_evidence(graph, evidence) if evidence else graph
+    if not compiled_given:
+        check_budget("the original CRN", graph_size(original), max_reactions)
+    if evidence:
+        check_evidence(graph, original, evidence)
+    reduction = reduce(graph, moves, keep=keep, evidence=evidence, allow_growth=allow_growth)
+    if not reduction.survivors:
+        raise NothingToCompareError(
+            "nothing to compare: every variable is observed" if len(evidence) == graph.variables
+            else "nothing to compare: the reduction left no variable (name some with --keep)"
+        )  # fmt: skip
+    check_budget("the reduced CRN", graph_size(reduction.graph), max_reactions)
+    return reduction
 
 
 def check_budget(what: str, size: Size, max_reactions: int) -> None:
