@@ -38,6 +38,11 @@ class CrnValidateParameters(MethodParameters):
         False, "apply reductions even when they enlarge the CRN (eliminating a degree-2 "
         "variable merges two tables into a wider one)",
     )  # fmt: skip
+    elementary: bool = option(
+        False, "also rewrite the reduced CRN into elementary (at most bimolecular) reactions, "
+        "with product species standing for each catalyst set, and check it rests at the same "
+        "beliefs",
+    )  # fmt: skip
     perturbation: str = option(
         "0.1,0.5", "rate-noise levels of the sensitivity check: every rate constant times an "
         "independent factor in [1 − ε, 1 + ε]; 'none' skips it", metavar="EPS,...",
@@ -78,7 +83,7 @@ def report(run: Run) -> str:
     """Sizes of both CRNs, the moves applied and the largest belief differences."""
     s = run.summary
     lines = [f"{'':<13}{'variables':>10}{'factors':>9}{'species':>9}{'reactions':>11}"]
-    for label in ("crn_original", "crn_reduced"):
+    for label in [k for k in ("crn_original", "crn_reduced", "crn_elementary") if k in s["sizes"]]:
         size = s["sizes"][label]
         lines.append(f"{label:<13}{size['variables']:>10}{size['factors']:>9}"
                      f"{size['species']:>9}{size['reactions']:>11}")  # fmt: skip

@@ -103,6 +103,16 @@ def parse_assignments(graph: FactorGraph, text: str) -> dict[int, int]:
     return out
 
 
+def stochastic_simulator(volume: float, seed: int) -> CRNBackend:
+    """crn.ssa at `volume`, averaging 200 time units after a burn-in of 20 (the noise check)."""
+    from ...backends.registry import create_backend
+
+    backend = create_backend("crn.ssa", {"volume": volume, "seed": seed, "average": 200.0,
+                                         "burn_in": 20.0})  # fmt: skip
+    assert isinstance(backend, CRNBackend)
+    return backend
+
+
 def _numbers(flag: str, text: str, low: float, high: float) -> tuple[float, ...]:
     """'a,b,…' as numbers in (low, high); 'none' or '' as none."""
     if text.strip().lower() in ("", "none"):
@@ -129,7 +139,8 @@ def parse_keep(graph: FactorGraph, text: str) -> list[int]:
 def run_crn_validate(
     *, graph: str | Path | None, crn: str | Path | None, reduce: str, evidence: str, keep: str,
     lifted: bool, hardware: str | Path, tolerance: float, max_table_entries: int,
-    allow_growth: bool, max_reactions: int, perturbation: str, samples: int, starts: int,
+    allow_growth: bool, elementary: bool, max_reactions: int, perturbation: str, samples: int,
+    starts: int,
     volumes: str, out: str | Path,
 ) -> RunFolder:  # fmt: skip
     """Validate the reductions of one `graph` (default: the shipped Asia network), or of a
@@ -160,7 +171,8 @@ def run_crn_validate(
                               "an observed variable has no belief to compare")  # fmt: skip
     analyses = Analyses(levels=_numbers("--perturbation", perturbation, 0.0, 1.0),
                         samples=samples, starts=starts,
-                        volumes=_numbers("--volumes", volumes, 0.0, float("inf")))  # fmt: skip
+                        volumes=_numbers("--volumes", volumes, 0.0, float("inf")),
+                        stochastic=stochastic_simulator)  # fmt: skip
     preflight(model, moves, observed, kept, allow_growth, max_reactions, given is not None)
     resolved = load_config(simulator)
     backend = backend_from_config(resolved)
@@ -170,15 +182,16 @@ def run_crn_validate(
     parameters = {"crn" if given else "graph": str(path), "reduce": list(moves),
                   "evidence": evidence, "keep": keep, "tolerance": tolerance,
                   "lifted": lifted, "allow_growth": allow_growth,
-                  "max_reactions": max_reactions, "perturbation": list(analyses.levels),
-                  "samples": samples, "starts": starts,
+                  "elementary": elementary, "max_reactions": max_reactions,
+                  "perturbation": list(analyses.levels), "samples": samples, "starts": starts,
                   "volumes": list(analyses.volumes)}  # fmt: skip
     record = provenance("crn-validate", resolved, backend, parameters)
     folder.write_json("provenance.json", record)
     began = time.perf_counter()
     with recording_failure(folder, record):
         result = validate_reduction(model, backend, moves, observed, kept, tolerance, given,
-                                    lifted, allow_growth, max_reactions, analyses)  # fmt: skip
+                                    lifted, allow_growth, max_reactions, analyses,
+                                    elementary)  # fmt: skip
     from ...datasets.crn.sbml import to_sbml
 
     folder.write_table("results.parquet", _table(result))

@@ -13,5 +13,9 @@ class NothingToCompareError(SubstratesError, ValueError):
     """A validation whose reduction leaves no variable to compare beliefs on."""
 
 
+class RewriteError(SubstratesError, ValueError):
+    """A CRN whose reactions the elementary rewrite does not cover."""
+
+
 class SizeBudgetError(SubstratesError, ValueError):
     """A CRN predicted to exceed the size budget; refused before it is compiled."""

@@ -18,7 +18,7 @@ a CRN simulator; batched simulators (crn.torch) get all samples in one call."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -108,12 +108,10 @@ def relaxation_time(compiled: CompiledGraph, x: np.ndarray) -> float | None:
     """τ = 1 / (−Re λ) for the slowest eigenvalue λ of the Jacobian at `x` off the
     conserved directions (one zero eigenvalue per conserved group); None above
     DENSE_LIMIT species or when the state is not attracting."""
-    from ...backends.crn.mass_action import MassAction
-
     species = len(compiled.network.species)
     if species > DENSE_LIMIT:
         return None
-    jacobian = MassAction(compiled.network).jacobian(x).toarray()
+    jacobian = _jacobian(compiled.network, x)
     values = np.sort(-np.linalg.eigvals(jacobian).real)
     rest = values[len(compiled.conserved) :]  # drop the conserved directions' zeros
     if len(rest) == 0 or rest[0] <= 0:
@@ -121,22 +119,34 @@ def relaxation_time(compiled: CompiledGraph, x: np.ndarray) -> float | None:
     return float(1.0 / rest[0])
 
 
+def _jacobian(network: Any, x: np.ndarray) -> np.ndarray:
+    """N ∂v/∂x at x (dense), v_r = k_r Π x_s^ν_s."""
+    rates = np.zeros((network.reactions, len(network.species)))
+    offsets, members, powers = (network.reactant_offsets, network.reactant_species,
+                                network.reactant_coefficients)  # fmt: skip
+    for r in range(network.reactions):
+        span = range(offsets[r], offsets[r + 1])
+        for e in span:
+            value = network.rates[r] * powers[e] * x[members[e]] ** (powers[e] - 1)
+            for f in span:
+                if f != e:
+                    value *= x[members[f]] ** powers[f]
+            rates[r, members[e]] += value
+    return np.asarray(network.net_stoichiometry() @ rates)
+
+
 def noise(
     compiled: CompiledGraph, rows: Sequence[int], deterministic: np.ndarray,
-    volumes: Sequence[float], seeds: int, average: float,
+    volumes: Sequence[float], seeds: int, stochastic: Callable[[float, int], CRNBackend],
 ) -> list[dict[str, Any]]:  # fmt: skip
     """Per volume: bias (max abs of mean − deterministic over survivors' states) and spread
-    (largest standard deviation across `seeds` runs) of the SSA's time-averaged beliefs."""
-    from ...backends.registry import create_backend
-
+    (largest standard deviation across `seeds` runs) of the time-averaged beliefs of the
+    stochastic simulator `stochastic(volume, seed)` makes (crn.ssa)."""
     out = []
     for volume in volumes:
         runs = []
         for seed in range(seeds):
-            ssa = create_backend("crn.ssa", {"volume": volume, "seed": seed, "average": average,
-                                             "burn_in": average / 10})  # fmt: skip
-            assert isinstance(ssa, CRNBackend)
-            rest = ssa.steady_state(compiled.network)
+            rest = stochastic(volume, seed).steady_state(compiled.network)
             runs.append(_beliefs(compiled, rows, rest.concentrations))
         stack = np.array(runs)
         spread = float(stack.std(axis=0, ddof=1).max()) if seeds > 1 else 0.0

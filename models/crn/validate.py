@@ -10,7 +10,7 @@ variable to compare is refused."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +19,7 @@ import numpy as np
 from ...datasets.crn.factor_graph import FactorGraph
 from ...datasets.crn.reaction_network import ReactionNetwork
 from .bp import belief_propagation
+from .elementary import elementary
 from .errors import ImpossibleEvidenceError, NothingToCompareError, SizeBudgetError
 from .exact import TooWideError, log_partition, marginals
 from .lifted import colour_passing, compile_lifted
@@ -38,15 +39,16 @@ reactions take about a minute to compile and seconds per right-hand side)."""
 class Analyses:
     """The checks beyond equal beliefs (`models/crn/robustness.py`): rate noise at each of
     `levels` (relative, e.g. 0.1 = ±10%) with `samples` draws each; `starts` random initial
-    conditions; SSA at `volumes` with `seeds` runs each, averaged over `average` time units
-    (empty: no stochastic runs); `seed` for every draw. Zero samples or starts skip those."""
+    conditions; at `volumes`, `seeds` runs each of the stochastic simulator `stochastic`
+    makes for (volume, seed) (empty volumes or no simulator: no stochastic runs); `seed` for
+    every draw. Zero samples or starts skip those."""
 
     levels: Sequence[float] = (0.1, 0.5)
     samples: int = 4
     starts: int = 4
     volumes: Sequence[float] = ()
     seeds: int = 3
-    average: float = 200.0
+    stochastic: Callable[[float, int], Any] | None = None
     seed: int = 0
 
 
@@ -86,6 +88,7 @@ def validate_reduction(
     allow_growth: bool = False,
     max_reactions: int = MAX_REACTIONS,
     analyses: Analyses | None = None,
+    elementary_steps: bool = False,
 ) -> Validation:
     """Reduce `graph` (evidence applied as indicator factors to the original), simulate
     both CRNs on `simulator` (a CRNBackend) and compare. `given`: the original CRN as
@@ -94,7 +97,9 @@ def validate_reduction(
     counts are then the groups'). `allow_growth`: apply moves that enlarge the CRN too.
     Raises SizeBudgetError when a CRN would exceed `max_reactions`, ImpossibleEvidenceError
     for evidence of probability zero, NothingToCompareError when no variable survives.
-    `analyses`: sensitivity, basins, relaxation and noise of both CRNs (None: skipped)."""
+    `analyses`: sensitivity, basins, relaxation and noise of both CRNs (None: skipped).
+    `elementary_steps`: also rewrite the reduced CRN into at most bimolecular reactions
+    (`models/crn/elementary.py`), simulate it and compare ("crn_elementary")."""
     evidence = dict(evidence or {})
     if given is not None and evidence:
         raise ValueError("evidence on a given CRN: compile it in as indicator factors")
@@ -128,6 +133,21 @@ def validate_reduction(
         }  # fmt: skip
         conservation[label] = compiled.conservation_error(rest.concentrations)
         times[label] = rest.time
+        if label == "crn_reduced" and elementary_steps:
+            rewritten = elementary(compiled.network)
+            networks["crn_elementary"] = rewritten.network
+            rest_e = simulator.steady_state(rewritten.network, tolerance)
+            every = compiled.beliefs(rest_e.concentrations[: len(compiled.network.species)])
+            results["crn_elementary"] = [every[r] for r in rows]
+            sizes["crn_elementary"] = {
+                "species": len(rewritten.network.species),
+                "reactions": rewritten.network.reactions,
+                "variables": counts[0], "factors": counts[1],
+            }  # fmt: skip
+            conservation["crn_elementary"] = compiled.conservation_error(
+                rest_e.concentrations[: len(compiled.network.species)]
+            )
+            times["crn_elementary"] = rest_e.time
         if analyses is not None:
             robustness[label] = _analyse(compiled, rows, names, simulator, analyses, tolerance,
                                          rest.concentrations)  # fmt: skip
@@ -176,11 +196,11 @@ def _analyse(compiled: CompiledGraph, rows: list[int], names: list[str], simulat
         out["basins"] = basins(
             compiled, rows, simulator, analyses.starts, analyses.seed, tolerance
         )  # to tell fixed points apart, the tight tolerance
-    if analyses.volumes:
+    if analyses.volumes and analyses.stochastic is not None:
         every = compiled.beliefs(rest)
         deterministic = np.concatenate([every[r] for r in rows])
         out["noise"] = noise(compiled, rows, deterministic, analyses.volumes, analyses.seeds,
-                             analyses.average)  # fmt: skip
+                             analyses.stochastic)  # fmt: skip
     return out
 
 
@@ -229,7 +249,8 @@ def check_evidence(graph: FactorGraph, original: FactorGraph, evidence: Mapping[
 
 
 def _differences(results: dict[str, list[np.ndarray] | None]) -> dict[str, float]:
-    pairs = [("crn_reduced", "crn_original"), ("crn_original", "bp"), ("crn_reduced", "bp"),
+    pairs = [("crn_reduced", "crn_original"), ("crn_elementary", "crn_reduced"),
+             ("crn_original", "bp"), ("crn_reduced", "bp"),
              ("bp", "exact"), ("crn_original", "exact")]  # fmt: skip
     out: dict[str, float] = {}
     for first, second in pairs:

@@ -184,3 +184,13 @@ def test_validations_that_cannot_mean_anything_are_refused_before_any_folder(
     assert result.returncode == 2, result.stderr
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "runs").exists()
+
+
+def test_the_elementary_rewrite_is_simulated_and_compared(tmp_path) -> None:
+    result = substrates("run", "crn-validate", "--evidence", "6=1,7=1", "--elementary",
+                        "--samples", "0", "--starts", "0", cwd=tmp_path)  # fmt: skip
+    summary = json.loads((only_run_folder(tmp_path / "runs") / "provenance.json").read_text())[
+        "summary"
+    ]
+    assert summary["differences"]["crn_elementary vs crn_reduced"] < 1e-8
+    assert "crn_elementary" in result.stdout

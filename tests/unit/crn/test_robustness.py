@@ -64,7 +64,11 @@ def test_ssa_noise_shrinks_with_volume() -> None:
     compiled = compile_graph(random_tree(3, seed=5, states=2))
     rest = create_backend("crn.ode").steady_state(compiled.network, 1e-14).concentrations
     deterministic = np.concatenate(compiled.beliefs(rest))
-    small, large = noise(compiled, [0, 1, 2], deterministic, [50, 5000], seeds=4, average=100)
+
+    def ssa(volume: float, seed: int):
+        return create_backend("crn.ssa", {"volume": volume, "seed": seed, "average": 100})
+
+    small, large = noise(compiled, [0, 1, 2], deterministic, [50, 5000], seeds=4, stochastic=ssa)
     assert large["spread"] < small["spread"] / 3
     assert large["bias"] < 0.02
 
