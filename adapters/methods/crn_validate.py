@@ -16,7 +16,7 @@ class CrnValidateParameters(MethodParameters):
 
     graph: str | None = option(
         None,
-        "factor graph or Bayesian network: .fg (libDAI), .uai, .bif or .bif.gz",
+        "factor graph or Bayesian network: .fg (libDAI), .uai, .bif(.gz) or .xml (XMLBIF)",
         metavar="FILE",
         input="file",
         group="source",

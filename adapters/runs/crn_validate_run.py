@@ -16,6 +16,7 @@ from ...datasets.crn.factor_graph import FactorGraph, FactorGraphError
 from ...datasets.crn.libdai_fg import read_fg
 from ...datasets.crn.tokens import MAX_TABLE_ENTRIES
 from ...datasets.crn.uai import read_uai
+from ...datasets.crn.xmlbif import read_xmlbif
 from ...models.crn.napp_adams import CompiledGraph
 from ...models.crn.recovery import RecoveryError, recover
 from ...models.crn.reductions import MOVES
@@ -32,20 +33,27 @@ def example_graph() -> Path:
     return Path(str(files("substrates.datasets.crn") / "examples" / "asia.uai"))
 
 
-GRAPH_READERS = {".fg": read_fg, ".uai": read_uai, ".bif": read_bif, ".bif.gz": read_bif}
+GRAPH_READERS = {
+    ".fg": read_fg,
+    ".uai": read_uai,
+    ".bif": read_bif,
+    ".bif.gz": read_bif,
+    ".xml": read_xmlbif,
+    ".xmlbif": read_xmlbif,
+}
 """File endings (case-insensitive) and their readers."""
 
 
 def read_graph(path: str | Path, max_table_entries: int = MAX_TABLE_ENTRIES) -> FactorGraph:
-    """A .fg (libDAI), .uai or .bif(.gz) file; a factor of more than max_table_entries is
-    refused before it is allocated."""
+    """A .fg (libDAI), .uai, .bif(.gz) or .xml/.xmlbif (XMLBIF) file; a factor of more
+    than max_table_entries entries is refused before it is allocated."""
     path = Path(path)
     name = path.name.lower()
     ending = next((e for e in sorted(GRAPH_READERS, key=len, reverse=True)
                    if name.endswith(e)), None)  # fmt: skip
     if ending is None:
-        raise SubstratesError(f"{path}: unknown graph format; use .fg (libDAI), .uai (UAI) "
-                              "or .bif/.bif.gz (BIF)")  # fmt: skip
+        raise SubstratesError(f"{path}: unknown graph format; use .fg (libDAI), .uai (UAI), "
+                              ".bif/.bif.gz (BIF) or .xml/.xmlbif (XMLBIF)")  # fmt: skip
     try:
         return GRAPH_READERS[ending](path, max_table_entries)
     except FactorGraphError as err:

@@ -74,6 +74,37 @@ def _uai(folder: Path) -> bytes:
     return (folder / "seed.uai").read_bytes()
 
 
+def _bif(folder: Path) -> bytes:
+    import gzip
+
+    from substrates.testing.crn import pgmpy_network
+
+    return gzip.decompress(pgmpy_network("asia").read_bytes())  # as bnlearn wrote it
+
+
+def _xmlbif(folder: Path) -> bytes:
+    import gzip
+
+    from pgmpy.readwrite import BIFReader, XMLBIFWriter
+
+    from substrates.testing.crn import pgmpy_network
+
+    text = gzip.decompress(pgmpy_network("asia").read_bytes()).decode()
+    return str(XMLBIFWriter(BIFReader(string=text).get_model())).encode()
+
+
+def _sbml_antimony(folder: Path) -> bytes:
+    import antimony
+
+    antimony.clearPreviousLoads()
+    antimony.loadAntimonyString(
+        "model m\ncompartment cell = 2\nspecies A in cell, B in cell, E in cell\n"
+        "A = 1; B = 0; E = 0.5; k = 0.3; kr = 0.1\n"
+        "J0: A -> B; cell*k*E*A - kr*B*cell\nend\n"
+    )
+    return str(antimony.getSBMLString("m")).encode()
+
+
 def _sbml(folder: Path) -> bytes:
     from substrates.datasets.crn.sbml import to_sbml
     from substrates.models.crn.napp_adams import compile_graph
@@ -201,6 +232,18 @@ def _read_uai(path: Path) -> Any:
     return read_uai(path)
 
 
+def _read_bif(path: Path) -> Any:
+    from substrates.datasets.crn.bif import read_bif
+
+    return read_bif(path)
+
+
+def _read_xmlbif(path: Path) -> Any:
+    from substrates.datasets.crn.xmlbif import read_xmlbif
+
+    return read_xmlbif(path)
+
+
 def _read_sbml(path: Path) -> Any:
     from substrates.datasets.crn.sbml import read_sbml
 
@@ -255,6 +298,10 @@ def readers() -> dict[str, Reader]:
         "uai": Reader(".uai", _uai, _read_uai, (FactorGraphError,),
                       ((b"\n2 2 2\n", b"\n2 2 " + tera + b"\n"),)),
         "sbml": Reader(".xml", _sbml, _read_sbml, (SBMLError,)),
+        "sbml_antimony": Reader(".xml", _sbml_antimony, _read_sbml, (SBMLError,)),
+        "bif": Reader(".bif", _bif, _read_bif, (FactorGraphError,),
+                      ((b"[ 2 ]", b"[ " + tera + b" ]"),)),
+        "xmlbif": Reader(".xml", _xmlbif, _read_xmlbif, (FactorGraphError,)),
         "evt2": Reader(".raw", _events("evt2"), _read_events, (EventError,),
                        ((b"width=32", b"width=" + tera),)),
         "evt3": Reader(".raw", _events("evt3"), _read_events, (EventError,),

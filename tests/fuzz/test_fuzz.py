@@ -15,7 +15,8 @@ import pytest
 
 HERE = Path(__file__).parent
 MEMORY = 4 << 30
-READERS = ["config", "grid", "qasm", "qpy", "fg", "uai", "sbml", "evt2", "evt3", "dat", "hdf5",
+READERS = ["config", "grid", "qasm", "qpy", "fg", "uai", "sbml", "sbml_antimony", "bif",
+           "xmlbif", "evt2", "evt3", "dat", "hdf5",
            "aedat4", "litke", "nwb", "opensense", "openmrg"]  # fmt: skip
 
 

@@ -1,6 +1,6 @@
-"""BIF networks read as pgmpy reads them (the classic networks its wheel ships), exact
-marginals against pgmpy's variable elimination, and Bayesian-network files that break the
-rules refused with the file and line."""
+"""BIF and XMLBIF networks read as pgmpy reads and writes them (the classic networks its
+wheel ships), exact marginals against pgmpy's variable elimination, and Bayesian-network
+files that break the rules refused with the file and line."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 from substrates.datasets.crn.bif import read_bif
 from substrates.datasets.crn.factor_graph import FactorGraphError
 from substrates.datasets.crn.uai import read_uai
+from substrates.datasets.crn.xmlbif import read_xmlbif
 from substrates.models.crn.exact import marginals
 from substrates.models.crn.reductions import with_evidence
 from substrates.testing.crn import PGMPY_EVIDENCE, evidence_indices, pgmpy_network
@@ -137,3 +138,39 @@ def test_uai_bayes_files_are_checked_as_networks(tmp_path, families, message) ->
     path.write_text(f"BAYES\n2\n2 2\n{len(scopes)}\n{families}\n{tables}")
     with pytest.raises(FactorGraphError, match=message):
         read_uai(path)
+
+
+@pytest.mark.parametrize("name", ["asia", "alarm", "insurance"])
+def test_xmlbif_written_by_pgmpy_reads_as_the_bif_does(tmp_path, name) -> None:
+    from pgmpy.readwrite import XMLBIFWriter
+
+    path = tmp_path / f"{name}.xml"
+    XMLBIFWriter(_pgmpy_model(name)).write_xmlbif(str(path))
+    ours, reference = read_xmlbif(path), read_bif(pgmpy_network(name))
+    order = [ours.names.index(n) for n in reference.names]
+    for factor in reference.factors:
+        (mine,) = [f for f in ours.factors if f.scope[0] == order[factor.scope[0]]]
+        assert [ours.names[v] for v in mine.scope] == [reference.names[v] for v in factor.scope]
+        assert np.allclose(mine.table, factor.table, atol=1e-12)
+    assert {n: ours.states[ours.names.index(n)] for n in ours.names} == dict(
+        zip(reference.names, reference.states, strict=True)
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">]><BIF/>', "DTD"),
+        ("<BIF><NETWORK><VARIABLE TYPE='decision'><NAME>a</NAME><OUTCOME>x</OUTCOME>"
+         "</VARIABLE></NETWORK></BIF>", "type decision"),
+        ("<BIF><NETWORK><VARIABLE><NAME>a</NAME><OUTCOME>x</OUTCOME><OUTCOME>y</OUTCOME>"
+         "</VARIABLE><DEFINITION><FOR>a</FOR><TABLE>0.5</TABLE></DEFINITION></NETWORK></BIF>",
+         "1 table values, expected 2"),
+        ("<BIF><NETWORK><VARIABLE><NAME>a</NAME><OUTCOME>x</OUTCOME>", "not well-formed"),
+    ],
+)  # fmt: skip
+def test_broken_xmlbif_is_refused(tmp_path, text, message) -> None:
+    path = tmp_path / "net.xml"
+    path.write_text(text)
+    with pytest.raises(FactorGraphError, match=message):
+        read_xmlbif(path)

@@ -47,7 +47,9 @@ def test_insurances_reduced_crn_rests_at_the_same_beliefs_in_elementary_steps() 
 
 def test_product_species_are_shared_by_catalyst_set_and_start_at_rest() -> None:
     build = NetworkBuilder()
-    a, b, c, x, y = (build.species(n, v) for n, v in zip("ABCXY", [0.5, 0.4, 0.2, 1, 0], strict=True))
+    a, b, c, x, y = (
+        build.species(n, v) for n, v in zip("ABCXY", [0.5, 0.4, 0.2, 1, 0], strict=True)
+    )
     build.reaction([a, b, c, x], [a, b, c, y], 2.0)
     build.reaction([c, b, a, y], [c, b, a, x], 1.0)  # same catalysts, other order
     rewritten = elementary(build.build())
