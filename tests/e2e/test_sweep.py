@@ -252,7 +252,7 @@ FAR = "executor: dask\noptions: {address: 'tcp://127.0.0.1:9', connect_timeout_s
     ("method", "grid", "executor", "message"),
     [
         ("crn-validate", "parameters: {reduction: [all]}\n", "cluster_local",
-         "'reduction' is not an option of crn-validate; options: crn, evidence"),
+         "'reduction' is not an option of crn-validate; options: allow_growth, crn"),
         ("qrim", "parameters: {outer: [sideways]}\n", "cluster_local", "invalid choice"),
         ("crn-validate", "parameters: {reduce: [all]}\n", "far.yaml",
          "cannot reach the Dask scheduler at tcp://127.0.0.1:9"),
