@@ -34,11 +34,37 @@ def propensity(
 
 
 @njit(cache=True)
-def dependencies(reactant: tuple, product: tuple, species: int) -> tuple:
-    """CSR (offsets, reactions): for each reaction, the reactions whose propensity reads a
-    species whose count it changes (itself included when it changes its own reactants)."""
+def net_changes(reactant: tuple, product: tuple, species: int) -> tuple:
+    """CSR (offsets, species, change) over reactions: each species whose count a firing
+    changes, and by how much (catalysts, unchanged, are left out)."""
     r_off, r_sp, r_co = reactant
     p_off, p_sp, p_co = product
+    reactions = len(r_off) - 1
+    change = np.zeros(species, dtype=np.int64)
+    offsets = np.zeros(reactions + 1, dtype=np.int64)
+    who, how = [], []
+    for r in range(reactions):
+        for e in range(r_off[r], r_off[r + 1]):
+            change[r_sp[e]] -= r_co[e]
+        for e in range(p_off[r], p_off[r + 1]):
+            change[p_sp[e]] += p_co[e]
+        for side_off, side_sp in ((r_off, r_sp), (p_off, p_sp)):
+            for e in range(side_off[r], side_off[r + 1]):
+                s = side_sp[e]
+                if change[s] != 0:
+                    who.append(s)
+                    how.append(change[s])
+                    change[s] = 0
+        offsets[r + 1] = len(who)
+    return offsets, np.array(who, dtype=np.int64), np.array(how, dtype=np.int64)
+
+
+@njit(cache=True)
+def dependencies(reactant: tuple, net: tuple, species: int) -> tuple:
+    """CSR (offsets, reactions): for each reaction, the reactions whose propensity reads a
+    species whose count it changes (itself included when it changes its own reactants)."""
+    r_off, r_sp, _ = reactant
+    n_off, n_sp, _ = net
     reactions = len(r_off) - 1
     readers_count = np.zeros(species + 1, dtype=np.int64)
     for e in range(len(r_sp)):
@@ -50,27 +76,16 @@ def dependencies(reactant: tuple, product: tuple, species: int) -> tuple:
         for e in range(r_off[r], r_off[r + 1]):
             readers[fill[r_sp[e]]] = r
             fill[r_sp[e]] += 1
-    change = np.zeros(species, dtype=np.int64)
     mark = np.full(reactions, -1, dtype=np.int64)
     offsets = np.zeros(reactions + 1, dtype=np.int64)
     out = []
     for r in range(reactions):
-        for e in range(r_off[r], r_off[r + 1]):
-            change[r_sp[e]] -= r_co[e]
-        for e in range(p_off[r], p_off[r + 1]):
-            change[p_sp[e]] += p_co[e]
-        for side_off, side_sp in ((r_off, r_sp), (p_off, p_sp)):
-            for e in range(side_off[r], side_off[r + 1]):
-                s = side_sp[e]
-                if change[s] != 0:
-                    for k in range(readers_off[s], readers_off[s + 1]):
-                        if mark[readers[k]] != r:
-                            mark[readers[k]] = r
-                            out.append(readers[k])
-        for e in range(r_off[r], r_off[r + 1]):
-            change[r_sp[e]] = 0
-        for e in range(p_off[r], p_off[r + 1]):
-            change[p_sp[e]] = 0
+        for e in range(n_off[r], n_off[r + 1]):
+            s = n_sp[e]
+            for k in range(readers_off[s], readers_off[s + 1]):
+                if mark[readers[k]] != r:
+                    mark[readers[k]] = r
+                    out.append(readers[k])
         offsets[r + 1] = len(out)
     return offsets, np.array(out, dtype=np.int64)
 
@@ -112,7 +127,7 @@ def _fire(r: int, times: int, n: np.ndarray, reactant: tuple, product: tuple) ->
 def gillespie(
     n: np.ndarray, reactant: tuple, product: tuple, rates: np.ndarray, volume: float,
     t_end: float, t_average: float, record: np.ndarray, seed: int, dependents: tuple,
-    epsilon: float,
+    net: tuple, epsilon: float,
 ) -> tuple:  # fmt: skip
     """Run to t_end, writing the counts at the times in record[:, 0] into record[:, 1:];
     returns (reactions fired, ∫ counts dt over [t_average, t_end]). `epsilon` > 0 leaps
@@ -144,7 +159,7 @@ def gillespie(
         leap = epsilon > 0 and exact_left == 0 and total > 0
         tau = np.inf
         if leap:
-            tau = _leap_length(n, tree, leaves, reactant, product, order, epsilon, reactions)
+            tau = _leap_length(n, tree, leaves, net, order, epsilon, reactions)
             if tau < 10.0 / total:
                 leap, exact_left = False, 100
         if not leap:
@@ -191,30 +206,19 @@ def gillespie(
 
 
 @njit(cache=True)
-def _leap_length(n: np.ndarray, tree: np.ndarray, leaves: int, reactant: tuple,
-                 product: tuple, order: np.ndarray, epsilon: float, reactions: int
-                 ) -> float:  # fmt: skip
+def _leap_length(n: np.ndarray, tree: np.ndarray, leaves: int, net: tuple, order: np.ndarray,
+                 epsilon: float, reactions: int) -> float:  # fmt: skip
     """τ of Cao, Gillespie & Petzold (2006), eq. 33, over the reactant species."""
-    r_off, r_sp, r_co = reactant
-    p_off, p_sp, p_co = product
+    n_off, n_sp, n_ch = net
     mean = np.zeros(len(n))
     variance = np.zeros(len(n))
-    change = np.zeros(len(n))
     for r in range(reactions):
         a = tree[leaves + r]
         if a <= 0:
             continue
-        for e in range(r_off[r], r_off[r + 1]):
-            change[r_sp[e]] -= r_co[e]
-        for e in range(p_off[r], p_off[r + 1]):
-            change[p_sp[e]] += p_co[e]
-        for side_off, side_sp in ((r_off, r_sp), (p_off, p_sp)):
-            for e in range(side_off[r], side_off[r + 1]):
-                s = side_sp[e]
-                if change[s] != 0:
-                    mean[s] += change[s] * a
-                    variance[s] += change[s] * change[s] * a
-                    change[s] = 0
+        for e in range(n_off[r], n_off[r + 1]):
+            mean[n_sp[e]] += n_ch[e] * a
+            variance[n_sp[e]] += n_ch[e] * n_ch[e] * a
     tau = np.inf
     for s in range(len(n)):
         if order[s] == 0 or (mean[s] == 0 and variance[s] == 0):

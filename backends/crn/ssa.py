@@ -55,7 +55,7 @@ class SsaBackend(CRNBackend):
 
     def _run(self, network: ReactionNetwork, t_end: float, t_average: float, times: np.ndarray
              ) -> tuple[np.ndarray, np.ndarray, int]:  # fmt: skip
-        from .gillespie import dependencies, gillespie
+        from .gillespie import dependencies, gillespie, net_changes
 
         record = np.zeros((len(times), len(network.species) + 1))
         record[:, 0] = times
@@ -64,10 +64,11 @@ class SsaBackend(CRNBackend):
                     network.reactant_coefficients)  # fmt: skip
         product = (network.product_offsets, network.product_species, network.product_coefficients)
         epsilon = self.options.epsilon if self.options.method == "tau_leap" else 0.0
+        net = net_changes(reactant, product, len(network.species))
         events, integral = gillespie(
             n, reactant, product, np.asarray(network.rates, dtype=float), self.options.volume,
             t_end, t_average, record, self.options.seed,
-            dependencies(reactant, product, len(network.species)), epsilon,
+            dependencies(reactant, net, len(network.species)), net, epsilon,
         )  # fmt: skip
         return record[:, 1:] / self.options.volume, integral, events
 

@@ -110,7 +110,7 @@ def test_ssa_birth_death_counts_are_poisson(method) -> None:
 
 
 def test_the_dependency_graph_lists_exactly_the_reactions_a_firing_affects() -> None:
-    from substrates.backends.crn.gillespie import dependencies
+    from substrates.backends.crn.gillespie import dependencies, net_changes
 
     rng = np.random.default_rng(5)
     build = NetworkBuilder()
@@ -125,8 +125,14 @@ def test_the_dependency_graph_lists_exactly_the_reactions_a_firing_affects() -> 
         (network.reactant_offsets, network.reactant_species, network.reactant_coefficients),
         (network.product_offsets, network.product_species, network.product_coefficients),
     ]
-    offsets, listed = dependencies(sides[0], sides[1], len(species))
+    net = net_changes(sides[0], sides[1], len(species))
+    offsets, listed = dependencies(sides[0], net, len(species))
     change = network.net_stoichiometry().toarray()
+    n_off, n_sp, n_ch = net
+    for r in range(network.reactions):
+        listed_change = dict(zip(n_sp[n_off[r]:n_off[r + 1]], n_ch[n_off[r]:n_off[r + 1]],
+                                 strict=True))  # fmt: skip
+        assert listed_change == {s: change[s, r] for s in np.flatnonzero(change[:, r])}
     for r in range(network.reactions):
         changed = set(np.flatnonzero(change[:, r]))
         reads = {
