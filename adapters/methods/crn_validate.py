@@ -47,7 +47,10 @@ class CrnValidateParameters(MethodParameters):
         "0.1,0.5", "rate-noise levels of the sensitivity check: every rate constant times an "
         "independent factor in [1 − ε, 1 + ε]; 'none' skips it", metavar="EPS,...",
     )  # fmt: skip
-    samples: int = option(4, "draws per rate-noise level", ge=0)
+    samples: int = option(
+        4, "draws per rate-noise level; each is a steady state of both CRNs (on crn.roadrunner "
+        "a model compilation: use 0 there on large networks)", ge=0,
+    )  # fmt: skip
     starts: int = option(4, "random initial conditions of the basin check (0 skips it)", ge=0)
     volumes: str = option(
         "", "SSA volumes of the noise check (bias and spread of the stochastic beliefs), "
@@ -151,7 +154,7 @@ METHOD = Method(
     name="crn-validate",
     help="compile a factor graph to a Napp–Adams CRN, reduce it, and compare both",
     description=(
-        "Read a factor graph (.fg or .uai) or a Bayesian network (.bif), apply BP-exact "
+        "Read a factor graph (.fg or .uai) or a Bayesian network (.bif, XMLBIF), apply BP-exact "
         "reductions (absorb leaves and dangling trees, eliminate degree-2 variables, merge "
         "unary factors, clamp evidence) — each only when it shrinks the CRN — compile the "
         "original and the reduced graph to Napp–Adams CRNs, simulate both to steady state, "
