@@ -181,7 +181,8 @@ def run_crn_validate(
                         samples=samples, starts=starts,
                         volumes=_numbers("--volumes", volumes, 0.0, float("inf")),
                         stochastic=stochastic_simulator)  # fmt: skip
-    preflight(model, moves, observed, kept, allow_growth, max_reactions, given is not None)
+    reduction = preflight(model, moves, observed, kept, allow_growth, max_reactions,
+                          given is not None)  # fmt: skip
     resolved = load_config(simulator)
     backend = backend_from_config(resolved)
     if not isinstance(backend, CRNBackend):
@@ -199,7 +200,7 @@ def run_crn_validate(
     with recording_failure(folder, record):
         result = validate_reduction(model, backend, moves, observed, kept, tolerance, given,
                                     lifted, allow_growth, max_reactions, analyses,
-                                    elementary)  # fmt: skip
+                                    elementary, reduction)  # fmt: skip
     from ...datasets.crn.sbml import to_sbml
 
     folder.write_table("results.parquet", _table(result))

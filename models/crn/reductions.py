@@ -31,7 +31,7 @@ import numpy as np
 
 from ...datasets.crn.factor_graph import FactorGraph
 from .errors import ImpossibleEvidenceError
-from .size import Size, factor_size, variable_size
+from .size import Size, factor_size, graph_size, variable_size
 from .tables import product, sum_out
 
 MOVES = ("evidence", "leaves", "unary", "degree2")
@@ -80,26 +80,26 @@ class _State:
     """The factors and live variables during a reduction, with the CRN's size kept up to
     date move by move."""
 
-    def __init__(self, graph: FactorGraph, pool: Pool, allow_growth: bool) -> None:
+    def __init__(self, graph: FactorGraph, allow_growth: bool) -> None:
         self.graph = graph
         self.cards = graph.cardinalities
-        self.pool = pool
+        self.pool: Pool = [(f.scope, f.table) for f in graph.factors]
         self.alive = set(range(graph.variables))
         self.allow_growth = allow_growth
-        self.size = sum((factor_size(s, t, self.cards) for s, t in pool), Size(0, 0))
-        self.size += sum((variable_size(c) for c in self.cards), Size(0, 0))
+        self.size = graph_size(graph)
         self.steps: list[Step] = []
         self.declined: dict[str, int] = {}
 
     def replace(self, move: str, variable: int, gone: list[int], new: Pool,
-                removed: bool = True) -> bool:  # fmt: skip
+                removed: bool = True, priced: bool = True) -> bool:  # fmt: skip
         """Replace the factors at `gone` by `new` (and drop `variable` if `removed`) when
-        that shrinks the CRN or growth is allowed; whether it was done."""
+        that shrinks the CRN, growth is allowed or the move is not `priced`; whether it
+        was done."""
         change = sum((factor_size(s, t, self.cards) for s, t in new), Size(0, 0))
         change -= sum((factor_size(*self.pool[k], self.cards) for k in gone), Size(0, 0))
         if removed:
             change -= variable_size(self.cards[variable])
-        if not (change.shrinks or self.allow_growth):
+        if priced and not (change.shrinks or self.allow_growth):
             self.declined[move] = self.declined.get(move, 0) + 1
             return False
         self.pool = [f for j, f in enumerate(self.pool) if j not in set(gone)] + new
@@ -138,7 +138,7 @@ def reduce(
     for variable, value in clamped.items():
         _check_state(graph, variable, value)
     start = with_evidence(graph, clamped) if clamped else graph
-    state = _State(start, [(f.scope, f.table) for f in start.factors], allow_growth)
+    state = _State(start, allow_growth)
     begin = state.size
     applied = dict.fromkeys(moves, 0)
     if "evidence" in moves:
@@ -156,9 +156,8 @@ def reduce(
                         f"{graph.states[variable][value]} has probability zero: the factor "
                         f"over ({names}) is zero there"
                     )
-            state.allow_growth, growth = True, state.allow_growth  # clamping is never priced out
-            state.replace("evidence", variable, gone, [(s, t) for s, t in sliced if s])
-            state.allow_growth = growth
+            state.replace("evidence", variable, gone, [(s, t) for s, t in sliced if s],
+                          priced=False)  # clamping is never priced out  # fmt: skip
             applied["evidence"] += 1
     if not kept:
         kept = _one_per_component(state.pool, state.alive)

@@ -89,6 +89,7 @@ def validate_reduction(
     max_reactions: int = MAX_REACTIONS,
     analyses: Analyses | None = None,
     elementary_steps: bool = False,
+    reduction: Reduction | None = None,
 ) -> Validation:
     """Reduce `graph` (evidence applied as indicator factors to the original), simulate
     both CRNs on `simulator` (a CRNBackend) and compare. `given`: the original CRN as
@@ -99,13 +100,15 @@ def validate_reduction(
     for evidence of probability zero, NothingToCompareError when no variable survives.
     `analyses`: sensitivity, basins, relaxation and noise of both CRNs (None: skipped).
     `elementary_steps`: also rewrite the reduced CRN into at most bimolecular reactions
-    (`models/crn/elementary.py`), simulate it and compare ("crn_elementary")."""
+    (`models/crn/elementary.py`), simulate it and compare ("crn_elementary").
+    `reduction`: what `preflight` returned for these arguments (else it runs here)."""
     evidence = dict(evidence or {})
     if given is not None and evidence:
         raise ValueError("evidence on a given CRN: compile it in as indicator factors")
     original = with_evidence(graph, evidence) if evidence else graph
-    reduction = preflight(graph, moves, evidence, keep, allow_growth, max_reactions,
-                          compiled_given=given is not None)  # fmt: skip
+    if reduction is None:
+        reduction = preflight(graph, moves, evidence, keep, allow_growth, max_reactions,
+                              compiled_given=given is not None)  # fmt: skip
     survivors = list(reduction.survivors)
     results: dict[str, list[np.ndarray] | None] = {}
     sizes, conservation, times, networks = {}, {}, {}, {}
