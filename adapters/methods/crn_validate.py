@@ -48,8 +48,8 @@ class CrnValidateParameters(MethodParameters):
         "independent factor in [1 − ε, 1 + ε]; 'none' skips it", metavar="EPS,...",
     )  # fmt: skip
     samples: int = option(
-        4, "draws per rate-noise level; each is a steady state of both CRNs (on crn.roadrunner "
-        "a model compilation: use 0 there on large networks)", ge=0,
+        4, "draws per rate-noise level; each is a steady state of both CRNs (crn.roadrunner "
+        "compiles each CRN once more for them, with its rates as parameters)", ge=0,
     )  # fmt: skip
     starts: int = option(4, "random initial conditions of the basin check (0 skips it)", ge=0)
     volumes: str = option(
@@ -107,7 +107,10 @@ def report(run: Run) -> str:
         lines.append("crn_reduced is lifted: its variables and factors are colour-passing groups")
     lines.append(f"graph {'has cycles' if s['loopy'] else 'is a tree/forest'}; both CRNs start "
                  "from uniform messages")  # fmt: skip
-    lines.append("max |belief difference| on survivors " + ", ".join(s["survivors"]) + ":")
+    survivors = s["survivors"]
+    listed = ", ".join(survivors[:12]) + (f", … ({len(survivors)} in all)"
+                                          if len(survivors) > 12 else "")  # fmt: skip
+    lines.append(f"max |belief difference| on survivors {listed}:")
     if not run.provenance["parameters"].get("keep"):
         lines.insert(-1, f"kept from reduction: {', '.join(s['kept'])} (by default one variable "
                          "per connected component; --keep names others)")  # fmt: skip
@@ -127,6 +130,14 @@ def _diagnosis(s: dict) -> list[str]:
         lines.append(f"BP is {gap:.2e} from the exact marginals; the CRN rests {inherits:.2e} "
                      f"from them (it computes BP, exact on trees only); BP took "
                      f"{s['bp_sweeps']} sweeps (damping 0.5)")  # fmt: skip
+    trw, apart = s["differences"].get("trw vs exact"), s["differences"].get("bp vs trw")
+    if trw is not None:
+        lines.append(f"tree-reweighted BP (convex: one fixed point) is {trw:.2e} from the "
+                     "exact marginals")  # fmt: skip
+    elif apart is not None:
+        lines.append(f"exact marginals too wide to compute; BP and tree-reweighted BP differ "
+                     f"by {apart:.2e} — where they disagree, at least one is off, and the "
+                     "CRN rests at BP's answer")  # fmt: skip
     robust = s.get("robustness", {})
     labels = [k for k in ("crn_original", "crn_reduced") if k in robust]
     tau = [robust[k].get("relaxation_time") for k in labels]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -78,8 +79,16 @@ class FactorGraph:
         return len(self.cardinalities)
 
     def neighbours(self, variable: int) -> list[int]:
-        """Indices of the factors whose scope holds `variable`."""
-        return [a for a, f in enumerate(self.factors) if variable in f.scope]
+        """Indices of the factors whose scope holds `variable` (in factor order)."""
+        return self._around[variable]
+
+    @cached_property
+    def _around(self) -> list[list[int]]:
+        around: list[list[int]] = [[] for _ in self.cardinalities]
+        for a, factor in enumerate(self.factors):
+            for i in factor.scope:
+                around[i].append(a)
+        return around
 
     def edges(self) -> list[tuple[int, int]]:
         """(variable, factor) pairs, factor-major."""

@@ -1,8 +1,9 @@
 """SBML (Level 3 Version 2) export and import of mass-action reaction networks, with
 python-libsbml. Export: species get ids s0, s1, … and keep their names; every reaction has
-a local parameter k and the kinetic law k·Π reactant^ν (catalysts are reactants and
-products), in a compartment of size 1. Import reads kinetic laws as math, so files written
-by other tools in other styles are read too (see `read_sbml`)."""
+a local parameter k (or, with `global_rates`, a global parameter k0, k1, …) and the kinetic
+law k·Π reactant^ν (catalysts are reactants and products), in a compartment of size 1.
+Import reads kinetic laws as math, so files written by other tools in other styles are
+read too (see `read_sbml`)."""
 
 from __future__ import annotations
 
@@ -20,12 +21,14 @@ class SBMLError(FactorGraphError):
     """An SBML document that is not a mass-action network of this form."""
 
 
-def _mass_action(reactants: list[tuple[str, int]]) -> str:
-    return " * ".join(["k", *(f"{s}^{c}" if c > 1 else s for s, c in reactants)])
+def _mass_action(rate: str, reactants: list[tuple[str, int]]) -> str:
+    return " * ".join([rate, *(f"{s}^{c}" if c > 1 else s for s, c in reactants)])
 
 
-def to_sbml(network: ReactionNetwork, model_id: str = "crn") -> str:
-    """The network as an SBML L3V2 document (a string)."""
+def to_sbml(network: ReactionNetwork, model_id: str = "crn", global_rates: bool = False) -> str:
+    """The network as an SBML L3V2 document (a string). With `global_rates`, reaction r's
+    rate constant is the global parameter `k{r}`, which a simulator can change without
+    reading the model again (libRoadRunner compiles local parameters in as constants)."""
     import libsbml
 
     document = libsbml.SBMLDocument(3, 2)
@@ -64,10 +67,12 @@ def to_sbml(network: ReactionNetwork, model_id: str = "crn") -> str:
                 if create == reaction.createReactant:
                     reactants.append((f"s{species_of[e]}", int(coefficients[e])))
         law = reaction.createKineticLaw()
-        rate = law.createLocalParameter()
-        rate.setId("k")
+        rate = model.createParameter() if global_rates else law.createLocalParameter()
+        rate.setId(f"k{r}" if global_rates else "k")
         rate.setValue(float(network.rates[r]))
-        law.setMath(libsbml.parseL3Formula(_mass_action(reactants)))
+        if global_rates:
+            rate.setConstant(True)
+        law.setMath(libsbml.parseL3Formula(_mass_action(rate.getId(), reactants)))
     return libsbml.writeSBMLToString(document)
 
 

@@ -1,7 +1,8 @@
 """Validate a reduction: simulate the original and the reduced Napp–Adams CRN to steady
-state and compare their beliefs on the surviving variables with each other, with BP and
-(small graphs) with exact marginals. Both CRNs start from uniform messages and beliefs: on
-loopy graphs with several BP fixed points, matching initial conditions decide which one.
+state and compare their beliefs on the surviving variables with each other, with BP,
+with tree-reweighted BP (graphs with cycles) and (small graphs) with exact marginals. Both
+CRNs start from uniform messages and beliefs: on loopy graphs with several BP fixed
+points, matching initial conditions decide which one.
 
 Before anything is compiled: the evidence is checked for probability zero (exactly where
 elimination fits, else by the reduction's slices and BP), the original and the reduced
@@ -27,6 +28,7 @@ from .napp_adams import CompiledGraph, compile_graph
 from .reductions import MOVES, Reduction, Step, reduce, with_evidence
 from .robustness import basins, noise, rate_sensitivity, relaxation_time
 from .size import Size, graph_size
+from .trw import TooLargeForTRWError, tree_reweighted_bp
 
 EXACT_LIMIT = 16
 """Exact marginals are computed when elimination tables stay within this many variables."""
@@ -54,8 +56,9 @@ class Analyses:
 
 @dataclass
 class Validation:
-    """Beliefs on the survivors (rows: survivors) from BP, both CRNs and exact inference
-    (None when too wide); the largest differences between them; BP's fixed-point residual;
+    """Beliefs on the survivors (rows: survivors) from BP, both CRNs, tree-reweighted BP
+    ("trw"; graphs with cycles, None when too large) and exact inference (None when too
+    wide); the largest differences between them; BP's fixed-point residual;
     the CRNs' conservation errors; sizes before and after; whether the graph has a cycle."""
 
     survivors: tuple[str, ...]
@@ -162,6 +165,13 @@ def validate_reduction(
             "evidence has probability zero under the model, or BP cannot reach it"
         ) from None
     results["bp"] = [bp.beliefs[r] for r in survivors]
+    loopy = has_cycle(original)
+    if loopy:  # on a forest TRW is BP (every edge a bridge, ρ = 1)
+        try:
+            trw = tree_reweighted_bp(original).beliefs
+            results["trw"] = [trw[r] for r in survivors]
+        except TooLargeForTRWError:
+            results["trw"] = None
     try:
         exact = marginals(original, max_width=EXACT_LIMIT)
         results["exact"] = [exact[r] for r in survivors]
@@ -176,7 +186,7 @@ def validate_reduction(
         conservation_error=conservation,
         sizes=sizes,
         applied=reduction.applied,
-        loopy=has_cycle(original),
+        loopy=loopy,
         steady_time=times,
         networks=networks,
         steps=reduction.steps,
@@ -254,7 +264,8 @@ def check_evidence(graph: FactorGraph, original: FactorGraph, evidence: Mapping[
 def _differences(results: dict[str, list[np.ndarray] | None]) -> dict[str, float]:
     pairs = [("crn_reduced", "crn_original"), ("crn_elementary", "crn_reduced"),
              ("crn_original", "bp"), ("crn_reduced", "bp"),
-             ("bp", "exact"), ("crn_original", "exact")]  # fmt: skip
+             ("bp", "exact"), ("crn_original", "exact"), ("trw", "exact"),
+             ("bp", "trw")]  # fmt: skip
     out: dict[str, float] = {}
     for first, second in pairs:
         a, b = results.get(first), results.get(second)

@@ -28,7 +28,8 @@ def test_default_run_validates_the_reduced_asia_crn(tmp_path) -> None:
         summary["sizes"]["crn_reduced"]["reactions"] < summary["sizes"]["crn_original"]["reactions"]
     )
     table = pq.read_table(folder / "results.parquet").to_pandas()
-    assert set(table.columns) == {"variable", "state", "bp", "crn_original", "crn_reduced", "exact"}
+    methods = {"bp", "trw", "crn_original", "crn_reduced", "exact"}
+    assert set(table.columns) == {"variable", "state", *methods}
     assert np.allclose(table.groupby("variable")["crn_reduced"].sum(), 1.0)
 
 
@@ -145,20 +146,27 @@ def test_classic_networks_validate_end_to_end(tmp_path, name, simulator) -> None
         checks = summary["robustness"][label]
         assert checks["relaxation_time"] > 0 and checks["basins"]["fixed_points"] >= 1
         assert {row["level"] for row in checks["sensitivity"]} == {0.1, 0.5}
-    for line in ("BP is", "relaxation time", "rate noise ±10%", "fixed points reached",
+    for line in ("BP is", "tree-reweighted BP (convex: one fixed point) is",
+                 "relaxation time", "rate noise ±10%", "fixed points reached",
                  "reactions after each move"):  # fmt: skip
         assert line in result.stdout
 
 
 def test_roadrunner_validates_a_real_network_end_to_end(tmp_path) -> None:
+    """With the default robustness checks: 8 perturbed rate sets and 4 random starts per CRN
+    run on libRoadRunner's kept models (two loads per CRN, not one per sample)."""
     result = substrates("run", "crn-validate", "--graph", str(pgmpy_network("asia")),
                         "--evidence", "xray=yes,dysp=yes", "--simulator", "crn_roadrunner",
-                        "--samples", "0", "--starts", "0", cwd=tmp_path)  # fmt: skip
+                        cwd=tmp_path)  # fmt: skip
     summary = json.loads((only_run_folder(tmp_path / "runs") / "provenance.json").read_text())[
         "summary"
     ]
     assert summary["differences"]["crn_reduced vs crn_original"] < 1e-8
     assert "fewer" in result.stdout
+    for label in ("crn_original", "crn_reduced"):
+        checks = summary["robustness"][label]
+        assert checks["basins"]["fixed_points"] == 1  # a tree: one fixed point
+        assert all(row["failed"] == 0 for row in checks["sensitivity"])
 
 
 ASIA_ALL_OBSERVED = ",".join(
@@ -194,3 +202,20 @@ def test_the_elementary_rewrite_is_simulated_and_compared(tmp_path) -> None:
     ]
     assert summary["differences"]["crn_elementary vs crn_reduced"] < 1e-8
     assert "crn_elementary" in result.stdout
+
+
+@pytest.mark.slow
+def test_a_grid_too_wide_for_exact_marginals_reports_bp_beside_trw(tmp_path) -> None:
+    """A 17 × 17 Ising grid (elimination width 17 > 16): no exact marginals; BP and
+    tree-reweighted BP are set side by side instead."""
+    from substrates.datasets.crn.generators import ferromagnet
+    from substrates.datasets.crn.libdai_fg import write_fg
+
+    write_fg(ferromagnet(17, 17, 0.3, 0.2), tmp_path / "grid.fg")
+    result = substrates("run", "crn-validate", "--graph", "grid.fg", "--reduce", "none",
+                        "--samples", "0", "--starts", "0", cwd=tmp_path)  # fmt: skip
+    summary = json.loads((only_run_folder(tmp_path / "runs") / "provenance.json").read_text())
+    differences = summary["summary"]["differences"]
+    assert "bp vs exact" not in differences and differences["bp vs trw"] > 1e-3
+    assert "BP and tree-reweighted BP differ by" in result.stdout
+    assert "(289 in all)" in result.stdout

@@ -20,6 +20,15 @@ def test_round_trip_keeps_every_species_reaction_and_rate(tmp_path) -> None:
     assert same_network(read_sbml(tmp_path / "crn.xml"), network)
 
 
+def test_rates_as_global_parameters_read_back_the_same(tmp_path) -> None:
+    from substrates.datasets.crn.sbml import to_sbml
+
+    network = compile_graph(loopy_six()).network
+    (tmp_path / "crn.xml").write_text(to_sbml(network, global_rates=True))
+    assert 'id="k5"' in (tmp_path / "crn.xml").read_text()
+    assert same_network(read_sbml(tmp_path / "crn.xml"), network)
+
+
 def test_homodimer_stoichiometry_survives_the_round_trip(tmp_path) -> None:
     build = NetworkBuilder()
     a, b = build.species("A", 1.0), build.species("B", 0.0)
@@ -44,6 +53,30 @@ def test_roadrunner_rests_where_the_ode_does() -> None:
     ours = create_backend("crn.ode").steady_state(compiled.network, 1e-13).concentrations
     theirs = create_backend("crn.roadrunner").steady_state(compiled.network, 1e-12)
     assert np.allclose(theirs.concentrations, ours, atol=1e-9)
+
+
+def test_roadrunner_reuses_its_model_and_answers_as_a_fresh_load() -> None:
+    """New rates and initial states on the kept model (two loads in all: rates compiled in,
+    then rates as parameters) rest where a model loaded for each network does."""
+    from dataclasses import replace
+
+    network = compile_graph(loopy_six()).network
+    rng = np.random.default_rng(3)
+    variants = [network]
+    variants += [replace(network, rates=network.rates * rng.uniform(0.5, 1.5, network.reactions))
+                 for _ in range(3)]  # fmt: skip
+    variants += [replace(network, initial=network.initial * rng.uniform(0.2, 2.0, len(
+        network.species))) for _ in range(2)]  # fmt: skip
+    kept = create_backend("crn.roadrunner")
+    for variant in variants:
+        fresh = create_backend("crn.roadrunner").steady_state(variant, 1e-12).concentrations
+        again = kept.steady_state(variant, 1e-12).concentrations
+        assert np.allclose(again, fresh, atol=1e-10, rtol=0)
+    assert kept.loads == 2
+    times = np.linspace(0, 5, 6)
+    assert np.allclose(kept.simulate(variants[4], times),
+                       create_backend("crn.roadrunner").simulate(variants[4], times),
+                       atol=1e-9, rtol=0)  # fmt: skip
 
 
 ANTIMONY = {
