@@ -66,6 +66,13 @@ def time_range(
         raise SubstratesError("give both --start and --end, or neither")
     if finish <= begin:
         raise SubstratesError(f"--end {end} is not after --start {start}")
+    if (
+        caps.start is not None
+        and caps.end is not None
+        and (begin >= np.datetime64(caps.end, "ns") or finish <= np.datetime64(caps.start, "ns"))
+    ):
+        raise SubstratesError(f"the data hold {caps.start} to {caps.end}; nothing between "
+                              f"--start {start} and --end {end}")  # fmt: skip
     return begin, finish
 
 
@@ -87,7 +94,15 @@ def link_inputs(
     after = end + SPIN_DOWN
     if caps.end is not None:
         after = min(after, np.datetime64(caps.end, "ns") + np.timedelta64(1, "s"))
-    processed = process(backend.load(first, after))
+    loaded = backend.load(first, after)
+    silent = loaded["rsl"].isnull().all(dim=("sublink_id", "time")).values
+    if silent.all():
+        raise SubstratesError(f"{backend.name}: no link has an rsl value between {first} and "
+                              f"{after}")  # fmt: skip
+    if silent.any():  # skipped, and counted in provenance
+        backend.cleaning.links_without_data += [str(i) for i in loaded["cml_id"].values[silent]]
+        loaded = loaded.isel(cml_id=~silent)
+    processed = process(loaded)
     above = (processed["trsl"] - processed["baseline"]).clip(min=0)
     rain = processed["R"]
     if true_baseline:
@@ -181,19 +196,26 @@ def radar_reference(
         row = np.floor((y - grid.y0_km) / grid.cell_km).astype(int).ravel()
         inside = (col >= 0) & (col < grid.nx) & (row >= 0) & (row < grid.ny)
         cell = row[inside] * grid.nx + col[inside]
-        counts = np.bincount(cell, minlength=grid.nx * grid.ny).astype(float)
-        counts[counts == 0] = np.nan
         frames = areal["rain"].sel(time=labels).values.reshape(len(labels), -1)[:, inside]
-        field = np.stack([
-            np.bincount(cell, weights=np.nan_to_num(f), minlength=grid.nx * grid.ny) / counts
-            for f in frames
-        ]).reshape(len(labels), grid.ny, grid.nx)  # fmt: skip
+        field = np.stack([_cell_means(cell, f, grid.nx * grid.ny) for f in frames]).reshape(
+            len(labels), grid.ny, grid.nx
+        )
     averaged = None
     if path is not None:
         ids = inputs.links["cml_id"].values.astype(str)
         path = path.assign_coords(cml_id=path["cml_id"].values.astype(str))
         averaged = path.reindex(time=labels, cml_id=ids).transpose("time", "cml_id").values
     return Reference("radar (pycomlink's RADOLAN YW reference)", field, averaged)
+
+
+def _cell_means(cell: np.ndarray, pixels: np.ndarray, cells: int) -> np.ndarray:
+    """Mean of the radar pixels in each grid cell, NaN pixels (no echo measured) left
+    out; NaN for a cell without a measured pixel."""
+    measured = np.isfinite(pixels)
+    counts = np.bincount(cell[measured], minlength=cells).astype(float)
+    sums = np.bincount(cell[measured], weights=pixels[measured], minlength=cells)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, sums / counts, np.nan)
 
 
 def near_links(grid: Grid, links: Any, within_km: float) -> np.ndarray:

@@ -124,7 +124,10 @@ class SimBackend(CMLSimulatorBackend):
             **{k: ("cml_id", v) for k, v in network.latlon().items()},
         }  # fmt: skip
         dataset = xr.Dataset(
-            {"rsl": (dims, rsl.transpose(1, 2, 0)), "tsl": (dims, tsl.transpose(1, 2, 0))},
+            {
+                "rsl": (dims, rsl.transpose(1, 2, 0), {"units": "dBm"}),
+                "tsl": (dims, tsl.transpose(1, 2, 0), {"units": "dBm"}),
+            },
             coords=coords,
         )
         axis = (np.arange(cells) + 0.5) * o.cell_km

@@ -67,7 +67,7 @@ def read_openmrg(data_path: str | os.PathLike[str], metadata_path: str | os.Path
         "cml_id": table.index.to_numpy(), "sublink_id": table.columns.astype(str).to_numpy(),
         "frequency": (dims, rows["Frequency_GHz"].to_numpy(float)[position], {"units": "GHz"}),
         "polarization": (dims, rows["Polarization"].astype(str).to_numpy()[position]),
-        "length": ("cml_id", first["Length_km"].to_numpy(float)),
+        "length": ("cml_id", first["Length_km"].to_numpy(float), {"units": "km"}),
         **{name: ("cml_id", first[column].to_numpy(float)) for name, column in _ENDS.items()},
     }  # fmt: skip
     return picked.drop_vars("sublink", errors="ignore").assign_coords(coords)

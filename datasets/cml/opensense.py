@@ -1,8 +1,16 @@
 """The OpenSense data convention for commercial microwave links, as an xarray Dataset.
 
-dims (cml_id, sublink_id, time); data variables rsl and tsl in dBm; coordinates
-frequency (GHz, per cml_id × sublink_id), polarization ('h' or 'v'), length (km),
-site_0_lat/lon and site_1_lat/lon (degrees). Fencl et al. 2024, Open Res Eur 3:169.
+As files hold it (OpenSenseAction/OS_data_format_conventions, netCDF_CML.adoc; Fencl et
+al. 2024, Open Res Eur 3:169): dims (cml_id, sublink_id, time); rsl and tsl in dBm (one
+of them may be absent when it is held constant); frequency in MHz per cml_id ×
+sublink_id; `polarisation` 'vertical' or 'horizontal' (recommended); `length` in metres
+(optional); site_0_lat/lon and site_1_lat/lon in degrees.
+
+As `validate` returns it: the same names with `polarization` spelled with a z and 'h' or
+'v', frequency in GHz, length in km, rsl and tsl in dBm once a window is loaded
+(`mask_fill_values`). Every unit is read from the file's `units` attribute and converted
+or refused; where a file declares none, the unit is inferred (frequency from its
+magnitude, length from the site coordinates) and the inference recorded in `Cleaning`.
 """
 
 from __future__ import annotations
@@ -18,9 +26,8 @@ from .errors import CMLDataError
 
 DIMS = ("cml_id", "sublink_id", "time")
 VARIABLES = ("rsl", "tsl")
-COORDINATES = (
-    "frequency", "polarization", "length", "site_0_lat", "site_0_lon", "site_1_lat", "site_1_lon",
-)  # fmt: skip
+SITES = ("site_0_lat", "site_0_lon", "site_1_lat", "site_1_lon")
+COORDINATES = ("frequency", "polarization", "length", *SITES)
 FILL_VALUES = {"tsl": 255.0, "rsl": -99.9}
 """Values operators write for 'no measurement' (dBm)."""
 
@@ -30,6 +37,12 @@ _PYCOMLINK_NAMES = {
     "site_a_latitude": "site_0_lat", "site_a_longitude": "site_0_lon",
     "site_b_latitude": "site_1_lat", "site_b_longitude": "site_1_lon",
 }  # fmt: skip
+_LENGTH_UNITS = {"km": 1.0, "kilometre": 1.0, "kilometres": 1.0, "kilometer": 1.0,
+                 "kilometers": 1.0, "m": 1e-3, "metre": 1e-3, "metres": 1e-3, "meter": 1e-3,
+                 "meters": 1e-3}  # fmt: skip
+"""Spellings of a length unit: factor to km."""
+_POWER_UNITS = {"dbm": None, "mw": "mW", "w": "W", "dbw": "dBW"}
+"""Spellings (lower case) of a signal-level unit: the unit converted from, None for dBm."""
 _FREQUENCY_UNITS = {"GHz": (0.5, 1000.0, 1.0), "MHz": (5e2, 1e6, 1e-3), "Hz": (5e8, 1e12, 1e-9)}
 """unit: (smallest, largest plausible value, factor to GHz). CMLs run at about 1–100 GHz,
 so the three ranges cannot be confused."""
@@ -43,6 +56,20 @@ class Cleaning:
     renamed: dict[str, str] = field(default_factory=dict)
     polarization_spellings: int = 0
     frequency_converted_from: str | None = None
+    length_unit: str = "km"
+    """The unit `length` was read in: as declared ('m', 'km'), inferred from the site
+    coordinates ('m (inferred)'), or 'computed from the coordinates' where absent."""
+    levels_converted_from: dict[str, str] = field(default_factory=dict)
+    """rsl/tsl read in another unit than dBm (mW, W, dBW) and converted to dBm."""
+    levels_assumed_dbm: list[str] = field(default_factory=list)
+    """rsl/tsl without a `units` attribute (dBm assumed)."""
+    levels_not_positive: dict[str, int] = field(default_factory=dict)
+    """Values ≤ 0 in a linear unit (mW, W): no level in dBm, set to NaN."""
+    constant_level: str | None = None
+    """rsl or tsl absent (the convention allows the constant one to be left out): taken
+    as 0 dBm, which the baseline removes."""
+    links_without_data: list[str] = field(default_factory=list)
+    """Links whose rsl is NaN throughout a loaded period (skipped there)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -50,36 +77,52 @@ class Cleaning:
             "renamed": self.renamed,
             "polarization_spellings_normalised": self.polarization_spellings,
             "frequency_converted_from": self.frequency_converted_from,
+            "length_unit": self.length_unit,
+            "levels_converted_to_dbm_from": self.levels_converted_from,
+            "levels_assumed_dbm": self.levels_assumed_dbm,
+            "levels_not_positive_set_to_nan": self.levels_not_positive,
+            "constant_level": self.constant_level,
+            "links_without_data": self.links_without_data,
         }
 
 
 def validate(dataset: Any, source: str = "dataset") -> tuple[Any, Cleaning]:
-    """Check names, dims and units and normalise polarization spellings, without loading
-    the time series (fill values are masked per time range by `mask_fill_values`).
+    """Check names, dims and units, convert units and normalise polarization spellings,
+    without loading the time series (fill values and level units are applied per time
+    range by `mask_fill_values`).
 
     Accepts pycomlink's older layout (channel_id, site_a_latitude, ...) and renames it.
     Raises CMLDataError naming `source` and the offending variable.
     """
     cleaning = Cleaning()
     rename = {k: v for k, v in _PYCOMLINK_NAMES.items() if k in dataset.variables}
+    if "polarisation" in dataset.variables:
+        if "polarization" in dataset.variables:
+            raise CMLDataError(f"{source}: both polarisation and polarization; keep one")
+        rename["polarisation"] = "polarization"
     if rename:
         dataset = dataset.rename(rename)
         cleaning.renamed = rename
-    missing = [n for n in (*VARIABLES, *COORDINATES) if n not in dataset.variables]
+    dataset = _one_level_may_be_constant(dataset, source, cleaning)
+    required = [n for n in (*VARIABLES, *COORDINATES) if n != "length"]
+    missing = [n for n in required if n not in dataset.variables]
     if missing:
         raise CMLDataError(f"{source}: missing {', '.join(missing)} (OpenSense names expected)")
     for name in VARIABLES:
         if set(dataset[name].dims) != set(DIMS):
             raise CMLDataError(f"{source}: {name} has dims {dataset[name].dims}, expected {DIMS}")
+        _level_unit(dataset[name], name, source, cleaning)
     dataset = dataset.transpose(*DIMS, ...)
 
     dataset = _frequency_in_ghz(dataset, source, cleaning)
+    distance = _site_distance_km(dataset)
+    dataset = _length_in_km(dataset, distance, source, cleaning)
     length = np.asarray(dataset["length"].values, dtype=float)
     if np.any(~(length > 0)):
         bad = [str(c) for c in np.asarray(dataset["cml_id"].values)[~(length > 0)][:5]]
         raise CMLDataError(f"{source}: links of zero or missing length: cml_id {', '.join(bad)}")
 
-    _coordinates_match_length(dataset, length, source)
+    _coordinates_match_length(dataset, length, distance, source)
 
     raw = np.asarray(dataset["polarization"].values).astype(str)
     lowered = np.char.lower(np.char.strip(raw))
@@ -95,6 +138,77 @@ def validate(dataset: Any, source: str = "dataset") -> tuple[Any, Cleaning]:
     return dataset, cleaning
 
 
+def _one_level_may_be_constant(dataset: Any, source: str, cleaning: Cleaning) -> Any:
+    """The convention lets a file leave out whichever of rsl and tsl is held constant:
+    the absent one becomes 0 dBm (the chain's baseline removes any constant)."""
+    present = [n for n in VARIABLES if n in dataset.variables]
+    if len(present) != 1:
+        return dataset  # both (fine) or neither (reported as missing)
+    (kept,) = present
+    absent = "tsl" if kept == "rsl" else "rsl"
+    cleaning.constant_level = absent
+    import xarray as xr
+
+    like = dataset[kept]  # zeros broadcast over its shape: no copy, nothing read
+    constant = xr.DataArray(np.broadcast_to(np.float64(0.0), like.shape), dims=like.dims,
+                            coords=like.coords, attrs={"units": "dBm"})  # fmt: skip
+    return dataset.assign({absent: constant})
+
+
+def _level_unit(array: Any, name: str, source: str, cleaning: Cleaning) -> None:
+    """Record how `name` is to be converted to dBm when loaded; refuse a unit that is not
+    a power level."""
+    declared = array.attrs.get("units")
+    if declared is None:
+        cleaning.levels_assumed_dbm.append(name)
+        return
+    key = str(declared).strip().lower()
+    if key not in _POWER_UNITS:
+        raise CMLDataError(f"{source}: {name} units {declared!r}; allowed: dBm, dBW, mW, W")
+    converted = _POWER_UNITS[key]
+    if converted is not None:
+        cleaning.levels_converted_from[name] = converted
+
+
+def _site_distance_km(dataset: Any) -> np.ndarray:
+    """Great-circle distance (km) between each link's two sites."""
+    lat0, lon0, lat1, lon1 = (np.radians(np.asarray(dataset[n].values, float)) for n in SITES)
+    half = (
+        np.sin((lat1 - lat0) / 2) ** 2
+        + np.cos(lat0) * np.cos(lat1) * np.sin((lon1 - lon0) / 2) ** 2
+    )
+    return 2 * 6371.0 * np.arcsin(np.sqrt(np.clip(half, 0, 1)))
+
+
+def _length_in_km(dataset: Any, distance: np.ndarray, source: str, cleaning: Cleaning) -> Any:
+    """`length` in km: converted from its declared unit; without one, read in the unit
+    (m or km) that agrees with the site coordinates for more links; computed from the
+    coordinates where the file has no `length` (it is optional in the convention)."""
+    if "length" not in dataset.variables:
+        cleaning.length_unit = "computed from the coordinates"
+        return dataset.assign_coords(length=("cml_id", distance, {"units": "km"}))
+    values = np.asarray(dataset["length"].values, dtype=float)
+    declared = dataset["length"].attrs.get("units")
+    if declared is not None:
+        unit = str(declared).strip()
+        if unit.lower() not in _LENGTH_UNITS:
+            raise CMLDataError(f"{source}: length units {declared!r}; allowed: m, km")
+        cleaning.length_unit = unit
+        factor = _LENGTH_UNITS[unit.lower()]
+    else:
+        fits = {u: int(np.sum(_agrees(values * f, distance))) for u, f in (("km", 1.0),
+                                                                         ("m", 1e-3))}  # fmt: skip
+        unit = "m" if fits["m"] > fits["km"] else "km"
+        cleaning.length_unit = f"{unit} (inferred from the coordinates)"
+        factor = _LENGTH_UNITS[unit]
+    return dataset.assign_coords(length=("cml_id", values * factor, {"units": "km"}))
+
+
+def _agrees(length_km: np.ndarray, distance_km: np.ndarray) -> np.ndarray:
+    gap = np.abs(distance_km - length_km)
+    return (gap <= LENGTH_TOLERANCE_KM) | (gap <= LENGTH_TOLERANCE * length_km)
+
+
 LENGTH_TOLERANCE_KM = 1.0
 LENGTH_TOLERANCE = 0.5
 """A link's `length` may differ from the distance between its sites by this much (km) and
@@ -102,24 +216,17 @@ this share of the length before the file is refused: it catches swapped coordina
 lengths in metres, which would otherwise give maps thousands of km wide or no rain."""
 
 
-def _coordinates_match_length(dataset: Any, length: np.ndarray, source: str) -> None:
+def _coordinates_match_length(dataset: Any, length: np.ndarray, distance: np.ndarray,
+                              source: str) -> None:  # fmt: skip
     """Refuse links whose site coordinates contradict their `length` (km)."""
-    names = ("site_0_lat", "site_0_lon", "site_1_lat", "site_1_lon")
-    lat0, lon0, lat1, lon1 = (np.radians(np.asarray(dataset[n].values, float)) for n in names)
-    half = (
-        np.sin((lat1 - lat0) / 2) ** 2
-        + np.cos(lat0) * np.cos(lat1) * np.sin((lon1 - lon0) / 2) ** 2
-    )
-    distance = 2 * 6371.0 * np.arcsin(np.sqrt(np.clip(half, 0, 1)))
-    gap = np.abs(distance - length)
-    bad = (gap > LENGTH_TOLERANCE_KM) & (gap > LENGTH_TOLERANCE * length)
+    bad = ~_agrees(length, distance)
     if np.any(bad):
         first = int(np.flatnonzero(bad)[0])
         ids = np.asarray(dataset["cml_id"].values)
         raise CMLDataError(
             f"{source}: {int(bad.sum())} links' coordinates contradict their length, e.g. "
             f"cml_id {ids[first]}: sites {distance[first]:.1f} km apart, length "
-            f"{length[first]:g} (km expected; lat/lon swapped, or length in metres?)"
+            f"{length[first]:g} km (lat/lon swapped, or a wrong length unit?)"
         )
 
 
@@ -149,13 +256,26 @@ def _frequency_in_ghz(dataset: Any, source: str, cleaning: Cleaning) -> Any:
 
 
 def mask_fill_values(dataset: Any, cleaning: Cleaning) -> Any:
-    """Replace operators' fill values (tsl 255, rsl −99.9 dBm) with NaN, counting them."""
+    """Levels in dBm (converted from mW, W or dBW as `validate` found them declared, values
+    ≤ 0 in a linear unit counted and set to NaN); operators' fill values (tsl 255,
+    rsl −99.9 dBm, in files that hold dBm) replaced with NaN, counted."""
     for name, fill in FILL_VALUES.items():
         values = dataset[name]
-        hit = values == fill
-        cleaning.fill_values[name] = cleaning.fill_values.get(name, 0) + int(hit.sum())
-        dataset[name] = values.where(~hit)
-        dataset[name].attrs["units"] = "dBm"
+        unit = cleaning.levels_converted_from.get(name)
+        if unit is None:
+            hit = values == fill
+            cleaning.fill_values[name] = cleaning.fill_values.get(name, 0) + int(hit.sum())
+            values = values.where(~hit)
+        elif unit == "dBW":
+            values = values + 30.0
+        else:
+            positive = values > 0
+            cleaning.levels_not_positive[name] = cleaning.levels_not_positive.get(name, 0) + int(
+                (~positive & values.notnull()).sum()
+            )
+            milliwatts = values.where(positive) * (1e3 if unit == "W" else 1.0)
+            values = 10 * np.log10(milliwatts)
+        dataset[name] = values.assign_attrs(units="dBm")
     return dataset
 
 
@@ -179,11 +299,32 @@ def open_dataset(path: str | os.PathLike[str]) -> tuple[Any, Cleaning]:
             raise CMLDataError(f"{files[0]}: not readable in the OpenMRG layout: {err}") from err
     if not path.is_file():
         raise CMLDataError(f"{path}: no such file")
+    _looks_like_netcdf(path)
     try:
         dataset = xr.open_dataset(path)
     except (OSError, ValueError) as err:
-        raise CMLDataError(f"{path}: not a readable netCDF file: {err}") from err
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise CMLDataError(f"{path}: not a readable netCDF file: {first}") from err
     return validate(dataset, source=str(path))
+
+
+NETCDF_MAGIC = (b"CDF\x01", b"CDF\x02", b"CDF\x05", b"\x89HDF\r\n\x1a\n")
+"""First bytes of netCDF classic, 64-bit offset, CDF-5 and netCDF-4 (HDF5) files."""
+
+
+def _looks_like_netcdf(path: Path) -> None:
+    """One line for the files people hand over by mistake: empty, text (CSV), other."""
+    with path.open("rb") as handle:
+        head = handle.read(8)
+    if not head:
+        raise CMLDataError(f"{path}: empty file")
+    if head.startswith(NETCDF_MAGIC):
+        return
+    if all(32 <= b < 127 or b in b"\t\r\n" for b in head):
+        raise CMLDataError(f"{path}: a text file (CSV?), not netCDF; the OpenSense convention "
+                           "is netCDF (OpenMRG's CSV metadata: give the folder holding cml.nc "
+                           "and cml_metadata.csv)")  # fmt: skip
+    raise CMLDataError(f"{path}: not a netCDF file (first bytes {head[:4]!r})")
 
 
 def pycomlink_example() -> Path:

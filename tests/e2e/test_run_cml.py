@@ -87,14 +87,25 @@ def test_real_links_are_scored_against_pycomlinks_radar_references(tmp_path) -> 
     assert summary["steps"] == 6
 
 
-def _opensense_file(tmp_path, **change) -> str:
-    """A small OpenSense file written with xarray, optionally broken by `change`."""
+def _opensense_file(tmp_path, rain: bool = False, **change) -> str:
+    """A small OpenSense file written with xarray, optionally broken by `change`; with
+    `rain`, links 0 and 1 lose 6 dB from 02:00 to 02:40."""
+    data = _opensense_dataset(rain, **change)
+    path = tmp_path / "links.nc"
+    data.to_netcdf(path)
+    return str(path)
+
+
+def _opensense_dataset(rain: bool = False, **change) -> xr.Dataset:
     times = np.arange("2021-01-01T00:00", "2021-01-01T04:00", dtype="datetime64[m]")
     rng = np.random.default_rng(0)
     links = 4
+    rsl = -50 + rng.normal(0, 0.2, (links, 2, 240))
+    if rain:
+        rsl[:2, :, 120:160] -= 6.0
     data = xr.Dataset(
         {
-            "rsl": (("cml_id", "sublink_id", "time"), -50 + rng.normal(0, 0.2, (links, 2, 240))),
+            "rsl": (("cml_id", "sublink_id", "time"), rsl),
             "tsl": (("cml_id", "sublink_id", "time"), np.full((links, 2, 240), 10.0)),
         },
         coords={
@@ -114,9 +125,64 @@ def _opensense_file(tmp_path, **change) -> str:
             data = data.drop_vars(name)
         else:
             data = data.assign_coords({name: (data[name].dims, value, data[name].attrs)})
-    path = tmp_path / "links.nc"
-    data.to_netcdf(path)
-    return str(path)
+    return data
+
+
+def _as_the_convention_specifies(data: xr.Dataset) -> xr.Dataset:
+    """The same links as netCDF_CML.adoc's table has them: time in integer seconds since
+    1970, length in m, frequency in MHz, `polarisation` spelt out, units attributes."""
+    seconds = data["time"].values.astype("datetime64[s]").astype(np.int64)
+    spelled = np.where(data["polarization"].values == "v", "vertical", "horizontal")
+    exact = data.drop_vars(["polarization", "time"]).assign_coords(
+        time=("time", seconds, {"units": "seconds since 1970-01-01 00:00:00 UTC"}),
+        polarisation=(("cml_id", "sublink_id"), spelled),
+        length=("cml_id", data["length"].values * 1000.0, {"units": "m"}),
+        frequency=(("cml_id", "sublink_id"), data["frequency"].values * 1000.0,
+                   {"units": "MHz"}),
+    )  # fmt: skip
+    for name in ("rsl", "tsl"):
+        exact[name].attrs["units"] = "dBm"
+    return exact
+
+
+def _idw_fields(tmp_path, data: xr.Dataset, name: str) -> tuple[np.ndarray, dict]:
+    """IDW maps of 02:00–02:40 from `data` written to `name`, and the run's provenance."""
+    folder = tmp_path / name
+    folder.mkdir()
+    data.to_netcdf(folder / "links.nc")
+    substrates(
+        "run", "cml-reconstruct", "--source", "cml_opensense", "--data", "links.nc",
+        "--start", "2021-01-01T02:00", "--end", "2021-01-01T02:40", "--methods", "idw",
+        cwd=folder,
+    )  # fmt: skip
+    run = only_run_folder(folder / "runs")
+    with xr.open_dataset(run / "fields.nc") as fields:
+        values = fields["rain_idw"].values
+    return values, json.loads((run / "provenance.json").read_text())
+
+
+def test_a_file_as_the_convention_specifies_gives_the_same_rain(tmp_path) -> None:
+    """length in metres, MHz, `polarisation`, rsl in mW or a constant tsl left out: the
+    same rain as the file in km, GHz and dBm (it was 0.0 mm/h with length in metres)."""
+    ours = _opensense_dataset(rain=True)
+    expected, _ = _idw_fields(tmp_path, ours, "ours")
+    assert np.nanmean(expected) > 0.5
+    exact, record = _idw_fields(tmp_path, _as_the_convention_specifies(ours), "exact")
+    assert np.allclose(exact, expected, equal_nan=True)
+    assert record["cleaning"]["length_unit"] == "m"
+    linear = ours.copy()
+    linear["rsl"] = (10 ** (ours["rsl"] / 10)).assign_attrs(units="mW")
+    milliwatts, record = _idw_fields(tmp_path, linear.drop_vars("tsl"), "linear")
+    assert np.allclose(milliwatts, expected, equal_nan=True)
+    assert record["cleaning"]["levels_converted_to_dbm_from"] == {"rsl": "mW"}
+    assert record["cleaning"]["constant_level"] == "tsl"
+
+
+def test_a_link_without_any_rsl_is_skipped_and_counted(tmp_path) -> None:
+    data = _opensense_dataset(rain=True)
+    data["rsl"][3] = np.nan
+    _, record = _idw_fields(tmp_path, data, "gap")
+    assert record["cleaning"]["links_without_data"] == ["l3"]
 
 
 def test_a_users_file_runs_without_a_reference(tmp_path) -> None:
@@ -132,7 +198,13 @@ def test_a_users_file_runs_without_a_reference(tmp_path) -> None:
 @pytest.mark.parametrize(
     ("change", "extra", "message"),
     [
-        ({"rsl": None}, (), "missing rsl"),
+        ({"rsl": None, "tsl": None}, (), "missing rsl, tsl"),
+        ({"rsl": np.full((4, 2, 240), np.nan)}, (), "no link has an rsl value"),
+        (
+            {},
+            ("--start", "2029-12-31T22:00", "--end", "2030-01-01T02:00"),
+            "the data hold 2021-01-01T00:00:00",
+        ),
         ({"polarization": np.full((4, 2), "diagonal")}, (), "unknown polarization"),
         ({"length": np.array([3.0, 0.0, 3.0, 3.0])}, (), "zero or missing length"),
         ({"frequency": np.full((4, 2), 23000.0)}, (), "no microwave-link band"),  # MHz as GHz

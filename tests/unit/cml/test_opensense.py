@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
@@ -56,8 +58,109 @@ def test_valid_file_round_trips(tmp_path) -> None:
 
 
 def test_missing_variables_are_named(tmp_path) -> None:
-    with pytest.raises(CMLDataError, match=r"cml\.nc: missing tsl, length"):
-        open_dataset(write(opensense().drop_vars(["tsl", "length"]), tmp_path))
+    with pytest.raises(CMLDataError, match=r"cml\.nc: missing rsl, tsl, frequency"):
+        open_dataset(write(opensense().drop_vars(["rsl", "tsl", "frequency"]), tmp_path))
+
+
+def convention_exact(links: int = 3, times: int = 10) -> xr.Dataset:
+    """`opensense()` as the convention's table (netCDF_CML.adoc) specifies the file: time
+    in integer seconds since 1970, length in m, frequency in MHz, `polarisation` spelt
+    out, units and long names as attributes."""
+    base = opensense(links, times)
+    seconds = base["time"].values.astype("datetime64[s]").astype(np.int64)
+    spelled = np.where(base["polarization"].values == "v", "vertical", "horizontal")
+    exact = base.drop_vars(["polarization", "time"]).assign_coords(
+        time=("time", seconds, {"units": "seconds since 1970-01-01 00:00:00 UTC",
+                                "long_name": "time_utc"}),
+        polarisation=(("cml_id", "sublink_id"), spelled),
+        length=("cml_id", base["length"].values * 1000.0, {"units": "m"}),
+        frequency=(("cml_id", "sublink_id"), base["frequency"].values * 1000.0,
+                   {"units": "MHz", "long_name": "sublink_frequency"}),
+    )  # fmt: skip
+    for name in ("rsl", "tsl"):
+        exact[name].attrs.update(units="dBm")
+    return exact
+
+
+def test_a_file_written_as_the_convention_specifies_reads_as_ours(tmp_path) -> None:
+    path = tmp_path / "exact.nc"
+    convention_exact().to_netcdf(path, engine="netcdf4")
+    ours, _ = open_dataset(write(opensense(), tmp_path))
+    theirs, cleaning = open_dataset(path)
+    for name in ("length", "frequency", "site_1_lat"):
+        assert np.allclose(theirs[name].values, ours[name].values)
+    assert (theirs["polarization"].values == ours["polarization"].values).all()
+    assert (theirs["time"].values == ours["time"].values).all()
+    assert cleaning.length_unit == "m" and cleaning.frequency_converted_from == "MHz"
+    assert cleaning.renamed == {"polarisation": "polarization"}
+    assert cleaning.polarization_spellings == 6 and cleaning.levels_assumed_dbm == []
+
+
+def test_length_without_units_is_read_in_the_unit_the_coordinates_support() -> None:
+    metres = opensense()
+    metres = metres.assign_coords(length=("cml_id", metres["length"].values * 1000.0))
+    dataset, cleaning = validate(metres, source="test")
+    assert np.allclose(dataset["length"].values, opensense()["length"].values)
+    assert cleaning.length_unit == "m (inferred from the coordinates)"
+    dataset, cleaning = validate(opensense().drop_vars("length"), source="test")
+    assert np.allclose(dataset["length"].values, opensense()["length"].values, rtol=1e-3)
+    assert cleaning.length_unit == "computed from the coordinates"
+
+
+def test_a_declared_length_unit_is_applied_and_checked_against_the_sites() -> None:
+    wrong = opensense()
+    wrong["length"].attrs["units"] = "m"  # km values declared as metres: 1000x too short
+    with pytest.raises(CMLDataError, match="coordinates contradict their length"):
+        validate(wrong, source="test")
+    odd = opensense()
+    odd["length"].attrs["units"] = "miles"
+    with pytest.raises(CMLDataError, match="length units 'miles'; allowed: m, km"):
+        validate(odd, source="test")
+
+
+@pytest.mark.parametrize(("unit", "convert"), [
+    ("mW", lambda dbm: 10 ** (dbm / 10)), ("W", lambda dbm: 10 ** (dbm / 10) / 1e3),
+    ("dBW", lambda dbm: dbm - 30.0), ("dBm", lambda dbm: dbm),
+])  # fmt: skip
+def test_levels_in_linear_or_dbw_units_are_converted_to_dbm(unit, convert) -> None:
+    from substrates.datasets.cml.opensense import mask_fill_values
+
+    base = opensense()
+    other = base.copy()
+    for name in ("rsl", "tsl"):
+        other[name] = convert(base[name]).assign_attrs(units=unit)
+    dataset, cleaning = validate(other, source="test")
+    loaded = mask_fill_values(dataset.load(), cleaning)
+    assert np.allclose(loaded["rsl"].values, base["rsl"].values, atol=1e-9)
+    assert loaded["rsl"].attrs["units"] == "dBm"
+    assert cleaning.levels_converted_from == ({} if unit == "dBm" else {"rsl": unit, "tsl": unit})
+
+
+def test_a_level_in_no_power_unit_is_refused_and_zero_milliwatts_are_counted() -> None:
+    from substrates.datasets.cml.opensense import mask_fill_values
+
+    volts = opensense()
+    volts["rsl"].attrs["units"] = "V"
+    with pytest.raises(CMLDataError, match="rsl units 'V'; allowed: dBm, dBW, mW, W"):
+        validate(volts, source="test")
+    linear = opensense()
+    linear["rsl"] = (10 ** (linear["rsl"] / 10)).assign_attrs(units="mW")
+    linear["rsl"][0, 0, :3] = 0.0
+    dataset, cleaning = validate(linear, source="test")
+    loaded = mask_fill_values(dataset.load(), cleaning)
+    assert cleaning.levels_not_positive == {"rsl": 3} and np.isnan(loaded["rsl"][0, 0, :3]).all()
+
+
+def test_the_constant_level_may_be_left_out_as_the_convention_allows() -> None:
+    dataset, cleaning = validate(opensense().drop_vars("tsl"), source="test")
+    assert cleaning.constant_level == "tsl" and float(np.abs(dataset["tsl"]).max()) == 0.0
+    assert dataset["tsl"].dims == dataset["rsl"].dims
+
+
+def test_both_polarisation_spellings_at_once_are_refused() -> None:
+    both = opensense().assign_coords(polarisation=opensense()["polarization"])
+    with pytest.raises(CMLDataError, match="both polarisation and polarization"):
+        validate(both, source="test")
 
 
 @pytest.mark.parametrize(("scale", "unit"), [(1e3, "MHz"), (1e9, "Hz")])
@@ -211,3 +314,20 @@ def test_the_backend_reads_an_openmrg_folder_by_time_range(tmp_path) -> None:
     window = backend.load(times[2], times[5])
     assert window.sizes["time"] == 3
     assert np.array_equal(window["rsl"].values, reference["rsl"].values[:, :, 2:5])
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "empty file"),
+        (b"cml_id,time,rsl\nc0,2021-01-01T00:00,-50\n", "a text file (CSV?), not netCDF"),
+        (b"\x00\x01\x02\x03garbage", "not a netCDF file"),
+        (b"CDF\x01" + b"\x00" * 3, "not a readable netCDF file"),
+    ],
+)
+def test_files_that_are_not_netcdf_get_one_line(tmp_path, content, message) -> None:
+    path = tmp_path / "links.nc"
+    path.write_bytes(content)
+    with pytest.raises(CMLDataError, match=re.escape(message)) as caught:
+        open_dataset(path)
+    assert len(str(caught.value).splitlines()) == 1

@@ -68,3 +68,26 @@ def test_idw_equals_pycomlinks_kd_tree_interpolator() -> None:
     expected = theirs(POINTS[:, 0], POINTS[:, 1], VALUES, xgrid=x, ygrid=y)
     grid = np.stack([x.ravel(), y.ravel()], axis=1)
     assert np.allclose(idw(POINTS, VALUES, grid, power=2, nnear=8), expected.ravel(), rtol=1e-10)
+
+
+def test_radar_pixels_without_a_measurement_are_left_out_of_the_reference() -> None:
+    """Two pixels in one 2 km cell, one NaN (no echo measured): the cell holds the other
+    pixel's rain, not half of it; a cell with only NaN pixels is NaN, not 0 mm/h."""
+    import xarray as xr
+
+    from substrates.adapters.runs.cml_inputs import LinkInputs, radar_reference
+    from substrates.models.cml.grid import KM_PER_DEGREE, Grid
+
+    grid = Grid((50.0, 8.0), 2.0, nx=2, ny=1)
+    north = np.array([[0.5, 0.5], [1.5, 1.5]]) / KM_PER_DEGREE  # rows of the 1 × 2 pixels
+    east = np.array([[0.5, 2.5], [1.0, 3.0]]) / (KM_PER_DEGREE * np.cos(np.radians(50.0)))
+    times = np.array(["2021-01-01T00:05"], dtype="datetime64[ns]")
+    rain = np.array([[[4.0, np.nan], [np.nan, np.nan]]])  # cell 0: 4 and NaN; cell 1: NaN
+    areal = xr.Dataset(
+        {"rain": (("time", "y", "x"), rain)},
+        coords={"time": times, "latitudes": (("y", "x"), 50.0 + north),
+                "longitudes": (("y", "x"), 8.0 + east)},
+    )  # fmt: skip
+    inputs = LinkInputs(times, np.zeros((1, 0, 2)), np.zeros((1, 0)), None)
+    field = radar_reference(areal, None, grid, inputs).field
+    assert field[0, 0, 0] == 4.0 and np.isnan(field[0, 0, 1])
