@@ -24,8 +24,9 @@ from ...datasets.cml.radar_reference import (
 )
 from ...models.cml.bayesian import BayesianSettings, reconstruct_bayesian
 from ...models.cml.grid import Grid, link_ends_km, link_midpoints_km
+from ...models.cml.kriging import OrdinaryKriging
 from ...models.cml.path_operator import PathOperator
-from ...models.cml.reconstruct import field_scores, idw, ordinary_kriging
+from ...models.cml.reconstruct import field_scores, idw
 from ..config import ConfigError, backend_from_config, load_config
 from .cml_inputs import (
     LinkInputs,
@@ -199,10 +200,11 @@ def _reconstruct(
                 median_mm_h=posterior.median_mm_h, acceptance=posterior.acceptance,
             )  # fmt: skip
         else:
-            interpolate = idw if method == "idw" else ordinary_kriging
+            kriging = OrdinaryKriging(points, cells) if method == "kriging" else None
             maps = []
             for t in range(steps):
-                maps.append(interpolate(points, inputs.path_rain_mm_h[t], cells))
+                rain = inputs.path_rain_mm_h[t]
+                maps.append(idw(points, rain, cells) if kriging is None else kriging(rain)[0])
                 if progress is not None:
                     progress(method, t + 1, steps)
             fields[method] = np.stack(maps).reshape(steps, grid.ny, grid.nx)

@@ -70,6 +70,57 @@ def test_idw_equals_pycomlinks_kd_tree_interpolator() -> None:
     assert np.allclose(idw(POINTS, VALUES, grid, power=2, nnear=8), expected.ravel(), rtol=1e-10)
 
 
+def test_kriging_equals_pykrige_with_its_fitted_variogram_map_by_map() -> None:
+    """Distances once, the dual solve, NaN links left out per map: pykrige's numbers."""
+    pykrige = pytest.importorskip("pykrige.ok")
+    from substrates.models.cml.kriging import OrdinaryKriging, fit_spherical
+
+    rng = np.random.default_rng(11)
+    values = rng.gamma(0.8, 2.0, (3, len(POINTS)))
+    values[1, :6] = np.nan
+    ours = OrdinaryKriging(POINTS, GRID)(values)
+    for z, mine in zip(values, ours, strict=True):
+        keep = np.isfinite(z)
+        theirs = pykrige.OrdinaryKriging(POINTS[keep, 0], POINTS[keep, 1], z[keep],
+                                         variogram_model="spherical")  # fmt: skip
+        expected, _ = theirs.execute("points", GRID[:, 0], GRID[:, 1])
+        # the soft-L1 fit stops within its tolerance: parameters agree to ~1e-5 relative
+        assert np.allclose(mine, np.clip(expected, 0, None), rtol=0, atol=1e-4)
+        fitted = fit_spherical(POINTS[keep], z[keep])
+        params = [fitted.psill, fitted.range_km, fitted.nugget]
+        assert np.allclose(params, theirs.variogram_model_parameters, rtol=1e-4)
+
+
+def test_kriging_with_one_variogram_equals_pycomlinks_interpolator() -> None:
+    """pycomlink's `OrdinaryKrigingInterpolator` (sill 0.9, range 1, nugget 0.1): every map
+    of one network solved from one factorisation."""
+    interpolator = pytest.importorskip("pycomlink.spatial.interpolator")
+    from substrates.models.cml.kriging import OrdinaryKriging, Variogram
+
+    rng = np.random.default_rng(12)
+    values = rng.gamma(0.8, 2.0, (3, len(POINTS)))
+    x, y = GRID[:, 0], GRID[:, 1]
+    kriging = OrdinaryKriging(POINTS, GRID, Variogram.from_sill(0.9, 1.0, 0.1))
+    ours = kriging(values)
+    theirs = interpolator.OrdinaryKrigingInterpolator()
+    for z, mine in zip(values, ours, strict=True):
+        expected = theirs(POINTS[:, 0], POINTS[:, 1], z, xgrid=x[:, None], ygrid=y[:, None])
+        assert np.allclose(mine, np.clip(np.ravel(expected), 0, None), rtol=0, atol=1e-9)
+
+
+def test_idw_breaks_ties_as_pycomlink_does() -> None:
+    """Links on a lattice, queried at lattice points and cell centres: many neighbours at
+    equal distances around the 8th, where the k-d tree's leaf size decides which are kept."""
+    interpolator = pytest.importorskip("pycomlink.spatial.interpolator")
+    lattice = np.stack(np.meshgrid(np.arange(7.0), np.arange(7.0)), axis=-1).reshape(-1, 2)
+    values = np.random.default_rng(5).gamma(1.0, 2.0, len(lattice))
+    x, y = np.meshgrid(np.arange(0.0, 6.5, 0.5), np.arange(0.0, 6.5, 0.5))
+    theirs = interpolator.IdwKdtreeInterpolator(nnear=8, p=2)
+    expected = theirs(lattice[:, 0], lattice[:, 1], values, xgrid=x, ygrid=y).ravel()
+    ours = idw(lattice, values, np.stack([x.ravel(), y.ravel()], axis=1), power=2, nnear=8)
+    assert np.array_equal(ours, expected) or np.abs(ours - expected).max() < 1e-12
+
+
 def test_radar_pixels_without_a_measurement_are_left_out_of_the_reference() -> None:
     """Two pixels in one 2 km cell, one NaN (no echo measured): the cell holds the other
     pixel's rain, not half of it; a cell with only NaN pixels is NaN, not 0 mm/h."""
