@@ -49,6 +49,10 @@ class _Loaded:
 
 KEPT = 2
 """Compiled models a backend keeps (a validation alternates two networks: original, reduced)."""
+REFINEMENTS = 2
+"""Further NLEQ2 solves from the point the last one stopped at when it is not yet at rest
+to the asked tolerance (insurance's 11,109 reactions: 1.1e-13 after the first, 2.9e-16
+after the second)."""
 
 
 class RoadRunnerBackend(CRNBackend):
@@ -140,14 +144,18 @@ class RoadRunnerBackend(CRNBackend):
         runner = loaded.runner
         if self.options.presimulation_time > 0:
             runner.simulate(0, self.options.presimulation_time, 2)
-        try:
-            runner.steadyState()
-        except RuntimeError as err:
-            raise SubstratesError(f"crn.roadrunner: steady-state solver failed: {err}") from None
         x = np.empty(len(network.species))
-        x[loaded.order] = runner.model.getFloatingSpeciesConcentrations()
-        speed = largest_rate(network, x)
-        if speed >= tolerance:
+        for _ in range(REFINEMENTS + 1):  # NLEQ2 again from where it stopped, if not at rest
+            try:
+                runner.steadyState()
+            except RuntimeError as err:
+                raise SubstratesError(f"crn.roadrunner: steady-state solver failed: {err}"
+                                      ) from None  # fmt: skip
+            x[loaded.order] = runner.model.getFloatingSpeciesConcentrations()
+            speed = largest_rate(network, x)
+            if speed < tolerance:
+                break
+        else:
             raise SubstratesError(f"crn.roadrunner: steady state with max |dx/dt| = {speed:.2e} "
                                   f"> {tolerance:g}")  # fmt: skip
         return SteadyState(x, self.options.presimulation_time, speed)

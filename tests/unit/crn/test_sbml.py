@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from substrates.backends.errors import SubstratesError
 from substrates.backends.registry import create_backend
 from substrates.datasets.crn.reaction_network import NetworkBuilder
 from substrates.datasets.crn.sbml import SBMLError, read_sbml, same_network, write_sbml
@@ -152,3 +153,11 @@ def test_laws_that_are_not_mass_action_are_refused_naming_the_reaction(
     with pytest.raises(SBMLError, match=r"model\.xml") as raised:
         read_sbml(path)
     assert message in str(raised.value)
+
+
+def test_roadrunner_says_how_far_from_rest_it_stopped() -> None:
+    """A tolerance no solver reaches: NLEQ2 is run again from where it stopped, then the
+    run is refused with the residual it reached."""
+    network = compile_graph(loopy_six()).network
+    with pytest.raises(SubstratesError, match=r"steady state with max \|dx/dt\| = .* > 1e-30"):
+        create_backend("crn.roadrunner").steady_state(network, 1e-30)
