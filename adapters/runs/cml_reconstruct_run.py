@@ -16,6 +16,7 @@ from ...backends.cml.base import CMLBackend, CMLSimulatorBackend
 from ...backends.errors import SubstratesError
 from ...backends.gpu import no_cuda_reason
 from ...backends.registry import create_backend
+from ...datasets.cml.network import KM_PER_DEGREE
 from ...datasets.cml.opensense import CMLDataError
 from ...datasets.cml.radar_reference import (
     areal_reference,
@@ -44,6 +45,11 @@ from .progress import Progress
 from .provenance import now, provenance, recording_failure
 
 METHODS = ("idw", "kriging", "bayes")
+WGS84_WKT = (
+    'GEOGCRS["WGS 84",DATUM["World Geodetic System 1984",ELLIPSOID["WGS 84",6378137,'
+    '298.257223563]],CS[ellipsoidal,2],AXIS["latitude",north],AXIS["longitude",east],'
+    'ANGLEUNIT["degree",0.0174532925199433],ID["EPSG",4326]]'
+)
 
 
 def run_cml_reconstruct(
@@ -121,7 +127,7 @@ def run_cml_reconstruct(
     mask = near_links(grid, inputs.links, near_km)
     table = _scores(inputs, grid, fields, reference, mask)
     folder.write_table("results.parquet", table)
-    _write_fields(folder, inputs, grid, fields, extra, reference)
+    _write_fields(folder, inputs, grid, fields, extra, reference, every_min)
     figure = cml_maps_figure(
         grid, link_ends_km(inputs.links, grid.origin), inputs.times, fields, extra.get("std"),
         reference, f"{backend.name}: rain maps",
@@ -277,22 +283,60 @@ def _write_fields(
     fields: dict[str, np.ndarray],
     extra: dict[str, Any],
     reference: Reference,
+    every_min: int,
 ) -> None:
-    """fields.nc: every map (time, y_km, x_km) in mm/h, the posterior std and the reference."""
+    """fields.nc, CF-1.8: every map (time, lat, lon) as lwe_precipitation_rate in mm h-1
+    (the mean over each step's interval, given as time bounds), the posterior standard
+    error and the reference. The local km frame is equirectangular about the grid's origin,
+    so the cells form a regular latitude–longitude grid: lat and lon are the coordinate
+    axes (WGS 84), x_km and y_km ride along as auxiliary coordinates."""
     import xarray as xr
 
-    dims = ("time", "y_km", "x_km")
-    variables = {f"rain_{m}": (dims, f, {"units": "mm/h"}) for m, f in fields.items()}
+    lat0, lon0 = grid.origin
+    lat = lat0 + grid.y_km / KM_PER_DEGREE
+    lon = lon0 + grid.x_km / (KM_PER_DEGREE * np.cos(np.radians(lat0)))
+    dims = ("time", "lat", "lon")
+
+    def rain(values: np.ndarray, what: str, modifier: str = "") -> tuple[Any, ...]:
+        return dims, values, {
+            "standard_name": "lwe_precipitation_rate" + modifier, "units": "mm h-1",
+            "long_name": what, "cell_methods": "time: mean", "grid_mapping": "crs",
+        }  # fmt: skip
+
+    variables = {f"rain_{m}": rain(f, f"rain rate mapped by {m}") for m, f in fields.items()}
     if "std" in extra:
-        variables["rain_bayes_std"] = (dims, extra["std"], {"units": "mm/h"})
-        variables["prior_wet_fraction"] = ("time", extra["wet_fraction"])
-        variables["prior_median"] = ("time", extra["median_mm_h"], {"units": "mm/h"})
+        variables["rain_bayes_std"] = rain(extra["std"], "posterior standard deviation of the "
+                                           "rain rate", " standard_error")  # fmt: skip
+        variables["prior_wet_fraction"] = ("time", extra["wet_fraction"],
+                                           {"long_name": "prior wet-area fraction",
+                                            "units": "1"})  # fmt: skip
+        variables["prior_median"] = ("time", extra["median_mm_h"],
+                                     {"long_name": "prior median rain rate",
+                                      "units": "mm h-1"})  # fmt: skip
     if reference.field is not None:
-        variables["rain_reference"] = (dims, reference.field, {"units": "mm/h"})
+        variables["rain_reference"] = rain(reference.field, reference.label)
+    start = inputs.times - np.timedelta64(every_min, "m")
+    variables["time_bnds"] = (("time", "nv"), np.stack([start, inputs.times], axis=1))
+    variables["crs"] = ((), np.int32(0), {
+        "grid_mapping_name": "latitude_longitude", "semi_major_axis": 6378137.0,
+        "inverse_flattening": 298.257223563, "crs_wkt": WGS84_WKT,
+    })  # fmt: skip
     dataset = xr.Dataset(
         variables,
-        coords={"time": inputs.times, "y_km": grid.y_km, "x_km": grid.x_km},
-        attrs={"origin_lat": grid.origin[0], "origin_lon": grid.origin[1],
-               "reference": reference.label},
+        coords={
+            "time": ("time", inputs.times, {"standard_name": "time", "axis": "T",
+                                            "bounds": "time_bnds"}),
+            "lat": ("lat", lat, {"standard_name": "latitude", "units": "degrees_north",
+                                 "axis": "Y"}),
+            "lon": ("lon", lon, {"standard_name": "longitude", "units": "degrees_east",
+                                 "axis": "X"}),
+            "y_km": ("lat", grid.y_km, {"long_name": "distance north of the origin",
+                                        "units": "km"}),
+            "x_km": ("lon", grid.x_km, {"long_name": "distance east of the origin",
+                                        "units": "km"}),
+        },
+        attrs={"Conventions": "CF-1.8", "title": "rain maps from commercial microwave links",
+               "source": "substrates cml-reconstruct", "origin_lat": lat0,
+               "origin_lon": lon0, "reference": reference.label},
     )  # fmt: skip
     folder.write_netcdf("fields.nc", dataset)

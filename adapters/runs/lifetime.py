@@ -88,6 +88,8 @@ def supervised(out: Path, completed: dict[str, str] | None = None) -> Iterator[N
         raise
     finally:
         stop.set()
+        beat.join()
+        _drop_heartbeats(out, before)
 
 
 def _ours(out: Path, before: set[Path]) -> list[Path]:
@@ -99,6 +101,15 @@ def _ours(out: Path, before: set[Path]) -> list[Path]:
             if record.get("pid") == os.getpid() and record.get("host") == socket.gethostname():
                 found.append(path)
     return found
+
+
+def _drop_heartbeats(out: Path, before: set[Path]) -> None:
+    """An ended run's heartbeat says nothing more: removed, so a finished folder holds only
+    what the run wrote."""
+    for path in _ours(out, before):
+        with contextlib.suppress(OSError, ValueError):
+            if RunFolder(path).read_json("provenance.json").get("status") != "running":
+                (path / HEARTBEAT_FILE).unlink(missing_ok=True)
 
 
 def _beat(out: Path, before: set[Path], stop: threading.Event) -> None:

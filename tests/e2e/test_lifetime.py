@@ -134,3 +134,20 @@ def test_a_pool_that_loses_a_worker_replaces_it_and_fails_nothing(tmp_path, two_
     stdout, stderr = driver.communicate(timeout=600)
     assert driver.returncode == 0, stderr
     assert "6/6 items done" in stdout and "0 failed" in stdout
+
+
+def test_a_finished_run_longer_than_a_heartbeat_leaves_no_heartbeat(tmp_path, monkeypatch) -> None:
+    """The heartbeat marks a run alive while it runs; once it has ended, the folder holds
+    only what the run wrote."""
+    import socket
+
+    from substrates.adapters.runs import lifetime
+
+    monkeypatch.setattr(lifetime, "HEARTBEAT_S", 0.05)
+    with lifetime.supervised(tmp_path):
+        folder = RunFolder.create(tmp_path, "demo")
+        record = {"status": "running", "pid": os.getpid(), "host": socket.gethostname()}
+        folder.write_json("provenance.json", record)
+        wait_for(lambda: (folder.path / lifetime.HEARTBEAT_FILE).exists(), 10, "a heartbeat")
+        folder.write_json("provenance.json", {**record, "status": "complete"})
+    assert {p.name for p in folder.path.iterdir()} == {"provenance.json"}

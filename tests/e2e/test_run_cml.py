@@ -65,8 +65,29 @@ def test_simulated_run_writes_maps_scores_and_fields(tmp_path) -> None:
     assert record["status"] == "complete" and record["parameters"]["every_min"] == 10
     fields = xr.open_dataset(folder / "fields.nc")
     assert set(fields.data_vars) >= {"rain_bayes", "rain_bayes_std", "rain_idw", "rain_reference"}
-    assert fields["rain_bayes"].attrs["units"] == "mm/h"
     assert (fields["rain_bayes"].values >= 0).all()
+    _is_cf(fields, every=np.timedelta64(10, "m"))
+
+
+def _is_cf(fields: xr.Dataset, every: np.timedelta64) -> None:
+    """CF-1.8 as a reader relies on it: lat/lon axes that place each cell where the km
+    frame does, standard names and UDUNITS units, time bounds one step wide."""
+    from substrates.models.cml.grid import to_km
+
+    assert fields.attrs["Conventions"] == "CF-1.8"
+    assert fields["rain_bayes"].dims == ("time", "lat", "lon")
+    for name in ("rain_bayes", "rain_idw", "rain_reference"):
+        assert fields[name].attrs["standard_name"] == "lwe_precipitation_rate"
+        assert fields[name].attrs["units"] == "mm h-1"
+    assert fields["rain_bayes_std"].attrs["standard_name"].endswith(" standard_error")
+    assert fields["lat"].attrs["units"] == "degrees_north" and fields["lon"].attrs["axis"] == "X"
+    origin = (fields.attrs["origin_lat"], fields.attrs["origin_lon"])
+    east, north = to_km(fields["lat"].values[:, None], fields["lon"].values[None, :], origin)
+    assert np.allclose(east, fields["x_km"].values[None, :], atol=1e-9)
+    assert np.allclose(north, fields["y_km"].values[:, None], atol=1e-9)
+    bounds = fields[fields["time"].attrs["bounds"]].values
+    assert (bounds[:, 1] == fields["time"].values).all() and (np.diff(bounds) == every).all()
+    assert fields["crs"].attrs["grid_mapping_name"] == "latitude_longitude"
 
 
 @pytest.mark.slow
