@@ -32,6 +32,11 @@ class CmlReconstructParameters(MethodParameters):
     methods: tuple[str, ...] = option(
         ("idw", "kriging", "bayes"), "comma-separated: idw, kriging, bayes"
     )
+    variogram: Literal["fitted", "climatological"] = option(
+        "fitted", "kriging's spherical variogram: fitted to each map (pykrige's fit), or "
+        "climatological (Van de Beek et al. 2012 for the day and --every, as RAINLINK and "
+        "pycomlink's clim_var_param; one variogram for every map)",
+    )  # fmt: skip
     iterations: int = option(300, "HMC iterations per map, half of them warm-up")
     chains: int = option(4, "HMC chains per map")
     device: str = option("cpu", "torch device of the Bayesian reconstruction: cpu or cuda")

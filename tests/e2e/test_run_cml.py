@@ -251,3 +251,25 @@ def test_bad_input_is_refused_with_exit_code_2(tmp_path, change, extra, message)
 def test_data_needs_a_real_data_source(tmp_path) -> None:
     result = substrates("run", "cml-reconstruct", "--data", "x.nc", cwd=tmp_path, check=False)
     assert result.returncode == 2 and "needs a cml.opensense source" in result.stderr
+
+
+def test_kriging_with_the_climatological_variogram(tmp_path) -> None:
+    """RAINLINK's variogram for the day and step (pycomlink's clim_var_param), one for every
+    map, recorded in provenance."""
+    from pycomlink.spatial.interpolator import clim_var_param
+
+    data = _opensense_dataset(rain=True)
+    data.to_netcdf(tmp_path / "links.nc")
+    substrates(
+        "run", "cml-reconstruct", "--source", "cml_opensense", "--data", "links.nc",
+        "--start", "2021-01-01T02:00", "--end", "2021-01-01T02:40", "--methods", "kriging",
+        "--every", "10", "--variogram", "climatological", cwd=tmp_path,
+    )  # fmt: skip
+    run = only_run_folder(tmp_path / "runs")
+    used = json.loads((run / "provenance.json").read_text())["parameters"]["variogram"]
+    expected = clim_var_param(date_str="20210101", time_scale_hours=10 / 60)
+    assert used["range_km"] == pytest.approx(float(expected["range"]))
+    assert used["psill"] + used["nugget"] == pytest.approx(float(expected["sill"]))
+    with xr.open_dataset(run / "fields.nc") as fields:
+        maps = fields["rain_kriging"].values
+    assert np.isfinite(maps).all() and maps.max() > 0.5 and maps.min() >= 0
