@@ -1,4 +1,4 @@
-"""Read and write event files: Prophesee EVT 2.0 / EVT 3.0 `.raw` (with the `%` header),
+"""Read and write event files: Prophesee EVT 2.0 / 2.1 / 3.0 `.raw` (with the `%` header),
 `.dat`, iniVation `.aedat4` (aedat4.py) and plain HDF5 (hdf5.py). Every problem is an
 EventError naming the file and the byte offset; words that carry no CD event (triggers,
 OTHERS, CONTINUED) are skipped and counted, never dropped silently."""
@@ -12,19 +12,20 @@ from pathlib import Path
 
 import numpy as np
 
-from . import dat, evt2, evt3
+from . import dat, evt2, evt3, evt21
 from .events import EventError, Events
-from .prophesee_header import check_sensor, raw_encoding, read_header
+from .prophesee_header import check_sensor, legacy_layout, raw_encoding, read_header
 
-WORD_BYTES = {"evt2": 4, "evt3": 2}
+WORD_BYTES = {"evt2": 4, "evt21": 8, "evt3": 2}
 HEADER_SCAN = 1 << 20
 """Bytes searched for the `%` header (headers are a few hundred bytes)."""
-CODECS = {"evt2": evt2, "evt3": evt3}
+CODECS = {"evt2": evt2, "evt21": evt21, "evt3": evt3}
+UNKNOWN_TYPE = "unknown event file type; use .raw (EVT 2.0/2.1/3.0), .dat, .aedat4 or .h5"
 
 
 @dataclass(frozen=True)
 class FileInfo:
-    """encoding: evt2, evt3 or dat; skipped: words without a CD event; sensor_from: where the
+    """encoding: evt2, evt21, evt3 or dat; skipped: words without a CD event; sensor_from: where the
     sensor size came from (header, caller, or inferred from the largest x and y)."""
 
     encoding: str
@@ -38,17 +39,18 @@ def read_events(path: str | os.PathLike[str], width: int | None = None,
     """The CD events of a .raw or .dat file. The sensor size comes from the header, else
     from `width`/`height`, else from the largest coordinates (said in FileInfo)."""
     path = Path(path)
-    if path.suffix == ".aedat4":
+    suffix = path.suffix.lower()  # recorders on Windows write .RAW, .DAT
+    if suffix == ".aedat4":
         from .aedat4 import read_aedat4
 
         return read_aedat4(path), FileInfo("aedat4", 0, "header", {})
-    if path.suffix in (".h5", ".hdf5"):
+    if suffix in (".h5", ".hdf5"):
         from .hdf5 import read_hdf5
 
         return read_hdf5(path, width, height), FileInfo("hdf5", 0, "file", {})
     data = _mapped(path)
     header = read_header(bytes(data[:HEADER_SCAN]), str(path))
-    if path.suffix == ".dat":
+    if suffix == ".dat":
         encoding, start = "dat", header.data_offset + 2
         marker = bytes(data[header.data_offset : start]) or b"\x00\x08"  # empty: no events
         if len(marker) < 2:
@@ -59,13 +61,11 @@ def read_events(path: str | os.PathLike[str], width: int | None = None,
             raise EventError(f"{path}: byte {header.data_offset}: event type {kind}, size "
                              f"{size}; DAT CD events are type 0, size 8")  # fmt: skip
         word = dat.CD_SIZE
-    elif path.suffix == ".raw":
+    elif suffix == ".raw":
         encoding, start = raw_encoding(header, str(path)), header.data_offset
         word = WORD_BYTES[encoding]
     else:
-        raise EventError(
-            f"{path}: unknown event file type; use .raw (EVT 2.0/3.0), .dat, .aedat4 or .h5"
-        )
+        raise EventError(f"{path}: {UNKNOWN_TYPE}")
     payload = data[start:]
     if len(payload) % word:
         raise EventError(
@@ -78,6 +78,8 @@ def read_events(path: str | os.PathLike[str], width: int | None = None,
         if bad >= 0:
             raise EventError(f"{path}: byte {start + bad * word}: polarity "
                              f"{int(array['p'][bad])}; DAT CD events have 0 or 1")  # fmt: skip
+    elif encoding == "evt21":
+        array, back, skipped, wide, high = evt21.decode(payload, legacy_layout(header))
     else:
         array, back, skipped, wide, high = CODECS[encoding].decode(payload)
     if back >= 0:
@@ -89,8 +91,10 @@ def read_events(path: str | os.PathLike[str], width: int | None = None,
         sensor_from = "caller"
     else:
         sensor_from, width, height = "inferred", wide, high
-        if len(array):
-            check_sensor(int(wide), int(high), f"{path}: the events' coordinates")
+        if not len(array):
+            raise EventError(f"{path}: no events and no sensor size in the header (give the "
+                             "width and height)")  # fmt: skip
+        check_sensor(int(wide), int(high), f"{path}: the events' coordinates")
     events = Events(array, int(width), int(height))
     if wide > events.width or high > events.height:
         events.check(str(path))  # names the first event outside the sensor
@@ -106,8 +110,8 @@ def _mapped(path: Path) -> np.ndarray:
 
 def write_events(events: Events, path: str | os.PathLike[str], encoding: str | None = None
                  ) -> None:  # fmt: skip
-    """A .raw (EVT 2.0 or 3.0, `encoding`; default evt3), .dat or .aedat4 file giving the
-    sensor size; written to a temporary name, then renamed."""
+    """A .raw (EVT 2.0, 2.1 or 3.0: `encoding` evt2, evt21 or evt3; default evt3), .dat or
+    .aedat4 file giving the sensor size; written to a temporary name, then renamed."""
     path = Path(path)
     if path.suffix == ".aedat4":
         from .aedat4 import write_aedat4
@@ -127,15 +131,14 @@ def write_events(events: Events, path: str | os.PathLike[str], encoding: str | N
     elif path.suffix == ".raw":
         encoding = encoding or "evt3"
         if encoding not in CODECS:
-            raise EventError(f"{path}: encoding {encoding!r}; .raw files hold evt2 or evt3")
-        version = encoding[-1]
-        lines = [f"% Date {stamp}", f"% evt {version}.0", f"% format EVT{version};{size}",
+            raise EventError(f"{path}: encoding {encoding!r}; .raw files hold evt2, evt21 or "
+                             "evt3")  # fmt: skip
+        version = {"evt2": "2.0", "evt21": "2.1", "evt3": "3.0"}[encoding]
+        lines = [f"% Date {stamp}", f"% evt {version}", f"% format {encoding.upper()};{size}",
                  f"% geometry {events.width}x{events.height}", "% end"]  # fmt: skip
         body = CODECS[encoding].encode(events.array)
     else:
-        raise EventError(
-            f"{path}: unknown event file type; use .raw (EVT 2.0/3.0), .dat, .aedat4 or .h5"
-        )
+        raise EventError(f"{path}: {UNKNOWN_TYPE}")
     temporary = path.with_name(f".{path.name}.part")
     temporary.write_bytes(("\n".join(lines) + "\n").encode() + body)
     os.replace(temporary, path)

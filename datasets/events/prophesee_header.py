@@ -23,14 +23,23 @@ class Header:
     height: int | None
 
 
+MAX_LINE = 4096
+"""Longest header line (bytes); Prophesee's are under a hundred."""
+_CONTROL = bytes(b for b in range(32) if b not in b"\t\r")
+
+
 def read_header(data: bytes, source: str) -> Header:
-    """Parse the `%` lines at the start of `data` (a .raw or .dat file's bytes)."""
+    """Parse the `%` lines at the start of `data` (a .raw or .dat file's bytes). The header
+    ends at `% end`, or at the first line that does not start with `%`, or at a `%` that
+    starts no line of text (no end of line within MAX_LINE bytes, or control bytes before
+    it): event data may begin with the byte `%` (expelliarmus writes files without
+    `% end`), and such a byte is data, not header."""
     fields: dict[str, str] = {}
     offset = 0
     while offset < len(data) and data[offset : offset + 1] == b"%":
-        end = data.find(b"\n", offset)
-        if end < 0:
-            raise EventError(f"{source}: header line at byte {offset} has no end of line")
+        end = data.find(b"\n", offset, offset + MAX_LINE)
+        if end < 0 or any(b in _CONTROL for b in data[offset:end]):
+            break  # a data byte '%', not a header line
         line = data[offset + 1 : end].decode("latin-1").strip()
         offset = end + 1
         if line == "end":
@@ -72,11 +81,21 @@ def check_sensor(width: int, height: int, where: str) -> None:
 
 
 def raw_encoding(header: Header, source: str) -> str:
-    """'evt2' or 'evt3', from `evt 2.0` / `evt 3.0` or `format EVT2` / `format EVT3`."""
-    text = (header.fields.get("evt", "") + " " + header.fields.get("format", "")).upper()
-    if "3.0" in text or "EVT3" in text:
-        return "evt3"
-    if "2.0" in text or "EVT2" in text:
-        return "evt2"
-    raise EventError(f"{source}: the header names no EVT 2.0 or 3.0 encoding "
-                     f"(fields: {', '.join(header.fields) or 'none'})")  # fmt: skip
+    """'evt2', 'evt21' or 'evt3', from the `format` field's name (`EVT2`, `EVT21`, `EVT3`,
+    before the first `;`), else from `evt 2.0` / `evt 2.1` / `evt 3.0`."""
+    name = header.fields.get("format", "").split(";")[0].strip().upper()
+    version = header.fields.get("evt", "").strip()
+    by_name = {"EVT2": "evt2", "EVT21": "evt21", "EVT3": "evt3"}
+    by_version = {"2.0": "evt2", "2.1": "evt21", "3.0": "evt3"}
+    if name in by_name:
+        return by_name[name]
+    if version in by_version:
+        return by_version[version]
+    raise EventError(f"{source}: the header names no EVT 2.0, 2.1 or 3.0 encoding "
+                     f"(format {name or 'none'!r}, evt {version or 'none'!r})")  # fmt: skip
+
+
+def legacy_layout(header: Header) -> bool:
+    """Whether an EVT 2.1 stream has the IMX636's swapped 32-bit halves
+    (`format EVT21;…;endianness=legacy`)."""
+    return "endianness=legacy" in header.fields.get("format", "").replace(" ", "")

@@ -109,7 +109,8 @@ def header(lines: str) -> bytes:
     [
         ("cut.raw", header("% evt 3.0\n% geometry 64x64\n") + b"\x01\x00\x02",
          "cut word stream: 3 bytes from byte 27"),
-        ("none.raw", header("% camera x\n") + b"\x00\x00", "names no EVT 2.0 or 3.0"),
+        ("none.raw", header("% camera x\n") + b"\x00\x00", "names no EVT 2.0, 2.1 or 3.0"),
+        ("bare.raw", header("% evt 3.0\n% end\n"), "no events and no sensor size"),
         ("back.raw", header("% evt 2.0\n% geometry 64x64\n")
          + np.array([0x80000002, 0x10000801, 0x80000001, 0x10000801], "<u4").tobytes(),
          "timestamps go backwards at byte 39"),
@@ -173,3 +174,71 @@ def test_hdf5_in_the_dsec_layout_written_by_h5py_reads_event_for_event(tmp_path)
     (tmp_path / "bad.h5").write_bytes(b"not hdf5")
     with pytest.raises(EventError, match="not a readable HDF5 file"):
         read_events(tmp_path / "bad.h5")
+
+
+def _evt21_word(kind: int, ts: int, x: int, y: int, valid: int) -> int:
+    """A 64-bit EVT 2.1 CD word as the Prophesee documentation lays it out."""
+    return kind << 60 | ts << 54 | x << 43 | y << 32 | valid
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_evt21_vector_words_built_from_the_published_layout(tmp_path, legacy) -> None:
+    """Words built bit by bit from the documentation (the IMX636's `legacy` layout swaps
+    the 32-bit halves); each set bit i of the mask is an event at x + i, enumerated here."""
+    rng = np.random.default_rng(8)
+    words, expected = [], []
+    for high in range(1, 40):
+        words.append(0x8 << 60 | high << 32)  # EVT_TIME_HIGH
+        for ts in np.sort(rng.integers(0, 64, 3)).tolist():
+            kind, y = int(rng.integers(0, 2)), int(rng.integers(0, 720))
+            x, valid = int(rng.integers(0, 1248)) & ~31, int(rng.integers(1, 2**32))
+            words.append(_evt21_word(kind, ts, x, y, valid))
+            expected += [((high << 6) | ts, x + i, y, kind) for i in range(32) if valid >> i & 1]
+        words.append(0xA << 60)  # EXT_TRIGGER: skipped, counted
+    array = np.array(words, np.uint64)
+    if legacy:
+        array = (array >> np.uint64(32)) | ((array & np.uint64(0xFFFFFFFF)) << np.uint64(32))
+    layout = ";endianness=legacy" if legacy else ""
+    text = f"% evt 2.1\n% format EVT21;width=1280;height=720{layout}\n% end\n".encode()
+    (tmp_path / "v.raw").write_bytes(text + array.astype("<u8").tobytes())
+    ours, info = read_events(tmp_path / "v.raw")
+    got = list(zip(*(ours.array[k].tolist() for k in "txyp"), strict=True))
+    assert got == expected and info.encoding == "evt21" and info.skipped == 39
+    assert len(expected) > 1000
+
+
+def test_evt21_round_trip_and_evt21_is_not_read_as_evt20(tmp_path) -> None:
+    events = random_events(20_000, seed=9)
+    write_events(events, tmp_path / "e.raw", "evt21")
+    assert b"% format EVT21;" in (tmp_path / "e.raw").read_bytes()[:200]
+    back, info = read_events(tmp_path / "e.raw")
+    assert info.encoding == "evt21" and np.array_equal(back.array, events.array)
+    (tmp_path / "E.RAW").write_bytes((tmp_path / "e.raw").read_bytes())  # capitals
+    assert np.array_equal(read_events(tmp_path / "E.RAW")[0].array, events.array)
+
+
+def test_a_first_data_byte_percent_without_an_end_line_is_data(tmp_path) -> None:
+    """expelliarmus writes EVT 2.0 with no `% end`; events from t = 0x25 << 6 µs make the
+    first data byte a '%' (the low byte of the first EVT_TIME_HIGH word). expelliarmus'
+    own reader fails on that file; every event it was given is read back here."""
+    events = random_events(5_000, seed=10, span_us=50_000)
+    events.array["t"] = np.sort(events.array["t"] % 60) + (0x25 << 6)
+    wizard = expelliarmus.Wizard(encoding="evt2")
+    wizard.save(tmp_path / "p.raw", as_expelliarmus(events))
+    data = (tmp_path / "p.raw").read_bytes()
+    start = data.find(b"\n%", 0) + 1
+    while (
+        data[start : start + 1] == b"%"
+        and data.find(b"\n", start) - start < 100
+        and not any(b < 32 for b in data[start : data.find(b"\n", start)])
+    ):
+        start = data.find(b"\n", start) + 1
+    assert data[start : start + 1] == b"%" and b"% end" not in data[:start]
+    ours, _ = read_events(tmp_path / "p.raw", width=1280, height=720)
+    assert same(ours.array, events.array)
+
+
+def test_a_header_only_file_with_a_sensor_size_holds_no_events(tmp_path) -> None:
+    (tmp_path / "h.raw").write_bytes(b"% evt 3.0\n% format EVT3;width=640;height=480\n% end\n")
+    events, _ = read_events(tmp_path / "h.raw")
+    assert len(events) == 0 and (events.width, events.height) == (640, 480)
