@@ -54,6 +54,12 @@ def run_event_layers(
     parameters = {"events": events_file, "scenes": scenes, "seed": seed, "window_ms": window_ms,
                   "homography": homography, "motion": motion}  # fmt: skip
     record = provenance("event-layers", resolved, backend, parameters)
+    recording = getattr(backend, "recording", None)  # a file: how it was read
+    if recording is not None:
+        info, caps = recording[1], backend.capabilities
+        record["file"] = {"encoding": info.encoding, "words_without_cd_events": info.skipped,
+                          "sensor_size_from": info.sensor_from,
+                          "sensor": [caps.width, caps.height]}  # fmt: skip
     folder.write_json("provenance.json", record)
     began = time.perf_counter()
     with recording_failure(folder, record):

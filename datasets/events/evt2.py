@@ -2,7 +2,8 @@
 
 CD_OFF (0x0) / CD_ON (0x1): timestamp LSBs [27:22], x [21:11], y [10:0]; EVT_TIME_HIGH
 (0x8): [27:0] = t >> 6, so t = (time_high << 6) | lsb (µs). EXT_TRIGGER (0xA), OTHERS (0xE)
-and CONTINUED (0xF) carry no CD event and are counted as skipped words."""
+and CONTINUED (0xF) carry no CD event and are counted as skipped words; every other type is
+reserved, and a reserved word is corrupt data (its index is returned)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,13 @@ from numba import njit
 from .events import EVENT_DTYPE
 
 TIME_HIGH = 0x8
+VENDOR = (0xA, 0xE, 0xF)
+"""EXT_TRIGGER, OTHERS, CONTINUED: documented words without a CD event."""
 
 
 @njit(cache=True)
 def _decode(words, out):
-    n, high, last, back, skipped, width, height = 0, 0, -1, -1, 0, 0, 0
+    n, high, last, back, skipped, width, height, reserved = 0, 0, -1, -1, 0, 0, 0, -1
     for i in range(words.size):
         w = np.int64(words[i])
         kind = w >> 28
@@ -31,18 +34,21 @@ def _decode(words, out):
             n += 1
         elif kind == TIME_HIGH:
             high = w & 0x0FFFFFFF
-        else:
+        elif kind in VENDOR:
             skipped += 1
-    return n, back, skipped, width, height
+        elif reserved < 0:
+            reserved = i
+    return n, back, skipped, width, height, reserved
 
 
-def decode(payload: bytes) -> tuple[np.ndarray, int, int, int, int]:
+def decode(payload: bytes | np.ndarray) -> tuple[np.ndarray, int, int, int, int, int]:
     """(events, index of the first word whose event goes back in time or −1, skipped words,
-    largest x + 1, largest y + 1). `payload` must hold whole 4-byte words."""
+    largest x + 1, largest y + 1, index of the first word of a reserved type or −1).
+    `payload` must hold whole 4-byte words."""
     words = np.frombuffer(payload, "<u4")
     out = np.empty(words.size, EVENT_DTYPE)
-    n, back, skipped, width, height = _decode(words, out)
-    return out[:n], back, skipped, width, height
+    n, back, skipped, width, height, reserved = _decode(words, out)
+    return out[:n], back, skipped, width, height, reserved
 
 
 @njit(cache=True)

@@ -5,7 +5,8 @@ polarity vectorised over 32 pixels of a row (docs.prophesee.ai, "EVT 2.1 Format"
 EVT_NEG (0x0) / EVT_POS (0x1): timestamp LSBs [59:54], x [53:43], y [42:32], valid [31:0]
 — bit i set is an event at (x + i, y); EVT_TIME_HIGH (0x8): [59:32] = t >> 6, so
 t = (time_high << 6) | lsb (µs). EXT_TRIGGER (0xA), OTHERS (0xE) and CONTINUED (0xF) carry
-no CD event and are counted as skipped words. The IMX636 writes the `legacy` layout
+no CD event and are counted as skipped words; every other type is reserved, and a
+reserved word is corrupt data (its index is returned). The IMX636 writes the `legacy` layout
 (header `format EVT21;…;endianness=legacy`): the two 32-bit halves swapped, so the type
 sits in bits [31:28] and the valid mask in [63:32]."""
 
@@ -17,11 +18,13 @@ from numba import njit
 from .events import EVENT_DTYPE
 
 TIME_HIGH = 0x8
+VENDOR = (0xA, 0xE, 0xF)
+"""EXT_TRIGGER, OTHERS, CONTINUED: documented words without a CD event."""
 
 
 @njit(cache=True)
 def _decode(words, legacy, out):
-    n, high, last, back, skipped, width, height = 0, 0, -1, -1, 0, 0, 0
+    n, high, last, back, skipped, width, height, reserved = 0, 0, -1, -1, 0, 0, 0, -1
     for i in range(words.size):
         w = np.uint64(words[i])
         if legacy:  # the halves swapped: back to the standard layout
@@ -43,20 +46,23 @@ def _decode(words, legacy, out):
                     n += 1
         elif kind == TIME_HIGH:
             high = np.int64((w >> np.uint64(32)) & np.uint64(0x0FFFFFFF))
-        else:
+        elif kind in VENDOR:
             skipped += 1
-    return n, back, skipped, width, height
+        elif reserved < 0:
+            reserved = i
+    return n, back, skipped, width, height, reserved
 
 
 def decode(payload: bytes | np.ndarray, legacy: bool = False
-           ) -> tuple[np.ndarray, int, int, int, int]:  # fmt: skip
+           ) -> tuple[np.ndarray, int, int, int, int, int]:  # fmt: skip
     """(events, index of the first word whose events go back in time or −1, skipped words,
-    largest x + 1, largest y + 1). `payload` must hold whole 8-byte words."""
+    largest x + 1, largest y + 1, index of the first word of a reserved type or −1).
+    `payload` must hold whole 8-byte words."""
     words = np.frombuffer(payload, "<u8")
     mask = np.uint64(0xFFFFFFFF00000000 if legacy else 0xFFFFFFFF)
     out = np.empty(int(np.bitwise_count(words & mask).sum()), EVENT_DTYPE)  # an upper bound
-    n, back, skipped, width, height = _decode(words, legacy, out)
-    return out[:n], back, skipped, width, height
+    n, back, skipped, width, height, reserved = _decode(words, legacy, out)
+    return out[:n], back, skipped, width, height, reserved
 
 
 @njit(cache=True)

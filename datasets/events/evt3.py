@@ -10,8 +10,10 @@ the high part advancing by one: Prophesee streams always send the TIME_HIGH firs
 never fires on them, while writers that leave TIME_HIGH out (expelliarmus) still decode as
 their own reader does. A TIME_HIGH keeps the low part (the spec: it "updates the higher
 12-bit portion"; the Rust `evt3` crate clears it instead, which differs only for events sent
-between a TIME_HIGH and its TIME_LOW, something cameras do not send). Other types
-(triggers, OTHERS, CONTINUED) are counted as skipped."""
+between a TIME_HIGH and its TIME_LOW, something cameras do not send). EXT_TRIGGER (0xA),
+OTHERS (0xE), CONTINUED_4 (0x7) and CONTINUED_12 (0xF) are counted as skipped; the other
+types (0x1, 0x9, 0xB, 0xC, 0xD) are reserved, and a reserved word is corrupt data (its
+index is returned)."""
 
 from __future__ import annotations
 
@@ -29,12 +31,14 @@ ADDR_Y, ADDR_X, VECT_BASE_X, VECT_12, VECT_8, TIME_LOW, TIME_HIGH = (
     0x6,
     0x8,
 )
+VENDOR = (0x7, 0xA, 0xE, 0xF)
+"""CONTINUED_4, EXT_TRIGGER, OTHERS, CONTINUED_12: documented words without a CD event."""
 
 
 @njit(cache=True)
 def _decode(words, out, fill):
     n, yy, base, pol, low, high, wraps = 0, 0, 0, 0, 0, 0, 0
-    last, back, skipped, high_sent, wide, high_y = -1, -1, 0, False, 0, 0
+    last, back, skipped, high_sent, wide, high_y, reserved = -1, -1, 0, False, 0, 0, -1
     for i in range(words.size):
         w = np.int64(words[i])
         kind = w >> 12
@@ -74,19 +78,22 @@ def _decode(words, out, fill):
             if new < high:
                 wraps += 1
             high, high_sent = new, True
-        else:
+        elif kind in VENDOR:
             skipped += 1
-    return n, back, skipped, wide, high_y
+        elif reserved < 0:
+            reserved = i
+    return n, back, skipped, wide, high_y, reserved
 
 
-def decode(payload: bytes) -> tuple[np.ndarray, int, int, int, int]:
+def decode(payload: bytes | np.ndarray) -> tuple[np.ndarray, int, int, int, int, int]:
     """(events, index of the first word whose event goes back in time or −1, skipped words,
-    largest x + 1, largest y + 1). `payload` must hold whole 2-byte words."""
+    largest x + 1, largest y + 1, index of the first word of a reserved type or −1).
+    `payload` must hold whole 2-byte words."""
     words = np.frombuffer(payload, "<u2")
     n = _decode(words, np.empty(0, EVENT_DTYPE), False)[0]
     out = np.empty(n, EVENT_DTYPE)
-    _, back, skipped, width, height = _decode(words, out, True)
-    return out, back, skipped, width, height
+    _, back, skipped, width, height, reserved = _decode(words, out, True)
+    return out, back, skipped, width, height, reserved
 
 
 @njit(cache=True)

@@ -78,10 +78,17 @@ def read_events(path: str | os.PathLike[str], width: int | None = None,
         if bad >= 0:
             raise EventError(f"{path}: byte {start + bad * word}: polarity "
                              f"{int(array['p'][bad])}; DAT CD events have 0 or 1")  # fmt: skip
-    elif encoding == "evt21":
-        array, back, skipped, wide, high = evt21.decode(payload, legacy_layout(header))
     else:
-        array, back, skipped, wide, high = CODECS[encoding].decode(payload)
+        array, back, skipped, wide, high, reserved = (
+            evt21.decode(payload, legacy_layout(header)) if encoding == "evt21"
+            else CODECS[encoding].decode(payload)
+        )  # fmt: skip
+        if reserved >= 0:
+            legacy = encoding == "evt21" and legacy_layout(header)
+            kind = int(payload[reserved * word + (3 if legacy else word - 1)]) >> 4
+            raise EventError(f"{path}: corrupt data at byte {start + reserved * word}: word "
+                             f"type {kind:#x} is reserved in {encoding.upper()} (a damaged "
+                             "or truncated-and-joined file)")  # fmt: skip
     if back >= 0:
         raise EventError(f"{path}: timestamps go backwards at byte {start + back * word}")
     sensor_from = "header"

@@ -55,8 +55,12 @@ def test_the_same_code_runs_on_an_event_file(tmp_path) -> None:
     result = substrates("run", "event-layers", "--source", "events_file", "--events",
                         "scene.raw", "--window-ms", "150", cwd=tmp_path)  # fmt: skip
     assert "layer_0_events" in result.stdout
-    (row,) = pq.read_table(only_run_folder(tmp_path / "runs") / "results.parquet").to_pylist()
+    folder = only_run_folder(tmp_path / "runs")
+    (row,) = pq.read_table(folder / "results.parquet").to_pylist()
     assert row["layer_0_events"] + row["layer_1_events"] == row["events"] > 1000
+    read = json.loads((folder / "provenance.json").read_text())["file"]
+    assert read["encoding"] == "evt2" and read["words_without_cd_events"] == 0
+    assert read["sensor_size_from"] == "inferred"  # expelliarmus writes no geometry
 
 
 @pytest.mark.parametrize(

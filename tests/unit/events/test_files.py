@@ -84,7 +84,7 @@ def test_vector_words_decode_as_the_spec_decoder_does() -> None:
                   0x4000 | int(rng.integers(0, 4096)), 0x5000 | int(rng.integers(0, 256)),
                   0x2000 | int(rng.integers(0, 2)) << 11 | int(rng.integers(0, 1280))]  # fmt: skip
     payload = np.array(words, "<u2").tobytes()
-    ours, back, skipped, _, _ = our_evt3.decode(payload)
+    ours, back, skipped, _, _, _ = our_evt3.decode(payload)
     theirs = crate.decode_bytes(payload)
     assert back == -1 and skipped == 0 and len(ours) > 1000
     assert same(ours, {"t": theirs.timestamp, "x": theirs.x, "y": theirs.y, "p": theirs.polarity})
@@ -242,3 +242,24 @@ def test_a_header_only_file_with_a_sensor_size_holds_no_events(tmp_path) -> None
     (tmp_path / "h.raw").write_bytes(b"% evt 3.0\n% format EVT3;width=640;height=480\n% end\n")
     events, _ = read_events(tmp_path / "h.raw")
     assert len(events) == 0 and (events.width, events.height) == (640, 480)
+
+
+@pytest.mark.parametrize(
+    ("encoding", "word", "bad"),
+    [("evt2", 4, np.array([0xC0000000], "<u4")), ("evt3", 2, np.array([0xD123], "<u2")),
+     ("evt21", 8, np.array([0x3 << 60], "<u8"))],
+)  # fmt: skip
+def test_a_word_of_a_reserved_type_is_corrupt_data_named_by_its_byte(tmp_path, encoding, word,
+                                                                     bad) -> None:  # fmt: skip
+    """Damaged bytes that make a reserved word type are an error at that byte, not events
+    read from garbage or a silent 'skipped' count."""
+    events = random_events(2_000, seed=11)
+    write_events(events, tmp_path / "ok.raw", encoding)
+    data = bytearray((tmp_path / "ok.raw").read_bytes())
+    start = data.index(b"% end\n") + len(b"% end\n")
+    at = start + word * 100
+    data[at : at + word] = bad.tobytes()
+    (tmp_path / "bad.raw").write_bytes(bytes(data))
+    with pytest.raises(EventError, match=f"corrupt data at byte {at}: word type") as caught:
+        read_events(tmp_path / "bad.raw")
+    assert "is reserved in " + encoding.upper() in str(caught.value)
