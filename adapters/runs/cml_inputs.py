@@ -97,8 +97,9 @@ def link_inputs(
     loaded = backend.load(first, after)
     silent = loaded["rsl"].isnull().all(dim=("sublink_id", "time")).values
     if silent.all():
-        raise SubstratesError(f"{backend.name}: no link has an rsl value between {first} and "
-                              f"{after}")  # fmt: skip
+        shown = [str(np.datetime64(t, "s")) for t in (first, after)]
+        raise SubstratesError(f"{backend.name}: no link has data (an rsl value) between "
+                              f"{shown[0]} and {shown[1]}")  # fmt: skip
     if silent.any():  # skipped, and counted in provenance
         backend.cleaning.links_without_data += [str(i) for i in loaded["cml_id"].values[silent]]
         loaded = loaded.isel(cml_id=~silent)

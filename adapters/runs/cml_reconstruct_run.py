@@ -356,4 +356,6 @@ def _write_fields(
                "source": "substrates cml-reconstruct", "origin_lat": lat0,
                "origin_lon": lon0, "reference": reference.label},
     )  # fmt: skip
+    for name in ("time", "time_bnds"):  # whole seconds since the epoch, as CF readers expect
+        dataset[name].encoding.update(units="seconds since 1970-01-01 00:00:00", dtype="int64")
     folder.write_netcdf("fields.nc", dataset)

@@ -180,7 +180,8 @@ def test_machine_errors_are_one_line() -> None:
 
 def test_links_whose_coordinates_contradict_their_length_are_one_line(folder: Path) -> None:
     """One link's ends swapped into lat/lon order would map thousands of km of nothing;
-    lengths in metres would give no rain: both are refused, naming the link."""
+    lengths in metres declared as km would give no rain: both are refused, naming the link
+    (lengths in metres without a unit are read in metres: the coordinates say so)."""
     import numpy as np
     import xarray as xr
 
@@ -197,7 +198,7 @@ def test_links_whose_coordinates_contradict_their_length_are_one_line(folder: Pa
                     "time": times.astype("datetime64[ns]"),
                     "frequency": (link, np.full((1, 2), 23.0), {"units": "GHz"}),
                     "polarization": (link, np.full((1, 2), "v")),
-                    "length": ("cml_id", [length]),
+                    "length": ("cml_id", [length], {"units": "km"}),
                     "site_0_lat": ("cml_id", [50.0]), "site_0_lon": ("cml_id", [8.0]),
                     "site_1_lat": ("cml_id", [lat1]), "site_1_lon": ("cml_id", [lon1])},
         ).to_netcdf(folder / f"{name}.nc")  # fmt: skip

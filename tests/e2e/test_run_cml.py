@@ -220,7 +220,7 @@ def test_a_users_file_runs_without_a_reference(tmp_path) -> None:
     ("change", "extra", "message"),
     [
         ({"rsl": None, "tsl": None}, (), "missing rsl, tsl"),
-        ({"rsl": np.full((4, 2, 240), np.nan)}, (), "no link has an rsl value"),
+        ({"rsl": np.full((4, 2, 240), np.nan)}, (), "no link has data (an rsl value)"),
         (
             {},
             ("--start", "2029-12-31T22:00", "--end", "2030-01-01T02:00"),
