@@ -30,7 +30,8 @@ def test_cml_benchmark_prints_both_tables() -> None:
         capture_output=True, text=True, timeout=600, check=True,
     )  # fmt: skip
     rows = [line.split("|")[1].strip() for line in result.stdout.splitlines() if line[:2] == "| "]
-    assert rows == ["chain", "substrates", "pycomlink", "method", "idw", "kriging",
+    assert rows == ["chain", "substrates", "pycomlink", "method", "idw",
+                    "kriging (pycomlink's variogram)", "kriging (variogram fitted per map)",
                     "bayes (HMC, 4 chains x 300)"]  # fmt: skip
 
 
