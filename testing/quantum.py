@@ -25,6 +25,8 @@ from ..datasets.quantum.generators import (
     grover_iterations,
     grover_success_probability,
 )
+from .deferred import deferred_distribution, deferred_expectation
+from .dynamic_circuits import DYNAMIC_CASES, random_dynamic_circuit
 
 SIZES = [2, 3, 5, 8, 12]
 SHOTS = 4000
@@ -45,6 +47,32 @@ def exact_expectation(circuit: QuantumCircuit, observable: str) -> float:
 def binomial_tolerance(p: float, shots: int, sigmas: float = 5.0) -> float:
     """Allowed |frequency - p| for `shots` Bernoulli draws: `sigmas` standard errors + 1 count."""
     return sigmas * math.sqrt(p * (1 - p) / shots) + 1 / shots
+
+
+DYNAMIC = [*DYNAMIC_CASES, *(f"random_{seed}" for seed in range(6))]
+"""Dynamic circuits every exact backend must get right (or, if its exact results are
+noisy, refuse): named cases, then random ones by seed."""
+
+
+def dynamic_circuit(case: str) -> QuantumCircuit:
+    """A circuit of DYNAMIC by name."""
+    if case.startswith("random_"):
+        return random_dynamic_circuit(int(case.removeprefix("random_")))
+    return DYNAMIC_CASES[case]()
+
+
+def _assert_distributions_equal(got: dict[str, float], want: dict[str, float], tol: float) -> None:
+    for bitstring in got.keys() | want.keys():
+        assert got.get(bitstring, 0.0) == pytest.approx(want.get(bitstring, 0.0), abs=tol), (
+            bitstring
+        )
+
+
+def _refused_because_noisy(backend: QuantumBackend, err: CapabilityError) -> None:
+    """A refusal of an exact dynamic request is allowed only where exact means noisy."""
+    assert "sample it instead" in str(err)
+    (probs,) = backend.probabilities([bell()])
+    assert abs(probs.get("00", 0.0) - 0.5) > 1e-6, f"noiseless {backend.name} refused: {err}"
 
 
 def marked_for(n: int) -> str:
@@ -170,6 +198,79 @@ class TestQuantumBackend:
             backend.probabilities([bell()])
         with pytest.raises(CapabilityError, match="no exact results"):
             backend.estimate([bell()], ["ZZ"])
+
+    @pytest.mark.parametrize("case", DYNAMIC)
+    def test_dynamic_probabilities_match_deferred_measurement(
+        self, backend: QuantumBackend, case: str
+    ) -> None:
+        """Mid-circuit measurement, reset, feed-forward and several registers, against the
+        deferred-measurement unitary evaluated by qiskit.quantum_info."""
+        _exact_only(backend)
+        circuit = dynamic_circuit(case)
+        try:
+            (probs,) = backend.probabilities([circuit])
+        except CapabilityError as err:
+            _refused_because_noisy(backend, err)
+            return
+        _assert_distributions_equal(probs, deferred_distribution(circuit), 1e-9)
+
+    @pytest.mark.parametrize("case", ["conditional_x", "teleport", "reset_and_reuse", "random_3"])
+    def test_dynamic_expectation_values_match_deferred_measurement(
+        self, backend: QuantumBackend, case: str
+    ) -> None:
+        _exact_only(backend)
+        circuit = dynamic_circuit(case)
+        n = circuit.num_qubits
+        for label in ("Z" * n, "X" + "Z" * (n - 1), "I" * (n - 1) + "Y"):
+            try:
+                (value,) = backend.estimate([circuit], [label])
+            except CapabilityError as err:
+                _refused_because_noisy(backend, err)
+                return
+            assert value == pytest.approx(deferred_expectation(circuit, label), abs=1e-9), label
+
+    @pytest.mark.parametrize("case", ["conditional_x", "teleport", "switch", "random_1"])
+    def test_dynamic_circuits_sample_their_exact_distribution(
+        self, backend: QuantumBackend, case: str
+    ) -> None:
+        _noiseless_only(backend)
+        circuit = dynamic_circuit(case)
+        try:
+            (result,) = backend.sample([circuit], shots=SHOTS, seed=17)
+        except CapabilityError as err:
+            pytest.skip(f"{backend.name} does not sample dynamic circuits: {err}")
+        reference = deferred_distribution(circuit)
+        assert set(result.counts) <= set(reference)
+        for bitstring, p in reference.items():
+            frequency = result.counts.get(bitstring, 0) / SHOTS
+            assert abs(frequency - p) <= binomial_tolerance(p, SHOTS), (case, bitstring)
+
+    def test_identical_circuits_in_one_batch_are_independent_yet_reproducible(
+        self, backend: QuantumBackend
+    ) -> None:
+        if backend.resolved_tier(backend.options) == "hardware":
+            pytest.skip("real hardware has no seed")
+        circuit = QuantumCircuit(4, name="uniform")
+        circuit.h(range(4))
+        circuit.measure_all()
+        first = [r.counts for r in backend.sample([circuit, circuit], shots=400, seed=21)]
+        again = [r.counts for r in backend.sample([circuit, circuit], shots=400, seed=21)]
+        assert first == again
+        assert first[0] != first[1]  # equal counts over 16 outcomes by chance: ~1e-20
+
+    @pytest.mark.parametrize("seed", [-1, 2**32, 1.5])
+    def test_bad_seeds_are_refused_before_compute(self, backend: QuantumBackend, seed) -> None:
+        with pytest.raises(CapabilityError, match="seed must be an integer"):
+            backend.sample([bell()], shots=10, seed=seed)
+
+    def test_unbound_parameters_are_refused_in_one_line(self, backend: QuantumBackend) -> None:
+        from qiskit.circuit import Parameter
+
+        circuit = QuantumCircuit(1, 1, name="unbound")
+        circuit.rx(Parameter("theta"), 0)
+        circuit.measure(0, 0)
+        with pytest.raises(CapabilityError, match="unbound parameters: theta"):
+            backend.sample([circuit], shots=10)
 
     def test_to_dict_recreates_the_backend(self, backend: QuantumBackend) -> None:
         record = backend.to_dict()

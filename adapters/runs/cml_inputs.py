@@ -97,7 +97,7 @@ def link_inputs(
     loaded = backend.load(first, after)
     silent = loaded["rsl"].isnull().all(dim=("sublink_id", "time")).values
     if silent.all():
-        shown = [str(np.datetime64(t, "s")) for t in (first, after)]
+        shown = [str(t.astype("datetime64[s]")) for t in (first, after)]
         raise SubstratesError(f"{backend.name}: no link has data (an rsl value) between "
                               f"{shown[0]} and {shown[1]}")  # fmt: skip
     if silent.any():  # skipped, and counted in provenance

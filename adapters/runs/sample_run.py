@@ -44,7 +44,7 @@ def run_sample(
     circuit_file = circuit or example_path()
     resolved, backend = quantum_backend(hardware)
     circuits = load_circuits(circuit_file, max_qubits=max_file_qubits)
-    backend.validate(circuits, shots=shots)
+    backend.validate(circuits, shots=shots, exact=exact and backend.capabilities.exact)
     folder = RunFolder.create(out, "sample")
     parameters = {"circuit_file": str(circuit_file), "circuits": [c.name for c in circuits],
                   "shots": shots, "seed": seed, "exact": exact}  # fmt: skip

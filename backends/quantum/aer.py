@@ -11,9 +11,19 @@ import numpy as np
 from pydantic import Field
 
 from ..base import BackendOptions
+from ..errors import CapabilityError
 from .base import JobJournal, QuantumBackend, QuantumCapabilities, SampleResult
 from .device_snapshots import SnapshotName, load_snapshot
-from .measurements import distribution_to_bitstrings, split_measurements
+from .dynamic import (
+    expectation,
+    is_static,
+    outcome_distribution,
+    run_branches,
+    strip_final_measurements,
+)
+from .measurements import distribution_to_bitstrings, outcomes_to_bitstrings, split_measurements
+from .mps_outcomes import mps_outcomes
+from .seeds import circuit_seeds
 
 if TYPE_CHECKING:
     from qiskit import QuantumCircuit
@@ -117,6 +127,16 @@ class AerBackend(QuantumBackend):
     def _compiled(self, circuits: list[QuantumCircuit]) -> list[QuantumCircuit]:
         return self._prepare(circuits, seed=None)
 
+    def _exact_refusal(self, circuit: QuantumCircuit) -> str | None:
+        if is_static(circuit):
+            return None
+        if self.options.noise_model is not None:
+            return (
+                "exact results of a circuit with mid-circuit measurement, reset or control "
+                "flow under a noise model are not available; sample it instead"
+            )
+        return None
+
     def _sample(
         self,
         circuits: list[QuantumCircuit],
@@ -124,29 +144,75 @@ class AerBackend(QuantumBackend):
         seed: int | None,
         journal: JobJournal | None,
     ) -> list[SampleResult]:
-        result = self.simulator.run(
-            self._prepare(circuits, seed), shots=shots, seed_simulator=seed
-        ).result()
-        return [
-            SampleResult({k.replace(" ", ""): v for k, v in result.get_counts(i).items()}, shots)
-            for i in range(len(circuits))
-        ]
+        prepared = self._prepare(circuits, seed)
+        if seed is None:
+            result = self.simulator.run(prepared, shots=shots).result()
+            counts = [result.get_counts(i) for i in range(len(circuits))]
+        else:  # Aer gives circuit i of one run the seed s + i: one run per circuit instead
+            counts = [
+                self.simulator.run(c, shots=shots, seed_simulator=s).result().get_counts(0)
+                for c, s in zip(prepared, circuit_seeds(seed, len(circuits)), strict=True)
+            ]
+        return [SampleResult({k.replace(" ", ""): v for k, v in c.items()}, shots) for c in counts]
 
     def _probabilities(self, circuits: list[QuantumCircuit]) -> list[dict[str, float]]:
+        static = [i for i, c in enumerate(circuits) if is_static(c)]
+        out: list[dict[str, float]] = [{} for _ in circuits]
         prepared, measured = [], []
-        for circuit in self._prepare(circuits, seed=None):
+        mps = self.options.method == "matrix_product_state"
+        for circuit in self._prepare([circuits[i] for i in static], seed=None):
             parts = split_measurements(circuit)
             body = parts.unitary_part.copy()
-            body.save_probabilities(list(parts.qubits), label="probabilities")
+            if mps:  # the state itself: outcomes found without a 2^n vector
+                body.save_matrix_product_state(label="state")
+            else:
+                body.save_probabilities(list(parts.qubits), label="state")
             prepared.append(body)
             measured.append(parts)
-        result = self.simulator.run(prepared, shots=1).result()
-        return [
-            distribution_to_bitstrings(
-                np.asarray(result.data(i)["probabilities"]), parts.clbits, parts.num_clbits
-            )
-            for i, parts in enumerate(measured)
-        ]
+        if prepared:
+            result = self.simulator.run(prepared, shots=1).result()
+            for k, (i, parts) in enumerate(zip(static, measured, strict=True)):
+                saved = result.data(k)["state"]
+                try:
+                    out[i] = (
+                        outcomes_to_bitstrings(
+                            mps_outcomes(saved[0], saved[1], parts.qubits), parts.clbits, parts.num_clbits
+                        )
+                        if mps
+                        else distribution_to_bitstrings(
+                            np.asarray(saved), parts.clbits, parts.num_clbits
+                        )
+                    )
+                except CapabilityError as err:
+                    raise CapabilityError(f"circuit {circuits[i].name!r}: {err}") from None
+        for i, circuit in enumerate(circuits):
+            if i not in static:
+                out[i] = outcome_distribution(
+                    run_branches(circuit, self._evolve), circuit.num_clbits
+                )
+        return out
+
+    @cached_property
+    def _dense_simulator(self) -> AerSimulator:
+        """Aer's statevector method on this device, for the branches of dynamic circuits."""
+        from qiskit_aer import AerSimulator
+
+        return AerSimulator(**{**self._backend_options(), "method": "statevector"})
+
+    def _evolve(self, states: list[np.ndarray], segment: QuantumCircuit) -> list[np.ndarray]:
+        """Each state through a unitary segment, all in one Aer run (an `Evolve`)."""
+        from qiskit import QuantumCircuit
+
+        (body,) = self._prepare([segment], seed=None)
+        runs = []
+        for state in states:
+            circuit = QuantumCircuit(segment.num_qubits)
+            circuit.set_statevector(state)
+            circuit.compose(body, inplace=True)
+            circuit.save_statevector()
+            runs.append(circuit)
+        result = self._dense_simulator.run(runs, shots=1).result()
+        return [np.asarray(result.data(i)["statevector"]) for i in range(len(runs))]
 
     def _estimate(
         self,
@@ -157,18 +223,32 @@ class AerBackend(QuantumBackend):
     ) -> np.ndarray:
         from qiskit_aer.primitives import EstimatorV2
 
-        prepared = self._prepare(
-            [c.remove_final_measurements(inplace=False) for c in circuits], seed
-        )
-        pubs = [
-            (c, o.apply_layout(c.layout) if c.layout is not None else o)
-            for c, o in zip(prepared, observables, strict=True)
-        ]
-        options: dict[str, Any] = {"backend_options": self._backend_options()}
-        if self.options.noise_model is not None:
-            options["backend_options"]["noise_model"] = self.simulator.options.noise_model
-        if seed is not None:
-            options["run_options"] = {"seed_simulator": seed}
-        estimator = EstimatorV2(options=options)
-        result = estimator.run(pubs, precision=precision).result()
-        return np.array([float(r.data.evs) for r in result])
+        bodies = [strip_final_measurements(c) for c in circuits]
+        static = [i for i, b in enumerate(bodies) if is_static(b)]
+        dynamic = [i for i in range(len(bodies)) if i not in static]
+        if dynamic and self.options.noise_model is not None:
+            raise CapabilityError(
+                f"circuit {circuits[dynamic[0]].name!r}: expectation values of a circuit with "
+                "mid-circuit measurement, reset or control flow under a noise model are not "
+                "available; sample it instead"
+            )
+        values = np.zeros(len(circuits))
+        seeds = circuit_seeds(seed, len(circuits))
+        if static:
+            prepared = self._prepare([bodies[i] for i in static], seed)
+            pubs = [
+                (c, o.apply_layout(c.layout) if c.layout is not None else o)
+                for c, o in zip(prepared, [observables[i] for i in static], strict=True)
+            ]
+            options: dict[str, Any] = {"backend_options": self._backend_options()}
+            if self.options.noise_model is not None:
+                options["backend_options"]["noise_model"] = self.simulator.options.noise_model
+            if seed is not None:
+                options["run_options"] = {"seed_simulator": seeds[static[0]]}
+            result = EstimatorV2(options=options).run(pubs, precision=precision).result()
+            values[static] = [float(r.data.evs) for r in result]
+        for i in dynamic:  # exact, then N(0, precision) as Aer's EstimatorV2 does
+            values[i] = expectation(run_branches(bodies[i], self._evolve), observables[i])
+            if precision > 0:
+                values[i] = np.random.default_rng(seeds[i]).normal(values[i], precision)
+        return values

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..base import Backend, Capabilities
 from ..errors import CapabilityError
+from .seeds import MAX_SEED
 
 if TYPE_CHECKING:
     from qiskit import QuantumCircuit
@@ -76,6 +77,12 @@ class QuantumBackend(Backend):
         if not circuits:
             raise CapabilityError("no circuits given")
         for circuit in circuits:
+            if circuit.parameters:
+                names = ", ".join(sorted(p.name for p in circuit.parameters))
+                raise CapabilityError(
+                    f"circuit {circuit.name!r} has unbound parameters: {names}; assign values "
+                    "first (circuit.assign_parameters)"
+                )
             if caps.max_qubits is not None and circuit.num_qubits > caps.max_qubits:
                 raise CapabilityError(
                     f"circuit {circuit.name!r} has {circuit.num_qubits} qubits; "
@@ -90,6 +97,14 @@ class QuantumBackend(Backend):
             raise CapabilityError(
                 f"{self.name} with these options gives no exact results; sample with shots instead"
             )
+        if exact:
+            for circuit in circuits:
+                if (reason := self._exact_refusal(circuit)) is not None:
+                    raise CapabilityError(f"circuit {circuit.name!r}: {reason}")
+
+    def _exact_refusal(self, circuit: QuantumCircuit) -> str | None:
+        """Why this backend cannot give exact results for this circuit (None: it can)."""
+        return None
 
     def sample(
         self,
@@ -99,8 +114,13 @@ class QuantumBackend(Backend):
         seed: int | None = None,
         journal: JobJournal | None = None,
     ) -> list[SampleResult]:
-        """Measure each circuit `shots` times; `seed` fixes the simulator's randomness."""
+        """Measure each circuit `shots` times; `seed` fixes the simulator's randomness.
+
+        Each circuit gets its own stream derived from `seed` (0 … 2³² − 1): identical
+        circuits in one batch are sampled independently, the batch is reproducible.
+        """
         circuits = list(circuits)
+        _check_seed(seed)
         self.validate(circuits, shots=shots)
         return self._sample(circuits, shots, seed, journal)
 
@@ -130,6 +150,7 @@ class QuantumBackend(Backend):
             )
         if precision < 0:
             raise CapabilityError(f"precision must be >= 0, got {precision}")
+        _check_seed(seed)
         self.validate(circuits, exact=precision == 0)
         from qiskit.quantum_info import SparsePauliOp
 
@@ -175,3 +196,8 @@ class QuantumBackend(Backend):
 
     def _probabilities(self, circuits: list[QuantumCircuit]) -> list[dict[str, float]]:
         raise CapabilityError(f"{self.name} gives no exact probabilities")
+
+
+def _check_seed(seed: int | None) -> None:
+    if seed is not None and not (isinstance(seed, int) and 0 <= seed <= MAX_SEED):
+        raise CapabilityError(f"seed must be an integer in 0 … {MAX_SEED}, got {seed!r}")

@@ -14,6 +14,7 @@ from pydantic import Field, model_validator
 from ..base import BackendOptions, Unavailability
 from ..errors import SubstratesError
 from .base import JobJournal, QuantumBackend, QuantumCapabilities, SampleResult
+from .dynamic import strip_final_measurements
 
 if TYPE_CHECKING:
     from qiskit import QuantumCircuit
@@ -200,7 +201,7 @@ class IBMBackend(QuantumBackend):
     ) -> np.ndarray:
         from qiskit_ibm_runtime import EstimatorV2
 
-        bodies = [c.remove_final_measurements(inplace=False) for c in circuits]
+        bodies = [strip_final_measurements(c) for c in circuits]
         isa = self._isa(bodies, seed)
         pubs = [(c, o.apply_layout(c.layout)) for c, o in zip(isa, observables, strict=True)]
         job = self._submit(EstimatorV2, pubs, seed, precision=precision)

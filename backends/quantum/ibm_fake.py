@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from . import local_jobs
 from .device_snapshots import SnapshotName, load_snapshot
 from .ibm import IBMBackend, RuntimeOptions
+from .seeds import circuit_seeds
 
 if TYPE_CHECKING:
     from qiskit.providers import BackendV2
@@ -46,7 +47,12 @@ class IBMFakeBackend(IBMBackend):
         return self._simulator
 
     def _primitive_options(self, seed: int | None) -> dict[str, Any]:
-        return {} if seed is None else {"simulator": {"seed_simulator": seed}}
+        """One job per call: Aer seeds its circuit i with base + i, the base drawn from
+        SeedSequence(seed) so that runs with neighbouring seeds share no streams."""
+        if seed is None:
+            return {}
+        (base,) = circuit_seeds(seed, 1)
+        return {"simulator": {"seed_simulator": base}}
 
     def _retain(self, job: Any) -> None:
         local_jobs.keep(job)

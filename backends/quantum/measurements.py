@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import CapabilityError
+from .dynamic import is_static
 
 if TYPE_CHECKING:
     from qiskit import QuantumCircuit
@@ -27,22 +28,28 @@ class MeasuredCircuit:
 
 
 def split_measurements(circuit: QuantumCircuit) -> MeasuredCircuit:
-    """Separate the final measurements; mid-circuit measurement is refused."""
+    """Separate the final measurements of a static circuit (see `dynamic.is_static`).
+
+    A circuit with mid-circuit measurement, reset or control flow is refused here: its
+    exact results come from `dynamic.run_branches`.
+    """
     pairs: dict[int, int] = {}
+    body = circuit.copy_empty_like()
     for instruction in circuit.data:
         if instruction.operation.name == "measure":
             qubit = circuit.find_bit(instruction.qubits[0]).index
             clbit = circuit.find_bit(instruction.clbits[0]).index
-            pairs[clbit] = qubit
-    stripped = circuit.remove_final_measurements(inplace=False)
-    if any(i.operation.name == "measure" for i in stripped.data) or not pairs:
+            pairs[clbit] = qubit  # a later measurement into the same bit overwrites it
+        else:
+            body.append(instruction)
+    if not is_static(circuit) or not pairs:
         raise CapabilityError(
             f"circuit {circuit.name!r} needs final measurements only "
-            "(none mid-circuit, at least one)"
+            "(none mid-circuit, no reset or control flow, at least one)"
         )
     clbits = tuple(sorted(pairs))
     return MeasuredCircuit(
-        unitary_part=stripped,
+        unitary_part=body,
         qubits=tuple(pairs[c] for c in clbits),
         clbits=clbits,
         num_clbits=circuit.num_clbits,
@@ -67,3 +74,15 @@ def distribution_to_bitstrings(
     return {
         format(int(k), width): float(probabilities[i]) for k, i in zip(keys, index, strict=True)
     }
+
+
+def outcomes_to_bitstrings(
+    outcomes: dict[tuple[int, ...], float], clbits: tuple[int, ...], num_clbits: int
+) -> dict[str, float]:
+    """Map sparse outcomes (bit i of a key = clbits[i]) to Qiskit bitstrings."""
+    width = f"0{num_clbits}b"
+    out: dict[str, float] = {}
+    for bits, probability in outcomes.items():
+        key = format(sum(b << c for b, c in zip(bits, clbits, strict=True)), width)
+        out[key] = out.get(key, 0.0) + probability
+    return out

@@ -10,9 +10,18 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import numpy as np
 
 from ..base import BackendOptions, Tier, Unavailability
+from ..errors import CapabilityError
 from ..gpu import no_cuda_reason
 from .base import JobJournal, QuantumBackend, QuantumCapabilities, SampleResult
+from .dynamic import (
+    expectation,
+    is_static,
+    outcome_distribution,
+    run_branches,
+    strip_final_measurements,
+)
 from .measurements import distribution_to_bitstrings, split_measurements
+from .seeds import circuit_seeds
 from .to_pennylane import to_pennylane_ops
 
 if TYPE_CHECKING:
@@ -80,12 +89,15 @@ class PennyLaneBackend(QuantumBackend):
         return QuantumCapabilities(max_qubits=int(math.log2(memory / (16 * copies))), exact=True)
 
     def _run(self, tapes: list[tuple[Any, int]], seed: int | None) -> list[Any]:
-        """Execute (tape, number of wires) pairs through the device's own preprocessing."""
+        """Execute (tape, number of wires) pairs through the device's own preprocessing;
+        each tape on a device seeded with its own stream derived from `seed`."""
         import pennylane as qml
 
         results = []
-        for tape, num_wires in tapes:
-            device = qml.device(self.options.device, wires=num_wires, seed=seed)
+        for (tape, num_wires), tape_seed in zip(
+            tapes, circuit_seeds(seed, len(tapes)), strict=True
+        ):
+            device = qml.device(self.options.device, wires=num_wires, seed=tape_seed)
             program = device.preprocess_transforms()
             batch, postprocess = program([tape])
             results.append(postprocess(device.execute(batch))[0])
@@ -127,13 +139,33 @@ class PennyLaneBackend(QuantumBackend):
     def _probabilities(self, circuits: list[QuantumCircuit]) -> list[dict[str, float]]:
         import pennylane as qml
 
-        parts = [split_measurements(c) for c in circuits]
-        tapes = [
-            self._tape(p.unitary_part, qml.probs(wires=list(p.qubits)[::-1]), None) for p in parts
-        ]
+        out: list[dict[str, float]] = []
+        for circuit in circuits:
+            if not is_static(circuit):
+                branches = run_branches(circuit, self._evolve)
+                out.append(outcome_distribution(branches, circuit.num_clbits))
+                continue
+            parts = split_measurements(circuit)
+            tape = self._tape(parts.unitary_part, qml.probs(wires=list(parts.qubits)[::-1]), None)
+            (probs,) = self._run([tape], None)
+            out.append(
+                distribution_to_bitstrings(np.asarray(probs), parts.clbits, parts.num_clbits)
+            )
+        return out
+
+    def _evolve(self, states: list[np.ndarray], segment: QuantumCircuit) -> list[np.ndarray]:
+        """Each state through a unitary segment on this device (an `Evolve`)."""
+        import pennylane as qml
+        from pennylane.tape import QuantumScript
+
+        n = segment.num_qubits
+        wires = list(range(n))[::-1]  # PennyLane's first wire is the most significant bit
+        ops = to_pennylane_ops(segment)
+        tapes = [(QuantumScript([qml.StatePrep(s, wires=wires), *ops], [qml.state()]), n)
+                 for s in states]  # fmt: skip
         return [
-            distribution_to_bitstrings(np.asarray(probs), p.clbits, p.num_clbits)
-            for p, probs in zip(parts, self._run(tapes, None), strict=True)
+            np.asarray(psi).reshape([2] * n).transpose(wires).reshape(-1)
+            for psi in self._run(tapes, None)
         ]
 
     def _estimate(
@@ -146,11 +178,23 @@ class PennyLaneBackend(QuantumBackend):
         import pennylane as qml
 
         shots = None if precision == 0 else math.ceil(1 / precision**2)
-        tapes = []
-        for circuit, observable in zip(circuits, observables, strict=True):
-            body = circuit.remove_final_measurements(inplace=False)
-            tapes.append(self._tape(body, qml.expval(_to_pennylane_observable(observable)), shots))
-        return np.array([float(v) for v in self._run(tapes, seed)])
+        bodies = [strip_final_measurements(c) for c in circuits]
+        if shots is not None and (dynamic := [b for b in bodies if not is_static(b)]):
+            raise CapabilityError(
+                f"circuit {dynamic[0].name!r}: {self.name} estimates circuits with mid-circuit "
+                "measurement, reset or control flow exactly only; use precision=0"
+            )
+        values = np.zeros(len(circuits))
+        static = [i for i, b in enumerate(bodies) if is_static(b)]
+        tapes = [
+            self._tape(bodies[i], qml.expval(_to_pennylane_observable(observables[i])), shots)
+            for i in static
+        ]
+        values[static] = [float(v) for v in self._run(tapes, seed)]
+        for i, body in enumerate(bodies):
+            if i not in static:
+                values[i] = expectation(run_branches(body, self._evolve), observables[i])
+        return values
 
 
 def _to_pennylane_observable(observable: SparsePauliOp) -> Any:

@@ -81,6 +81,34 @@ def test_qpy_and_qasm2_files(tmp_path) -> None:
     assert all(r["probability"] is None for r in rows)
 
 
+FEED_FORWARD = """OPENQASM 3.0;
+include "stdgates.inc";
+qubit[2] q;
+bit[2] c;
+h q[0];
+c[0] = measure q[0];
+if (c[0]) x q[1];
+c[1] = measure q[1];
+"""
+
+
+@pytest.mark.parametrize("config", ["aer_statevector", "aer_mps", "pennylane_default"])
+def test_a_feed_forward_circuit_records_its_true_probabilities(tmp_path, config: str) -> None:
+    """The issue's circuit: the measured bit decides the X, so only 00 and 11 occur."""
+    (tmp_path / "cond.qasm").write_text(FEED_FORWARD)
+    args = ["run", "sample", "--circuit", "cond.qasm", "--hardware", config, "--seed", "2"]
+    if config == "pennylane_default":  # it computes them exactly but samples final
+        args.append("--no-exact")  # measurements only: no counts to set beside them
+        result = substrates(*args, cwd=tmp_path, check=False)
+        assert result.returncode == 2 and "needs final measurements only" in result.stderr
+        return
+    substrates(*args, cwd=tmp_path)
+    rows = pq.read_table(only_run_folder(tmp_path / "runs") / "results.parquet").to_pylist()
+    assert {r["bitstring"] for r in rows} == {"00", "11"}
+    assert all(r["probability"] == pytest.approx(0.5, abs=1e-12) for r in rows)
+    assert sum(r["count"] for r in rows) == rows[0]["shots"]
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
