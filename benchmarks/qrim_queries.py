@@ -4,7 +4,8 @@ For each |U| = 4 … 1024, minimize random tables with QRIM (Dürr–Høyer + BB
 oracle, exact Aer state vector, one measurement drawn per circuit) and with exhaustive
 search, in this one run. Prints mean and 95th-percentile oracle queries, the ratio to
 |U|, the success rate, and the exponent b of a least-squares fit queries ≈ a·|U|^b
-(theory: 0.5). Writes a log-log plot.
+(theory: 0.5), and the fit mean ≈ a·√|U| + b with oracle-plus-classical totals beside the
+oracle-only counts. Writes a log-log plot.
 
     python benchmarks/qrim_queries.py --tables 200 --plot qrim_queries.png
 """
@@ -54,6 +55,13 @@ def fitted_exponent(rows: list[dict], smallest: int = 4) -> float:
     return float(np.polyfit(x, y, 1)[0])
 
 
+def sqrt_fit(rows: list[dict], smallest: int = 64) -> tuple[float, float]:
+    """Least-squares a, b of mean oracle queries ≈ a·√|U| + b over |U| ≥ smallest."""
+    kept = [r for r in rows if r["size"] >= smallest]
+    a, b = np.polyfit(np.sqrt([r["size"] for r in kept]), [r["mean"] for r in kept], 1)
+    return float(a), float(b)
+
+
 def plot(rows: list[dict], path: str) -> None:
     import matplotlib
 
@@ -82,14 +90,17 @@ def main() -> None:
     args = parser.parse_args()
     rows = measure(args.sizes, args.tables, args.seed)
     print(f"\n{args.tables} random tables per size; queries per inner minimization")
-    print("| \\|U\\| | QRIM oracle mean | QRIM oracle p95 | QRIM classical | exhaustive "
-          "| mean / \\|U\\| | exact minimum |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|")
+    print("| \\|U\\| | QRIM oracle mean | mean / √\\|U\\| | QRIM oracle p95 | QRIM classical "
+          "| oracle + classical | exhaustive | mean / \\|U\\| | exact minimum |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(
-            f"| {r['size']} | {r['mean']:.1f} | {r['p95']:.0f} | {r['classical']:.1f} "
+            f"| {r['size']} | {r['mean']:.1f} | {r['mean'] / np.sqrt(r['size']):.2f} "
+            f"| {r['p95']:.0f} | {r['classical']:.1f} | {r['mean'] + r['classical']:.1f} "
             f"| {r['exhaustive']:.0f} | {r['mean'] / r['size']:.2f} | {100 * r['success']:.1f}% |"
         )
+    a, b = sqrt_fit(rows)
+    print(f"\nfit over |U| ≥ 64: mean oracle queries ≈ {a:.2f}·√|U| {b:+.1f}")
     print(f"\nfitted exponent, all sizes: {fitted_exponent(rows):.3f}; "
           f"|U| ≥ 64: {fitted_exponent(rows, 64):.3f} (theory: 0.5)")  # fmt: skip
     plot(rows, args.plot)

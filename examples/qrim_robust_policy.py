@@ -17,7 +17,9 @@ print(
     f"{summary['oracle_queries_mean']:.1f} oracle queries each (exhaustive: 8)"
 )
 print(
-    f"worst-case return: robust {summary['worst_case_return_robust']:.4f}, "
+    f"rectangular (robust) return: robust {summary['rectangular_return_robust']:.4f}, "
+    f"nominal {summary['rectangular_return_nominal']:.4f}; "
+    f"worst single member: robust {summary['worst_case_return_robust']:.4f}, "
     f"nominal {summary['worst_case_return_nominal']:.4f}"
 )
 policy = run.table("policy.parquet").to_pylist()

@@ -78,17 +78,25 @@ def report(run: Run) -> str:
     s = run.summary
     c = s["circuit"]
     lines += [
-        f"worst-case return: QRIM policy {s['worst_case_return_robust']:.4f} "
-        f"(worst member: {s['worst_case_member_robust']}), "
+        f"robust (s,a-rectangular) return, what robust value iteration maximizes and the "
+        f"robust policy is guaranteed to win: QRIM policy {s['rectangular_return_robust']:.4f}, "
+        f"nominal policy {s['rectangular_return_nominal']:.4f}",
+        f"worst-case return over single members (no such guarantee): QRIM policy "
+        f"{s['worst_case_return_robust']:.4f} (worst member: {s['worst_case_member_robust']}), "
         f"nominal policy {s['worst_case_return_nominal']:.4f}",
         f"oracle queries per inner minimization: mean {s['oracle_queries_mean']:.1f}, "
-        f"95th percentile {s['oracle_queries_p95']:.0f}; exhaustive search: "
-        f"{s['exhaustive_queries']} ({s['minimizations']} minimizations)",
+        f"95th percentile {s['oracle_queries_p95']:.0f}, plus {s['classical_queries_mean']:.1f} "
+        f"classical evaluations; exhaustive search: {s['exhaustive_queries']} evaluations "
+        f"({s['minimizations']} minimizations; every search's trace in searches.parquet)",
         f"exact minimum found in {100 * s['exact_minimum_rate']:.2f}% of minimizations; "
         f"policy equals exhaustive in {100 * s['policy_agreement_with_exhaustive']:.1f}% of states",
-        f"circuit ({c['construction']} oracle): {c['qubits']} qubit{'s' * (c['qubits'] > 1)}, "
-        "one Grover iteration "
-        f"compiled: depth {c['compiled_depth']}, {c['compiled_two_qubit_gates']} two-qubit gates",
+        f"circuit ({c['construction']} oracle): {c['qubits']} qubit{'s' * (c['qubits'] > 1)}; "
+        + (
+            f"one Grover iteration mapped to the device: depth {c['compiled_depth']}, "
+            f"{c['compiled_two_qubit_gates']} two-qubit gates"
+            if c.get("device_mapped")
+            else "simulated as built (no device to map it to)"
+        ),
         f"run folder: {run.path}",
     ]
     return "\n".join(lines)

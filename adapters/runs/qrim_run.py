@@ -76,13 +76,15 @@ def run_qrim(
 
     start = time.perf_counter()
     with recording_failure(folder, record):
-        robust = solve(qrim, "qrim")
+        with backend.session():  # one IBM Batch/Session for the whole run
+            robust = solve(qrim, "qrim")
         wall_qrim = time.perf_counter() - start
         reference = solve(ExhaustiveMin(), "exhaustive")
     nominal = nominal_policy(mdp)
     summary = _summary(mdp, robust, reference, nominal, qrim)
     summary["circuit"] = _circuit_cost(mdp, oracle, backend)
     folder.write_table("results.parquet", robust.table())
+    folder.write_table("searches.parquet", robust.search_table())
     folder.write_table(
         "policy.parquet", _policy_table(mdp, robust.policy, reference.policy, nominal)
     )
@@ -125,24 +127,27 @@ def _summary(
         "worst_case_member_robust": mdp.members[worst_member],
         "worst_case_return_nominal": mdp.worst_case_return(nominal)[0],
         "worst_case_return_exhaustive": mdp.worst_case_return(reference.policy)[0],
+        "rectangular_return_robust": float(mdp.rectangular_values(robust.policy)[mdp.start]),
+        "rectangular_return_nominal": float(mdp.rectangular_values(nominal)[mdp.start]),
         "outer_iterations": robust.iterations,
     }
 
 
 def _circuit_cost(mdp: RobustMDP, construction: str, backend: Any) -> dict[str, Any]:
-    """Width, and on device-mapped backends the transpiled depth and two-qubit gate count,
-    of one Grover iteration with a typical threshold."""
+    """Width of one Grover iteration with a typical threshold, and, where the backend maps
+    circuits onto a device (a layout on its qubits, the device's basis gates), the mapped
+    depth and two-qubit gate count; a simulator runs the circuit as built."""
     values = np.arange(mdp.num_members, dtype=float)[::-1].copy()
     circuit = grover_circuit(values, mdp.num_members // 2, 1, construction)
+    cost: dict[str, Any] = {"construction": construction, "qubits": circuit.num_qubits}
     (mapped,) = backend.compiled([circuit])
-    return {
-        "construction": construction,
-        "qubits": circuit.num_qubits,
-        "compiled_depth": mapped.depth(),
-        "compiled_two_qubit_gates": sum(
-            1 for i in mapped.data if i.operation.num_qubits == 2 and i.operation.name != "barrier"
-        ),
-    }
+    if mapped.layout is None:
+        return {**cost, "device_mapped": False}
+    two_qubit = sum(
+        1 for i in mapped.data if i.operation.num_qubits == 2 and i.operation.name != "barrier"
+    )
+    return {**cost, "device_mapped": True, "compiled_depth": mapped.depth(),
+            "compiled_two_qubit_gates": two_qubit}  # fmt: skip
 
 
 def _policy_table(

@@ -52,7 +52,7 @@ def run_sample(
     folder.write_json("provenance.json", record)
     save_qpy(folder.file(CIRCUITS_FILE), circuits)
     start = time.perf_counter()
-    with recording_failure(folder, record):
+    with recording_failure(folder, record), backend.session():  # one IBM Batch for the run
         table = sample(backend, circuits, shots=shots, seed=seed, exact=exact,
                        journal=JobLog(folder, announce=True))  # fmt: skip
     _finish(folder, record, table, wall_time_s=time.perf_counter() - start)

@@ -176,7 +176,9 @@ class AerBackend(QuantumBackend):
                 try:
                     out[i] = (
                         outcomes_to_bitstrings(
-                            mps_outcomes(saved[0], saved[1], parts.qubits), parts.clbits, parts.num_clbits
+                            mps_outcomes(saved[0], saved[1], parts.qubits),
+                            parts.clbits,
+                            parts.num_clbits,
                         )
                         if mps
                         else distribution_to_bitstrings(

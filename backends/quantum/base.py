@@ -7,7 +7,8 @@ joined without spaces.
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -162,6 +163,20 @@ class QuantumBackend(Backend):
                     f"has {circuit.num_qubits}"
                 )
         return self._estimate(circuits, paulis, precision, seed)
+
+    @contextmanager
+    def session(self) -> Iterator[QuantumBackend]:
+        """Hold what the backend would otherwise open per call across every call inside the
+        block: one IBM Session or Batch for a whole run, closed when the block ends, also on
+        an error or an interruption. Other backends hold nothing; nesting is harmless.
+
+        Example:
+            >>> import substrates
+            >>> backend = substrates.load_backend("aer_statevector")
+            >>> with backend.session():
+            ...     pass  # every sample/estimate call here shares one IBM Batch
+        """
+        yield self
 
     def compiled(self, circuits: Sequence[QuantumCircuit]) -> list[QuantumCircuit]:
         """The circuits as this backend executes them (mapped to a device where it has one)."""

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
@@ -12,7 +13,7 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from ..base import BackendOptions, Unavailability
-from ..errors import SubstratesError
+from ..errors import CapabilityError, SubstratesError
 from .base import JobJournal, QuantumBackend, QuantumCapabilities, SampleResult
 from .dynamic import strip_final_measurements
 
@@ -29,13 +30,35 @@ class RuntimeOptions(BackendOptions):
     """Options shared by `quantum.ibm` and `quantum.ibm_fake`.
 
     optimization_level: preset pass manager level used to make ISA circuits.
-    execution: one job, a batch of independent jobs, or a session holding the device.
+    initial_layout: device qubits for the circuit's qubits 0, 1, … (None: the transpiler
+        chooses).
+    execution: one job per call, or one batch of independent jobs or one session holding
+        the device for a whole run (opened at its first job, closed at its end).
     max_execution_time_s: cap on QPU seconds per job (None: the service default).
+    dynamical_decoupling: pulse sequence filling idle qubits ('XX', 'XpXm', 'XY4'; None: off).
+    twirling: Pauli-twirl two-qubit gates and measurements.
+    resilience_level: the estimator's error mitigation preset (0 none, 1 readout (TREX),
+        2 readout and zero-noise extrapolation); None: the service default.
+    measure_mitigation: the estimator's readout mitigation on or off (None: the level's).
+    Local mode (`quantum.ibm_fake`) validates and records these mitigation options, but the
+    runtime applies them only on IBM's servers.
     """
 
     optimization_level: int = Field(2, ge=0, le=3)
+    initial_layout: list[int] | None = None
     execution: Literal["job", "batch", "session"] = "batch"
     max_execution_time_s: int | None = Field(None, gt=0)
+    dynamical_decoupling: Literal["XX", "XpXm", "XY4"] | None = None
+    twirling: bool = False
+    resilience_level: int | None = Field(None, ge=0, le=2)
+    measure_mitigation: bool | None = None
+
+    @model_validator(mode="after")
+    def _layout_is_distinct_qubits(self) -> Self:
+        layout = self.initial_layout
+        if layout is not None and (len(set(layout)) != len(layout) or min(layout, default=0) < 0):
+            raise ValueError("initial_layout must list distinct device qubits (integers ≥ 0)")
+        return self
 
 
 class IBMOptions(RuntimeOptions):
@@ -72,6 +95,9 @@ class IBMBackend(QuantumBackend):
     def __init__(self, options: BackendOptions | dict[str, Any] | None = None) -> None:
         super().__init__(options)
         self._device: BackendV2 | None = None
+        self._held: list[Any] | None = None  # inside session(): [] until the mode opens
+        self.modes_opened = 0
+        """Batches or Sessions opened so far (journalled with each job as 'mode')."""
 
     @classmethod
     def unavailability(cls, options: BackendOptions) -> Unavailability | None:
@@ -103,10 +129,23 @@ class IBMBackend(QuantumBackend):
         except Exception as err:  # the service raises many types; the user needs one line
             raise SubstratesError(f"IBM Quantum: cannot choose a device: {err}") from err
 
-    def _primitive_options(self, seed: int | None) -> dict[str, Any]:
-        if self.options.max_execution_time_s is None:
-            return {}
-        return {"max_execution_time": self.options.max_execution_time_s}
+    def _primitive_options(self, seed: int | None, primitive: str) -> dict[str, Any]:
+        """Options of a SamplerV2 ('sampler') or EstimatorV2 ('estimator') from ours."""
+        opts = self.options
+        out: dict[str, Any] = {}
+        if opts.max_execution_time_s is not None:
+            out["max_execution_time"] = opts.max_execution_time_s
+        if opts.dynamical_decoupling is not None:
+            out["dynamical_decoupling"] = {"enable": True,
+                                           "sequence_type": opts.dynamical_decoupling}  # fmt: skip
+        if opts.twirling:
+            out["twirling"] = {"enable_gates": True, "enable_measure": True}
+        if primitive == "estimator":
+            if opts.resilience_level is not None:
+                out["resilience_level"] = opts.resilience_level
+            if opts.measure_mitigation is not None:
+                out["resilience"] = {"measure_mitigation": opts.measure_mitigation}
+        return out
 
     def _executor(self) -> Any:
         """What primitives run on: the device itself."""
@@ -138,30 +177,70 @@ class IBMBackend(QuantumBackend):
         if self._device is None and circuits:
             self._device = self._find_device(max(c.num_qubits for c in circuits))
         super().validate(circuits, shots=shots, exact=exact)
+        layout = self.options.initial_layout
+        if layout is None or self._device is None:
+            return
+        if max(layout) >= self._device.num_qubits:
+            raise CapabilityError(
+                f"initial_layout names qubit {max(layout)}; {self._device.name} has "
+                f"{self._device.num_qubits}"
+            )
+        for circuit in circuits:
+            if circuit.num_qubits > len(layout):
+                raise CapabilityError(
+                    f"circuit {circuit.name!r} has {circuit.num_qubits} qubits; initial_layout "
+                    f"places {len(layout)}"
+                )
+
+    @contextmanager
+    def session(self) -> Iterator[IBMBackend]:
+        """One Batch or Session (per `execution`) for every call inside the block, opened
+        at the first job and closed at the end, also on an error or an interruption."""
+        if self._held is not None or self.options.execution == "job":
+            yield self
+            return
+        self._held = []
+        try:
+            yield self
+        finally:
+            held, self._held = self._held, None
+            for mode in held:
+                mode.close()
 
     def _isa(self, circuits: list[QuantumCircuit], seed: int | None) -> list[QuantumCircuit]:
         from qiskit.transpiler import generate_preset_pass_manager
 
+        layout = self.options.initial_layout
         manager = generate_preset_pass_manager(
             optimization_level=self.options.optimization_level,
             backend=self._device,
             seed_transpiler=seed,
+            initial_layout=None if layout is None else layout[: circuits[0].num_qubits],
         )
         return list(manager.run(circuits))
 
     def _compiled(self, circuits: list[QuantumCircuit]) -> list[QuantumCircuit]:
         return self._isa(circuits, seed=None)
 
-    def _submit(self, primitive: type, pubs: list[Any], seed: int | None, **run: Any) -> Any:
-        """Run a primitive on the resolved device in the configured execution mode."""
+    def _open_mode(self) -> Any:
         from qiskit_ibm_runtime import Batch, Session
 
-        device = self._executor()
-        options = self._primitive_options(seed)
-        if self.options.execution == "job":
-            return primitive(mode=device, options=options).run(pubs, **run)
+        self.modes_opened += 1
         mode_class = Batch if self.options.execution == "batch" else Session
-        with mode_class(backend=device) as mode:
+        return mode_class(backend=self._executor())
+
+    def _submit(self, primitive: type, pubs: list[Any], seed: int | None, **run: Any) -> Any:
+        """Run a primitive on the resolved device in the configured execution mode: in the
+        run's held Batch/Session inside `session()`, else one opened for this call."""
+        kind = "estimator" if "precision" in run else "sampler"
+        options = self._primitive_options(seed, kind)
+        if self.options.execution == "job":
+            return primitive(mode=self._executor(), options=options).run(pubs, **run)
+        if self._held is not None:
+            if not self._held:
+                self._held.append(self._open_mode())
+            return primitive(mode=self._held[0], options=options).run(pubs, **run)
+        with self._open_mode() as mode:
             return primitive(mode=mode, options=options).run(pubs, **run)
 
     def _sample(
@@ -175,13 +254,15 @@ class IBMBackend(QuantumBackend):
 
         info = {"device": self._device.name, "primitive": "sampler", "circuits": len(circuits),
                 "shots": shots, "seed": seed}  # fmt: skip
+
         earlier = getattr(journal, "replay", lambda _: None)(info)
         if journal is not None and earlier is not None:
             journal(earlier, {**info, "replayed": True})
             return self.collect(earlier)
         job = self._submit(SamplerV2, self._isa(circuits, seed), seed, shots=shots)
-        if journal is not None:
-            journal(job.job_id(), info)
+        if journal is not None:  # with the Batch/Session it went to (None: plain jobs)
+            mode = None if self.options.execution == "job" else self.modes_opened
+            journal(job.job_id(), {**info, "mode": mode})
         self._retain(job)
         return self.collect(job.job_id())
 

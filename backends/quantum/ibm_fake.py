@@ -46,13 +46,15 @@ class IBMFakeBackend(IBMBackend):
         """The snapshot's noisy simulator, built once: a fake backend rebuilds it per job."""
         return self._simulator
 
-    def _primitive_options(self, seed: int | None) -> dict[str, Any]:
-        """One job per call: Aer seeds its circuit i with base + i, the base drawn from
-        SeedSequence(seed) so that runs with neighbouring seeds share no streams."""
+    def _primitive_options(self, seed: int | None, primitive: str) -> dict[str, Any]:
+        """The runtime's options, plus the simulator's seed: one job per call, and Aer
+        seeds its circuit i with base + i, the base drawn from SeedSequence(seed) so that
+        runs with neighbouring seeds share no streams."""
+        options = super()._primitive_options(seed, primitive)
         if seed is None:
-            return {}
+            return options
         (base,) = circuit_seeds(seed, 1)
-        return {"simulator": {"seed_simulator": base}}
+        return {**options, "simulator": {"seed_simulator": base}}
 
     def _retain(self, job: Any) -> None:
         local_jobs.keep(job)

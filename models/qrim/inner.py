@@ -35,6 +35,7 @@ class InnerResult:
     oracle_queries: oracle applications (Grover iterations summed over measured circuits).
     classical_queries: members whose value was evaluated classically.
     circuits: circuits whose measurement the search consumed (one shot each).
+    searches: each Dürr–Høyer run with its trace (empty for exhaustive search).
     """
 
     index: int
@@ -42,6 +43,7 @@ class InnerResult:
     oracle_queries: int
     classical_queries: int
     circuits: int
+    searches: tuple[SearchOutcome, ...] = ()
 
 
 class InnerMinimizer(ABC):
@@ -177,6 +179,7 @@ class QuantumMinimumFinder(InnerMinimizer):
             oracle_queries=sum(r.oracle_queries for r in runs),
             classical_queries=sum(r.classical_queries for r in runs),
             circuits=sum(r.circuits for r in runs),
+            searches=tuple(runs),
         )
 
     # -- turning requests into measured indices -----------------------------------------

@@ -73,6 +73,23 @@ class RobustMDP:
         worst = int(np.argmin(returns))
         return float(returns[worst]), worst
 
+    def rectangular_values(self, policy: np.ndarray, tol: float = 1e-12) -> np.ndarray:
+        """V^π under the (s, a)-rectangular adversary, shape (S,): at every visit of every
+        state the worst member for that state and action is chosen anew. This is the value
+        robust value iteration maximizes (its policy is optimal for it); it is never above
+        the member-wise worst case min_u V^π_u, which a single fixed member achieves.
+        Computed by iterating the policy's robust Bellman operator (a γ-contraction) with
+        exhaustive minimization, to `tol`."""
+        states = np.arange(self.num_states)
+        values = np.zeros(self.num_states)
+        for _ in range(100_000):
+            tables = self.backup_tables(values)[states, policy]  # (S, U)
+            updated = np.where(self.terminal, 0.0, tables.min(axis=1))
+            if np.max(np.abs(updated - values)) < tol:
+                return updated
+            values = updated
+        return values
+
     def step(
         self, u: int, state: int, action: int, rng: np.random.Generator
     ) -> tuple[int, float, bool]:

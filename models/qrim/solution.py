@@ -25,6 +25,25 @@ MINIMIZATION_SCHEMA = pa.schema(
 )
 
 
+SEARCH_SCHEMA = pa.schema(
+    [
+        ("minimization", pa.int64()),  # row of the minimizations table
+        ("repetition", pa.int64()),
+        ("step", pa.int64()),
+        ("start", pa.int64()),  # the member the run started from
+        ("start_value", pa.float64()),  # its value, as queried
+        ("threshold_index", pa.int64()),
+        ("iterations", pa.int64()),
+        ("measured", pa.int64()),
+        ("phase", pa.string()),  # 'search' (BBHT's draw) or 'confirm'
+        ("marked", pa.int64()),  # confirm: the count is optimal for this many marked
+        ("value", pa.float64()),  # the measured member's value, as queried
+    ]
+)
+"""Every measured circuit of every Dürr–Høyer run: enough to replay and audit each search
+(`models.qrim.search.replay_search`)."""
+
+
 @dataclass
 class RobustSolution:
     """policy[s]: action; q[s, a]: robust action values; minimizations: one row each."""
@@ -35,6 +54,7 @@ class RobustSolution:
     minimizations: dict[str, list] = field(
         default_factory=lambda: {f.name: [] for f in MINIMIZATION_SCHEMA}
     )
+    searches: list[pa.RecordBatch] = field(default_factory=list)
 
     def record(
         self, iteration: int, pairs: list[tuple[int, int]], tables: list[np.ndarray],
@@ -42,6 +62,7 @@ class RobustSolution:
     ) -> None:  # fmt: skip
         columns = self.minimizations
         for (state, action), table, result in zip(pairs, tables, results, strict=True):
+            self._record_searches(len(columns["iteration"]), result)
             columns["iteration"].append(iteration)
             columns["state"].append(state)
             columns["action"].append(action)
@@ -53,5 +74,20 @@ class RobustSolution:
             columns["classical_queries"].append(result.classical_queries)
             columns["circuits"].append(result.circuits)
 
+    def _record_searches(self, row: int, result: InnerResult) -> None:
+        rows = [
+            (row, repetition, number, run.start, run.start_value, step.threshold_index,
+             step.iterations, step.measured, step.phase, step.marked, step.value)
+            for repetition, run in enumerate(result.searches)
+            for number, step in enumerate(run.steps)
+        ]  # fmt: skip
+        if rows:
+            columns = [list(column) for column in zip(*rows, strict=True)]
+            self.searches.append(pa.RecordBatch.from_arrays(columns, schema=SEARCH_SCHEMA))
+
     def table(self) -> pa.Table:
         return pa.table(self.minimizations, schema=MINIMIZATION_SCHEMA)
+
+    def search_table(self) -> pa.Table:
+        """One row per measured circuit of every search (SEARCH_SCHEMA)."""
+        return pa.Table.from_batches(self.searches, schema=SEARCH_SCHEMA)

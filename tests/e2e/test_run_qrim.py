@@ -14,12 +14,16 @@ def test_default_job_prints_policy_returns_and_queries(tmp_path) -> None:
     result = substrates("run", "qrim", cwd=tmp_path)
     out = result.stdout
     assert "robust policy (QRIM):" in out and "H" in out and "G" in out
-    assert "worst-case return: QRIM policy" in out and "nominal policy" in out
-    assert "exhaustive search: 16" in out
+    assert "robust (s,a-rectangular) return" in out and "guaranteed to win" in out
+    assert "worst-case return over single members (no such guarantee): QRIM policy" in out
+    assert "exhaustive search: 16 evaluations" in out and "classical evaluations" in out
+    assert "simulated as built (no device to map it to)" in out  # Aer compiles nothing
     folder = only_run_folder(tmp_path / "runs")
     assert {p.name for p in folder.iterdir()} == {
         "results.parquet", "policy.parquet", "robustness.parquet", "provenance.json", "qrim.png",
+        "searches.parquet",
     }  # fmt: skip
+    _assert_searches_replay(folder)
     minimizations = pq.read_table(folder / "results.parquet")
     assert {"oracle_queries", "classical_queries", "circuits", "true_min"} <= set(
         minimizations.column_names
@@ -28,11 +32,33 @@ def test_default_job_prints_policy_returns_and_queries(tmp_path) -> None:
     assert summary["exact_minimum_rate"] >= 0.95
     assert summary["policy_agreement_with_exhaustive"] >= 0.99
     assert summary["worst_case_return_robust"] >= summary["worst_case_return_nominal"]
+    assert summary["rectangular_return_robust"] >= summary["rectangular_return_nominal"]
+    assert summary["rectangular_return_robust"] <= summary["worst_case_return_robust"]
     robustness = pq.read_table(folder / "robustness.parquet").to_pylist()
     assert len(robustness) == 16
     assert min(r["return_qrim_policy"] for r in robustness) == pytest.approx(
         summary["worst_case_return_robust"]
     )
+
+
+def _assert_searches_replay(folder) -> None:
+    """Every search in the run folder's trace, replayed from the trace alone (start, draws,
+    measured indices and the values queried), ends where results.parquet says it did."""
+    from substrates.models.qrim.search import Step, replay_search
+
+    members = json.loads((folder / "provenance.json").read_text())["parameters"]["uncertainty"]
+    minimizations = pq.read_table(folder / "results.parquet").to_pylist()
+    searches = pq.read_table(folder / "searches.parquet").to_pandas()
+    assert set(searches["phase"]) == {"search", "confirm"}
+    for row, steps in searches.groupby("minimization"):
+        trace = [Step(int(s.threshold_index), int(s.iterations), int(s.measured), s.phase,
+                      int(s.marked), float(s.value)) for s in steps.itertuples()]  # fmt: skip
+        first = steps.iloc[0]
+        again = replay_search(members, None, int(first.start), trace,
+                              start_value=float(first.start_value))  # fmt: skip
+        assert again.index == minimizations[row]["found"]
+        assert again.oracle_queries == minimizations[row]["oracle_queries"]
+    assert searches["minimization"].nunique() == len(minimizations)
 
 
 @pytest.mark.parametrize("config", ["aer_mps", "pennylane_lightning"])
@@ -83,9 +109,11 @@ def test_hardware_path_on_a_device_snapshot(tmp_path) -> None:
         "--hardware", "ibm_fake_brisbane", cwd=tmp_path,
     )  # fmt: skip
     assert "exhaustive search: 2" in result.stdout
+    assert "one Grover iteration mapped to the device: depth" in result.stdout
     folder = only_run_folder(tmp_path / "runs")
     jobs = json.loads((folder / "jobs.json").read_text())["jobs"]
     assert jobs and all(job["device"] == "fake_brisbane" for job in jobs)
+    assert {job["mode"] for job in jobs} == {1}  # one Batch held for the whole run
     summary = json.loads((folder / "provenance.json").read_text())["summary"]
     assert summary["backend_shots"] == 1024 * summary["backend_circuits"] > 0
     assert summary["exact_minimum_rate"] >= 0.95

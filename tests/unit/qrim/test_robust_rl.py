@@ -111,3 +111,34 @@ def test_each_member_runs_classically() -> None:
     assert alone.num_members == 1 and alone.members == (mdp.members[u],)
     policy = robust_value_iteration(alone, ExhaustiveMin()).policy
     assert np.allclose(alone.policy_values(policy)[0], mdp.policy_values(policy)[u])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_rectangular_value_is_the_worst_state_wise_adversary_by_brute_force(seed: int) -> None:
+    """For a fixed policy the (s, a)-rectangular adversary picks one member per state; its
+    value is the minimum over all |U|^S such choices, each evaluated exactly."""
+    import itertools
+
+    mdp = random_robust_mdp(seed, states=4, actions=2, members=3)
+    policy = np.random.default_rng(seed).integers(2, size=4)
+    states = np.arange(4)
+    r = mdp.expected_rewards()
+    best = np.full(4, np.inf)
+    for choice in itertools.product(range(3), repeat=4):
+        p = mdp.transitions[list(choice), states, policy]  # (S, S'): row s from member u(s)
+        values = np.linalg.solve(np.eye(4) - mdp.gamma * p, r[list(choice), states, policy])
+        best = np.minimum(best, values)  # one choice minimizes every state at once
+    assert np.allclose(mdp.rectangular_values(policy), best, atol=1e-9)
+    assert np.all(mdp.rectangular_values(policy) <= mdp.policy_values(policy).min(axis=0) + 1e-9)
+
+
+def test_robust_policy_wins_the_rectangular_value_not_always_the_member_wise_one() -> None:
+    """What the issue found at |U| = 4: robust value iteration's guarantee is the
+    rectangular value; the member-wise worst case can favour the nominal policy."""
+    mdp = make_env("frozenlake4", 4)
+    robust = robust_value_iteration(mdp, ExhaustiveMin()).policy
+    nominal = nominal_policy(mdp)
+    for policy in (robust, nominal):
+        assert mdp.rectangular_values(policy)[mdp.start] <= mdp.worst_case_return(policy)[0]
+    assert mdp.rectangular_values(robust)[mdp.start] >= mdp.rectangular_values(nominal)[mdp.start]
+    assert mdp.worst_case_return(robust)[0] < mdp.worst_case_return(nominal)[0]
