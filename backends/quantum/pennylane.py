@@ -22,7 +22,7 @@ from .dynamic import (
 )
 from .measurements import distribution_to_bitstrings, split_measurements
 from .seeds import circuit_seeds
-from .to_pennylane import to_pennylane_ops
+from .to_pennylane import apply_circuit, to_pennylane, to_pennylane_ops
 
 if TYPE_CHECKING:
     from qiskit import QuantumCircuit
@@ -88,15 +88,17 @@ class PennyLaneBackend(QuantumBackend):
         )  # default.qubit copies the state
         return QuantumCapabilities(max_qubits=int(math.log2(memory / (16 * copies))), exact=True)
 
-    def _run(self, tapes: list[tuple[Any, int]], seed: int | None) -> list[Any]:
+    def _run(
+        self, tapes: list[tuple[Any, int]], seed: int | None, *, seeded: bool = False
+    ) -> list[Any]:
         """Execute (tape, number of wires) pairs through the device's own preprocessing;
-        each tape on a device seeded with its own stream derived from `seed`."""
+        each tape on a device seeded with its own stream derived from `seed` (`seeded`:
+        `seed` is that stream already, for a single tape)."""
         import pennylane as qml
 
+        seeds = [seed] * len(tapes) if seeded else circuit_seeds(seed, len(tapes))
         results = []
-        for (tape, num_wires), tape_seed in zip(
-            tapes, circuit_seeds(seed, len(tapes)), strict=True
-        ):
+        for (tape, num_wires), tape_seed in zip(tapes, seeds, strict=True):
             device = qml.device(self.options.device, wires=num_wires, seed=tape_seed)
             program = device.preprocess_transforms()
             batch, postprocess = program([tape])
@@ -120,14 +122,19 @@ class PennyLaneBackend(QuantumBackend):
     ) -> list[SampleResult]:
         import pennylane as qml
 
-        parts = [split_measurements(c) for c in circuits]
-        tapes = [self._tape(p.unitary_part, qml.sample(wires=list(p.qubits)), shots) for p in parts]
         results = []
-        for p, bits in zip(parts, self._run(tapes, seed), strict=True):
-            bits = np.asarray(bits, dtype=np.int64).reshape(shots, len(p.qubits))
-            keys = (bits << np.asarray(p.clbits, dtype=np.int64)).sum(axis=1)
+        for circuit, circuit_seed in zip(circuits, circuit_seeds(seed, len(circuits)), strict=True):
+            if is_static(circuit):
+                p = split_measurements(circuit)
+                tape = self._tape(p.unitary_part, qml.sample(wires=list(p.qubits)), shots)
+                (bits,) = self._run([tape], circuit_seed, seeded=True)
+                clbits = p.clbits
+            else:
+                bits, clbits = self._sample_dynamic(circuit, shots, circuit_seed)
+            bits = np.asarray(bits, dtype=np.int64).reshape(shots, len(clbits))
+            keys = (bits << np.asarray(clbits, dtype=np.int64)).sum(axis=1)
             values, counts = np.unique(keys, return_counts=True)
-            width = f"0{p.num_clbits}b"
+            width = f"0{circuit.num_clbits}b"
             results.append(
                 SampleResult(
                     {format(int(v), width): int(n) for v, n in zip(values, counts, strict=True)},
@@ -135,6 +142,66 @@ class PennyLaneBackend(QuantumBackend):
                 )
             )
         return results
+
+    def qnode(
+        self,
+        circuit: QuantumCircuit,
+        observable: SparsePauliOp | str,
+        *,
+        diff_method: Literal["parameter-shift", "adjoint", "backprop", "best"] = "best",
+    ) -> Any:
+        """A differentiable PennyLane QNode on this backend's device: the expectation value
+        of `observable` in the state `circuit` prepares, as a function of the circuit's
+        parameters (in the order of `circuit.parameters`).
+
+        Example:
+            >>> import substrates
+            >>> from pennylane import numpy as pnp
+            >>> from qiskit import QuantumCircuit
+            >>> from qiskit.circuit import Parameter
+            >>> qc = QuantumCircuit(1)
+            >>> _ = qc.ry(Parameter("θ"), 0)
+            >>> energy = substrates.load_backend("pennylane_default").qnode(qc, "Z")
+            >>> import pennylane as qml
+            >>> round(float(qml.grad(energy)(pnp.array(0.4, requires_grad=True))), 6)
+            -0.389418
+        """
+        import pennylane as qml
+        from qiskit.quantum_info import SparsePauliOp
+
+        pauli = SparsePauliOp(observable) if isinstance(observable, str) else observable
+        body = strip_final_measurements(circuit)
+        if not is_static(body):
+            raise CapabilityError(f"circuit {circuit.name!r}: qnode takes unitary circuits only")
+        qfunc = to_pennylane(body)
+        measurement = _to_pennylane_observable(pauli)
+
+        def program(*values: Any) -> Any:
+            qfunc(*values)
+            return qml.expval(measurement)
+
+        device = qml.device(self.options.device, wires=circuit.num_qubits)
+        return qml.QNode(program, device, diff_method=diff_method)
+
+    def _sample_dynamic(
+        self, circuit: QuantumCircuit, shots: int, seed: int | None
+    ) -> tuple[Any, tuple[int, ...]]:
+        """Shots of a circuit with mid-circuit measurement, reset or conditionals through
+        PennyLane's own mid-circuit measurements (qml.measure, qml.cond; one-shot method)."""
+        import pennylane as qml
+
+        written: list[int] = []
+
+        def program() -> Any:
+            measured = apply_circuit(circuit)
+            if not measured:
+                raise CapabilityError(f"circuit {circuit.name!r} measures nothing")
+            written.extend(sorted(measured))
+            return qml.sample(op=[measured[c] for c in written])
+
+        device = qml.device(self.options.device, wires=circuit.num_qubits, seed=seed)
+        node = qml.QNode(program, device, mcm_method="one-shot", shots=shots)
+        return node(), tuple(written)
 
     def _probabilities(self, circuits: list[QuantumCircuit]) -> list[dict[str, float]]:
         import pennylane as qml

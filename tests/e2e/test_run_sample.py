@@ -97,11 +97,6 @@ def test_a_feed_forward_circuit_records_its_true_probabilities(tmp_path, config:
     """The issue's circuit: the measured bit decides the X, so only 00 and 11 occur."""
     (tmp_path / "cond.qasm").write_text(FEED_FORWARD)
     args = ["run", "sample", "--circuit", "cond.qasm", "--hardware", config, "--seed", "2"]
-    if config == "pennylane_default":  # it computes them exactly but samples final
-        args.append("--no-exact")  # measurements only: no counts to set beside them
-        result = substrates(*args, cwd=tmp_path, check=False)
-        assert result.returncode == 2 and "needs final measurements only" in result.stderr
-        return
     substrates(*args, cwd=tmp_path)
     rows = pq.read_table(only_run_folder(tmp_path / "runs") / "results.parquet").to_pylist()
     assert {r["bitstring"] for r in rows} == {"00", "11"}

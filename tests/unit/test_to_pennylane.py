@@ -113,3 +113,77 @@ def test_table_gates_keep_their_native_pennylane_class() -> None:
     circuit.ccx(0, 1, 2)
     circuit.append(MCXGate(2), [0, 1, 2])
     assert [op.name for op in to_pennylane_ops(circuit)] == ["CNOT", "Toffoli", "Toffoli"]
+
+
+def _parametrised() -> tuple[QuantumCircuit, list]:
+    from qiskit.circuit import Parameter
+
+    theta, phi, lam = Parameter("θ"), Parameter("φ"), Parameter("λ")
+    circuit = QuantumCircuit(2, name="ansatz")
+    circuit.ry(theta, 0)
+    circuit.rx(2 * phi + 0.3, 1)  # a linear expression stays differentiable
+    circuit.cx(0, 1)
+    circuit.rz(lam - theta, 1)
+    circuit.ry(phi, 1)
+    return circuit, list(circuit.parameters)
+
+
+@pytest.mark.parametrize(
+    ("device", "diff_method"),
+    [("pennylane_default", "parameter-shift"), ("pennylane_default", "adjoint"),
+     ("pennylane_lightning", "adjoint"), ("pennylane_lightning", "parameter-shift")],
+)  # fmt: skip
+def test_gradients_through_the_backend_match_finite_differences(device, diff_method) -> None:
+    from pennylane import numpy as pnp
+    from qiskit.quantum_info import SparsePauliOp
+
+    import substrates
+
+    circuit, parameters = _parametrised()
+    observable = SparsePauliOp(["XZ", "ZY", "YI"], coeffs=[0.7, -0.4, 1.1])
+    energy = substrates.load_backend(device).qnode(circuit, observable, diff_method=diff_method)
+    point = np.array([0.4, -0.9, 1.3])
+    values = [pnp.array(v, requires_grad=True) for v in point]
+    gradient = np.array(qml.grad(energy, argnums=[0, 1, 2])(*values))
+
+    def reference(x: np.ndarray) -> float:  # qiskit.quantum_info on the bound circuit
+        bound = circuit.assign_parameters(dict(zip(parameters, x, strict=True)))
+        return float(np.real(Statevector(bound).expectation_value(observable)))
+
+    step = 1e-6
+    finite = [(reference(point + step * e) - reference(point - step * e)) / (2 * step)
+              for e in np.eye(3)]  # fmt: skip
+    assert float(energy(*point)) == pytest.approx(reference(point), abs=1e-10)
+    assert gradient == pytest.approx(finite, abs=1e-6)
+
+
+def test_nonlinear_parameter_expressions_are_refused_by_name() -> None:
+    from qiskit.circuit import Parameter
+
+    from substrates.backends.quantum.to_pennylane import to_pennylane
+
+    theta = Parameter("θ")
+    circuit = QuantumCircuit(1, name="square")
+    circuit.rx(theta * theta, 0)
+    with qml.queuing.AnnotatedQueue(), pytest.raises(CapabilityError, match="nonlinear"):
+        to_pennylane(circuit)(0.2)
+
+
+def test_measurements_inside_conditionals_and_switches_are_refused_by_name() -> None:
+    from qiskit import ClassicalRegister
+
+    from substrates.backends.quantum.to_pennylane import apply_circuit
+
+    inside = QuantumCircuit(2, 2, name="inside")
+    inside.measure(0, 0)
+    with inside.if_test((inside.clbits[0], 1)):
+        inside.measure(1, 1)
+    with qml.queuing.AnnotatedQueue(), pytest.raises(CapabilityError, match="a measure inside"):
+        apply_circuit(inside)
+    creg = ClassicalRegister(1)
+    switch = QuantumCircuit(QuantumCircuit(1).qregs[0], creg, name="switch")
+    switch.measure(0, 0)
+    with switch.switch(creg) as case, case(0):
+        switch.x(0)
+    with qml.queuing.AnnotatedQueue(), pytest.raises(CapabilityError, match="'switch_case'"):
+        apply_circuit(switch)
