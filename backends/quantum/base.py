@@ -7,7 +7,7 @@ joined without spaces.
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -20,6 +20,7 @@ from .seeds import MAX_SEED
 
 if TYPE_CHECKING:
     from qiskit import QuantumCircuit
+    from qiskit.primitives import PrimitiveResult
     from qiskit.quantum_info import SparsePauliOp
 
 JobJournal = Callable[[str, Mapping[str, Any]], None]
@@ -163,6 +164,30 @@ class QuantumBackend(Backend):
                     f"has {circuit.num_qubits}"
                 )
         return self._estimate(circuits, paulis, precision, seed)
+
+    def run_estimator(
+        self, pubs: Iterable[Any], *, precision: float = 0.0, seed: int | None = None
+    ) -> PrimitiveResult:
+        """Qiskit EstimatorV2 semantics on this backend: pubs (circuit, observables[,
+        parameter values[, precision]]) broadcast as in Qiskit; a PrimitiveResult whose
+        PubResults hold `evs` and `stds`. See `backends.quantum.primitives`."""
+        from .primitives import run_estimator
+
+        return run_estimator(self, pubs, precision=precision, seed=seed)
+
+    def run_sampler(
+        self,
+        pubs: Iterable[Any],
+        *,
+        shots: int = 1024,
+        seed: int | None = None,
+        journal: JobJournal | None = None,
+    ) -> PrimitiveResult:
+        """Qiskit SamplerV2 semantics on this backend: pubs (circuit[, parameter values[,
+        shots]]); a PrimitiveResult whose PubResults hold one BitArray per register."""
+        from .primitives import run_sampler
+
+        return run_sampler(self, pubs, shots=shots, seed=seed, journal=journal)
 
     @contextmanager
     def session(self) -> Iterator[QuantumBackend]:

@@ -41,7 +41,7 @@ def split_measurements(circuit: QuantumCircuit) -> MeasuredCircuit:
             clbit = circuit.find_bit(instruction.clbits[0]).index
             pairs[clbit] = qubit  # a later measurement into the same bit overwrites it
         else:
-            body.append(instruction)
+            body.append(instruction, copy=False)
     if not is_static(circuit) or not pairs:
         raise CapabilityError(
             f"circuit {circuit.name!r} needs final measurements only "

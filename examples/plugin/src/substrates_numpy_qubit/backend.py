@@ -22,6 +22,7 @@ from substrates.backends.quantum.base import (
     QuantumCapabilities,
     SampleResult,
 )
+from substrates.backends.quantum.dynamic import is_static
 
 if TYPE_CHECKING:
     from qiskit import QuantumCircuit
@@ -98,6 +99,11 @@ def _state(circuit: QuantumCircuit) -> tuple[np.ndarray, dict[int, int]]:
     from qiskit import transpile
     from qiskit.quantum_info import Operator
 
+    if not is_static(circuit):  # refuse in one line rather than answer wrongly
+        raise CapabilityError(
+            f"{circuit.name}: quantum.numpy runs circuits whose measurements come last (no "
+            "mid-circuit measurement, reset or control flow); run it on quantum.aer"
+        )
     measured: dict[int, int] = {}
     gates = circuit.copy_empty_like()
     for instruction in circuit.data:
