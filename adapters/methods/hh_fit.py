@@ -18,6 +18,11 @@ class HhFitParameters(MethodParameters):
     recording: str | None = option(
         None, "recording file for a file config", metavar="FILE", input="file"
     )
+    stimulation: str | None = option(
+        None, "BIDS events.tsv sidecar with the electrical stimulation (onset s, "
+        "electrical_stimulation_site E1 or E1-E2, electrical_stimulation_current A); "
+        "replaces the recording file's own", metavar="FILE", input="file",
+    )  # fmt: skip
     simulator: str = option(
         "mea_sim",
         "the cell simulator to fit with (mea_sim_gpu on a GPU)",

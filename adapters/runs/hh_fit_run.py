@@ -26,6 +26,7 @@ from .provenance import now, provenance, recording_failure
 def run_hh_fit(
     *, hardware: str | Path, recording: str | None, simulator: str | Path, simulations: int,
     cells: int, seed: int | None, out: str | Path, progress: Progress | None = None,
+    stimulation: str | None = None,
 ) -> RunFolder:  # fmt: skip
     """Fit the cell of `hardware` (a recording file's config, with `recording` to name the
     file, or a simulator's config: then `cells` sessions with seeds seed, seed + 1, …, by
@@ -51,18 +52,22 @@ def run_hh_fit(
     if not engine.capabilities.models_cells:
         raise ConfigError(engine_config.path, "backend", "--simulator must simulate cells")
     simulated = backend.capabilities.models_cells
+    if simulated and stimulation is not None:
+        raise SubstratesError("--stimulation needs a recording-file source (--source mea_nwb, "
+                              "mea_litke or mea_neo with --recording)")  # fmt: skip
     count = cells if simulated else 1  # sessions to simulate, or the one recording
     observed = None
+    skipped_rows = None
     if not simulated:  # a bad file is refused before any folder is made
-        recording = backend.recording()
+        recording, skipped_rows = _recorded(backend, stimulation)
         try:
             observed = observe(recording, engine.cell_model(recording.positions_um), seed or 0)
         except ValueError as error:
             raise SubstratesError(f"{backend.options.path}: {error}") from None
     folder = RunFolder.create(out, "hh-fit")
     parameters = {"recording": recording_file, "simulator": str(engine_config.path),
-                  "simulations": simulations, "cells": count,
-                  "seed": seed}  # fmt: skip
+                  "simulations": simulations, "cells": count, "seed": seed,
+                  "stimulation": stimulation, "stimulation_rows_skipped": skipped_rows}  # fmt: skip
     record = provenance("hh-fit", resolved, backend, parameters)
     record["simulator_backend"] = engine.to_dict()
     folder.write_json("provenance.json", record)
@@ -85,7 +90,8 @@ def run_hh_fit(
                 recording, truth = _read(folder.file(name)), session.ground_truth().parameters
                 label = f"seed {first + k}"
             else:
-                recording, truth, label = backend.recording(), None, str(backend.options.path)
+                recording, truth = _recorded(backend, stimulation)[0], None
+                label = str(backend.options.path)
             model = engine.cell_model(recording.positions_um)
             try:
                 fit = fit_cell(recording, model, simulations, (seed or 0) + k, step, observed)
@@ -104,6 +110,22 @@ def run_hh_fit(
                   wall_time_s=round(time.perf_counter() - began, 3))  # fmt: skip
     folder.write_json("provenance.json", record)
     return folder
+
+
+def _recorded(backend: MEABackend, stimulation: str | None) -> tuple[Any, int | None]:
+    """The backend's recording, with its stimulation from a BIDS events.tsv when given
+    (and how many of the sidecar's rows were other events)."""
+    recording = backend.recording()
+    if stimulation is None:
+        return recording, None
+    from ...datasets.mea.bids_events import read_events_tsv
+    from ...datasets.mea.recording import RecordingError
+
+    try:
+        sidecar = read_events_tsv(stimulation, recording.electrode_ids)
+    except RecordingError as error:
+        raise SubstratesError(str(error)) from None
+    return replace(recording, stimulation=sidecar.stimulation), sidecar.skipped_rows
 
 
 def _write_session(session: MEABackend, path: Path) -> None:

@@ -61,12 +61,15 @@ MAX_LOOP_ITERATIONS = 1000
 _PASSIVE = frozenset({"barrier", "delay", "global_phase", "id"})
 _CONTROL_FLOW = frozenset({"if_else", "while_loop", "for_loop", "switch_case", "box"})
 _NON_UNITARY = frozenset({"measure", "reset"}) | _CONTROL_FLOW
-_REFUSED = {
+_REFUSED: dict[str, str] = {
     "break_loop": "'break' inside a loop",
     "continue_loop": "'continue' inside a loop",
     "store": "classical variables ('store')",
     "initialize": "'initialize' (it resets its qubits: write reset + state preparation)",
 }
+
+
+_NOT_STATIC = (_NON_UNITARY - {"measure"}) | frozenset(_REFUSED)
 
 
 @dataclass(frozen=True)
@@ -84,18 +87,17 @@ class Branch:
 
 def is_static(circuit: QuantumCircuit) -> bool:
     """True when every measurement is final and there is no reset or control flow."""
-    measured: set[int] = set()
+    measured: set[Any] = set()  # Qubit objects: no index look-ups on this hot path
     for instruction in circuit.data:
         name = instruction.operation.name
         if name in _PASSIVE:
             continue
-        if name in _NON_UNITARY - {"measure"} or name in _REFUSED:
+        if name in _NOT_STATIC:
             return False
-        qubits = {circuit.find_bit(q).index for q in instruction.qubits}
-        if qubits & measured:
+        if measured and not measured.isdisjoint(instruction.qubits):
             return False
         if name == "measure":
-            measured |= qubits
+            measured.update(instruction.qubits)
     return True
 
 

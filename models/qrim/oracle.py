@@ -12,6 +12,7 @@ Ranks (dense, over the distinct values) make the comparison exact: no rounding o
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING, Literal
 
@@ -38,7 +39,7 @@ def oracle_circuit(
 ) -> QuantumCircuit:
     """The oracle for 'V(u) < V(threshold_index)'; index qubits first, ancillas after."""
     from qiskit import QuantumCircuit
-    from qiskit.circuit.library import DiagonalGate, IntegerComparatorGate, MCXGate
+    from qiskit.circuit.library import DiagonalGate, MCXGate
 
     n = int(math.log2(len(values)))
     if construction == "diagonal":
@@ -51,19 +52,53 @@ def oracle_circuit(
     index, value, flag = list(range(n)), list(range(n, n + bits)), n + bits
     circuit = QuantumCircuit(n + bits + 1, name="oracle")
 
-    def lookup() -> None:  # |u>|0> -> |u>|rank(u)>, one multi-controlled X per set bit
-        for u, rank in enumerate(ranks):
+    def lookup() -> None:
+        """|u>|0> -> |u>|rank(u)>: for each u, X on its 0 bits, then a multi-controlled X
+        per set bit of its rank. Members in Gray-code order, so one X separates them."""
+        applied = 0  # the index bits X is currently applied to
+        for g in range(len(ranks)):
+            u = g ^ (g >> 1)
+            wanted = ~u & (len(ranks) - 1)
+            for q in range(n):
+                if (applied ^ wanted) >> q & 1:
+                    circuit.x(index[q])
+            applied = wanted
             for bit in range(bits):
-                if (rank >> bit) & 1:
-                    circuit.append(MCXGate(n, ctrl_state=u), [*index, value[bit]])
+                if (int(ranks[u]) >> bit) & 1:
+                    circuit.append(gate, [*index, value[bit]], copy=False)
+        for q in range(n):
+            if applied >> q & 1:
+                circuit.x(index[q])
 
-    comparator = IntegerComparatorGate(bits, int(ranks[threshold_index]), geq=False)
+    gate = MCXGate(n)
+    comparator, undo = _comparator(bits, int(ranks[threshold_index]))
     lookup()
-    circuit.append(comparator, [*value, flag])
+    circuit.compose(comparator, [*value, flag], inplace=True, copy=False)
     circuit.z(flag)
-    circuit.append(comparator.inverse(), [*value, flag])
+    circuit.compose(undo, [*value, flag], inplace=True, copy=False)
     lookup()
     return circuit
+
+
+@functools.cache
+def _comparator(bits: int, threshold: int) -> tuple[QuantumCircuit, QuantumCircuit]:
+    """Qiskit's IntegerComparatorGate (flag ^= value < threshold) and its inverse, each
+    expanded once into X and multi-controlled X gates that simulators run as they are."""
+    from qiskit import QuantumCircuit
+    from qiskit.circuit.library import IntegerComparatorGate
+
+    gate = IntegerComparatorGate(bits, threshold, geq=False)
+    out = []
+    for operation in (gate, gate.inverse()):
+        circuit = QuantumCircuit(gate.num_qubits)
+        circuit.append(operation, range(gate.num_qubits))
+        for _ in range(4):
+            other = set(circuit.count_ops()) - {"x", "mcx", "cx", "ccx"}
+            if not other:
+                break
+            circuit = circuit.decompose(gates_to_decompose=sorted(other))
+        out.append(circuit)
+    return out[0], out[1]
 
 
 def grover_circuit(
@@ -78,23 +113,31 @@ def grover_circuit(
     circuit = QuantumCircuit(width, name=f"grover_j{iterations}")
     index = list(range(n))
     circuit.h(index)
-    for _ in range(iterations):
-        circuit.compose(oracle, range(width), inplace=True)
-        _diffusion(circuit, index)
+    if oracle is not None:
+        step = oracle.compose(_diffusion(n), index, copy=False)
+        for _ in range(iterations):  # the same immutable gates, not copies of them
+            circuit.compose(step, range(width), inplace=True, copy=False)
     circuit.add_register(ClassicalRegister(n, "index"))
     circuit.measure(index, range(n))
     return circuit
 
 
-def _diffusion(circuit: QuantumCircuit, index: list[int]) -> None:
-    """2|s><s| − 1 up to a global phase: H X (multi-controlled Z) X H."""
+@functools.cache
+def _diffusion(n: int) -> QuantumCircuit:
+    """2|s><s| − 1 up to a global phase on n qubits: H X (multi-controlled Z) X H. Built
+    once per width; callers compose it without copying and never change it."""
+    from qiskit import QuantumCircuit
+
+    circuit = QuantumCircuit(n, name="diffusion")
+    index = list(range(n))
     circuit.h(index)
     circuit.x(index)
-    if len(index) == 1:
-        circuit.z(index[0])
+    if n == 1:
+        circuit.z(0)
     else:
-        circuit.h(index[-1])
-        circuit.mcx(index[:-1], index[-1])
-        circuit.h(index[-1])
+        circuit.h(n - 1)
+        circuit.mcx(index[:-1], n - 1)
+        circuit.h(n - 1)
     circuit.x(index)
     circuit.h(index)
+    return circuit

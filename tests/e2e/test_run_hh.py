@@ -42,6 +42,55 @@ def test_simulated_session_then_its_nwb_file(tmp_path) -> None:
     assert all(r["truth"] is None for r in rows if r["kind"] == "parameter")
     assert "mean_error_fitted_prior_fraction" not in again.stdout
 
+    # the same stimulation as a BIDS events.tsv, written by pandas from what pynwb reads,
+    # with an unrelated event among the rows: the fit is the same, row for row
+    _events_tsv_from_pynwb(folder / "cell0.nwb", tmp_path / "events.tsv")
+    substrates("run", "hh-fit", "--source", "mea_nwb", "--recording", str(folder / "cell0.nwb"),
+               "--stimulation", "events.tsv", "--simulations", "80", "--out", "sidecar",
+               cwd=tmp_path)  # fmt: skip
+    sidecar = only_run_folder(tmp_path / "sidecar")
+    again_rows = pq.read_table(sidecar / "results.parquet").to_pylist()
+
+    def held_out(table: list[dict]) -> float:
+        return float(np.mean([r["correct"] for r in table if r.get("set") == "held-out"]))
+
+    assert {r["name"] for r in again_rows} == {r["name"] for r in rows}  # the same patterns
+    assert abs(held_out(again_rows) - held_out(rows)) <= 0.02  # the issue's 2 points
+    parameters = json.loads((sidecar / "provenance.json").read_text())["parameters"]
+    assert parameters["stimulation"] == "events.tsv"
+    assert parameters["stimulation_rows_skipped"] == 1
+
+
+def _events_tsv_from_pynwb(nwb_path, tsv_path) -> None:
+    import pandas as pd
+    import pynwb
+
+    with pynwb.NWBHDF5IO(str(nwb_path), "r") as io:
+        table = io.read().intervals["stimulation"].to_dataframe()
+    rows = [
+        {
+            "onset": 0.0,
+            "duration": 1.0,
+            "trial_type": "light on",
+            "electrical_stimulation_site": None,
+            "electrical_stimulation_current": None,
+        }
+    ]
+    for row in table.itertuples():
+        electrodes = str(row.electrodes).split("+")
+        weights = str(row.weights).split() if "weights" in table else ["1"] * len(electrodes)
+        site = f"E{electrodes[0]}" + "".join(
+            ("-" if float(w) < 0 else "+") + f"E{e}"
+            for e, w in zip(electrodes[1:], weights[1:], strict=True)
+        )
+        scale = float(weights[0])  # the first electrode's share: the event's amplitude
+        rows.append({"onset": row.start_time, "duration": row.stop_time - row.start_time,
+                     "trial_type": "electrical stimulation",
+                     "electrical_stimulation_site": site,
+                     "electrical_stimulation_current": row.current_ua * scale * 1e-6,
+                     "electrical_stimulation_waveform": row.shape})  # fmt: skip
+    pd.DataFrame(rows).to_csv(tsv_path, sep="\t", index=False, na_rep="n/a")
+
 
 def _quiet_file(path) -> None:
     """A pynwb recording of noise alone: no spikes, no stimulation."""
@@ -60,6 +109,7 @@ def _quiet_file(path) -> None:
         (("--source", "mea_nwb", "--recording", "quiet.nwb"), "spontaneous spikes found"),
         (("--source", "events_sim"), "needs an mea source"),
         (("--simulations", "3"), "--simulations must be"),
+        (("--stimulation", "events.tsv"), "--stimulation needs a recording-file source"),
     ],
 )  # fmt: skip
 def test_bad_input_exits_2(tmp_path, args, message) -> None:
