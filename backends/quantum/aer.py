@@ -145,15 +145,15 @@ class AerBackend(QuantumBackend):
         journal: JobJournal | None,
     ) -> list[SampleResult]:
         prepared = self._prepare(circuits, seed)
-        if seed is None:
-            result = self.simulator.run(prepared, shots=shots).result()
-            counts = [result.get_counts(i) for i in range(len(circuits))]
-        else:  # Aer gives circuit i of one run the seed s + i: one run per circuit instead
-            counts = [
-                self.simulator.run(c, shots=shots, seed_simulator=s).result().get_counts(0)
-                for c, s in zip(prepared, circuit_seeds(seed, len(circuits)), strict=True)
-            ]
-        return [SampleResult({k.replace(" ", ""): v for k, v in c.items()}, shots) for c in counts]
+        # Aer seeds circuit i of one run with base + i: the base is drawn from
+        # SeedSequence(seed), so neighbouring seeds share no streams, and one run is kept
+        # (a run per circuit cost 1 s each with a device's noise model)
+        options = {} if seed is None else {"seed_simulator": circuit_seeds(seed, 1)[0]}
+        result = self.simulator.run(prepared, shots=shots, **options).result()
+        return [
+            SampleResult({k.replace(" ", ""): v for k, v in result.get_counts(i).items()}, shots)
+            for i in range(len(circuits))
+        ]
 
     def _probabilities(self, circuits: list[QuantumCircuit]) -> list[dict[str, float]]:
         static = [i for i, c in enumerate(circuits) if is_static(c)]
