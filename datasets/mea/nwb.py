@@ -1,7 +1,13 @@
 """NWB recordings (pynwb): an ElectricalSeries in /acquisition with its electrodes table
-(positions in the rel_x, rel_y columns, µm) and, optionally, a 'stimulation' interval
-table (start_time s, electrodes as '3+4', current_ua, shape, and optionally weights as
-'1.0 -1.0'). Samples are read lazily from the HDF5 dataset, a block at a time."""
+(positions in the rel_x, rel_y columns, µm) and, optionally, a 'stimulation' TimeIntervals
+table. Samples are read lazily from the HDF5 dataset, a block at a time.
+
+The stimulation table, as NWB users write it: start_time (s); `electrodes`, a
+DynamicTableRegion into the electrodes table (one row, or ragged with an index for
+several); the amplitude as `amplitude` (A, SI as NWB asks) or `current_ua` (µA); the pulse
+`shape` or `waveform` (default biphasic); optionally `weights`, each electrode's share of
+the amplitude (ragged floats). Files our earlier writer made (electrodes as '3+4' strings,
+weights as '1.0 -1.0') stay readable; we now write the standard layout."""
 
 from __future__ import annotations
 
@@ -76,19 +82,52 @@ def _stimulation(nwb: object, path: Path) -> Stimulation:
     if "stimulation" not in intervals:
         return Stimulation.none()
     table = intervals["stimulation"]
-    missing = {"electrodes", "current_ua", "shape"} - set(table.colnames)
-    if missing:
-        raise RecordingError(f"{path}: field 'intervals/stimulation': no {sorted(missing)}")
-    electrodes = tuple(tuple(int(e) for e in str(v).split("+")) for v in table["electrodes"][:])
+    where = f"{path}: field 'intervals/stimulation'"
+    columns = set(table.colnames)
+    amplitude = next((c for c in ("amplitude", "current_ua") if c in columns), None)
+    if "electrodes" not in columns or amplitude is None:
+        raise RecordingError(f"{where}: needs columns 'electrodes' and 'amplitude' (A) or "
+                             "'current_ua' (µA)")  # fmt: skip
+    electrodes = _electrode_groups(table["electrodes"], where)
+    scale = 1e6 if amplitude == "amplitude" else 1.0  # A -> µA
+    currents = np.asarray(table[amplitude][:], float) * scale
+    shape_column = next((c for c in ("shape", "waveform") if c in columns), None)
+    shapes = (tuple(str(v) for v in table[shape_column][:]) if shape_column
+              else ("biphasic",) * len(electrodes))  # fmt: skip
     weights = None
-    if "weights" in table.colnames:
-        weights = tuple(tuple(float(w) for w in str(v).split()) for v in table["weights"][:])
+    if "weights" in columns:
+        weights = tuple(
+            tuple(float(w) for w in (str(v).split() if isinstance(v, str | bytes) else v))
+            for v in table["weights"][:]
+        )
     try:
-        return Stimulation(np.asarray(table["start_time"][:], float), electrodes,
-                           np.asarray(table["current_ua"][:], float),
-                           tuple(str(s) for s in table["shape"][:]), weights)  # fmt: skip
+        return Stimulation(np.asarray(table["start_time"][:], float), electrodes, currents,
+                           shapes, weights)  # fmt: skip
     except RecordingError as error:
-        raise RecordingError(f"{path}: field 'intervals/stimulation': {error}") from None
+        raise RecordingError(f"{where}: {error}") from None
+
+
+def _electrode_groups(column: object, where: str) -> tuple[tuple[int, ...], ...]:
+    """Each event's electrode ids from a (ragged) DynamicTableRegion, or '3+4' strings."""
+    from hdmf.common.table import DynamicTableRegion, VectorIndex
+
+    if isinstance(column, VectorIndex) and isinstance(column.target, DynamicTableRegion):
+        ids = np.asarray(column.target.table.id.data[:])
+        rows = np.asarray(column.target.data[:])
+        ends = np.asarray(column.data[:])
+        starts = np.concatenate([[0], ends[:-1]])
+        return tuple(
+            tuple(int(i) for i in ids[rows[a:b]]) for a, b in zip(starts, ends, strict=True)
+        )
+    if isinstance(column, DynamicTableRegion):
+        ids = np.asarray(column.table.id.data[:])
+        return tuple((int(ids[r]),) for r in np.asarray(column.data[:]))
+    try:
+        return tuple(tuple(int(e) for e in str(v).split("+")) for v in column[:])  # type: ignore[index]
+    except ValueError:
+        raise RecordingError(
+            f"{where}: 'electrodes' is neither a region of the electrodes table nor '3+4' ids"
+        ) from None
 
 
 def write_nwb(recording: Recording, path: str | os.PathLike[str], description: str = "") -> None:
@@ -102,8 +141,9 @@ def write_nwb(recording: Recording, path: str | os.PathLike[str], description: s
     nwb = NWBFile(description or "substrates MEA recording", path.stem, start)
     device = nwb.create_device("MEA")
     group = nwb.create_electrode_group("array", "multi-electrode array", "unknown", device)
-    for x, y in recording.positions_um:
-        nwb.add_electrode(group=group, location="unknown", rel_x=float(x), rel_y=float(y))
+    for eid, (x, y) in zip(recording.electrode_ids, recording.positions_um, strict=True):
+        nwb.add_electrode(group=group, location="unknown", rel_x=float(x), rel_y=float(y),
+                          id=int(eid))  # fmt: skip
     region = nwb.create_electrode_table_region(list(range(recording.channels)), "all")
     raw = recording.get_traces(microvolts=False)
     volts_per_unit = recording.gain_uv * 1e-6
@@ -112,27 +152,31 @@ def write_nwb(recording: Recording, path: str | os.PathLike[str], description: s
     nwb.add_acquisition(series)
     stim = recording.stimulation
     if len(stim.time_s):
-        nwb.add_time_intervals(_intervals(stim))
+        nwb.add_time_intervals(_intervals(stim, nwb.electrodes, recording.electrode_ids))
     temporary = path.with_name(f".{path.stem}.part.nwb")  # pynwb wants the .nwb suffix
     with NWBHDF5IO(str(temporary), "w") as io:
         io.write(nwb)
     os.replace(temporary, path)
 
 
-def _intervals(stim: Stimulation) -> object:
+def _intervals(stim: Stimulation, electrodes: object, electrode_ids: np.ndarray) -> object:
+    """The stimulation as an NWB TimeIntervals table in the standard layout (electrodes as
+    a ragged region of the electrodes table, amplitude in A)."""
     from pynwb.epoch import TimeIntervals
 
+    row_of = {int(e): k for k, e in enumerate(electrode_ids)}
     table = TimeIntervals(name="stimulation", description="electrical stimulation pulses")
-    columns = [("electrodes", "electrode ids, '+'-joined"), ("current_ua", "amplitude, µA"),
-               ("shape", "pulse shape")]  # fmt: skip
+    table.add_column(name="electrodes", description="stimulated electrodes", table=electrodes,
+                     index=True)  # fmt: skip
+    table.add_column(name="amplitude", description="pulse amplitude, A (the first phase's sign)")
+    table.add_column(name="shape", description="pulse shape: biphasic or triphasic")
     if stim.weights is not None:
-        columns.append(("weights", "each electrode's share of the amplitude, space-separated"))
-    for name, text in columns:
-        table.add_column(name=name, description=text)
+        table.add_column(name="weights", description="each electrode's share of the amplitude",
+                         index=True)  # fmt: skip
     for k in range(len(stim)):
-        row = {"electrodes": "+".join(map(str, stim.electrodes[k])),
-               "current_ua": float(stim.current_ua[k]), "shape": stim.shape[k]}  # fmt: skip
+        row = {"electrodes": [row_of[int(e)] for e in stim.electrodes[k]],
+               "amplitude": float(stim.current_ua[k]) * 1e-6, "shape": stim.shape[k]}  # fmt: skip
         if stim.weights is not None:
-            row["weights"] = " ".join(repr(float(w)) for w in stim.weights[k])
+            row["weights"] = [float(w) for w in stim.weights[k]]
         table.add_row(start_time=float(stim.time_s[k]), stop_time=float(stim.time_s[k]), **row)
     return table

@@ -76,9 +76,9 @@ def _events_tsv_from_pynwb(nwb_path, tsv_path) -> None:
             "electrical_stimulation_current": None,
         }
     ]
-    for row in table.itertuples():
-        electrodes = str(row.electrodes).split("+")
-        weights = str(row.weights).split() if "weights" in table else ["1"] * len(electrodes)
+    for row in table.itertuples():  # electrodes: the referenced rows of the electrodes table
+        electrodes = [int(i) for i in row.electrodes.index]
+        weights = list(row.weights) if "weights" in table else [1.0] * len(electrodes)
         site = f"E{electrodes[0]}" + "".join(
             ("-" if float(w) < 0 else "+") + f"E{e}"
             for e, w in zip(electrodes[1:], weights[1:], strict=True)
@@ -87,7 +87,7 @@ def _events_tsv_from_pynwb(nwb_path, tsv_path) -> None:
         rows.append({"onset": row.start_time, "duration": row.stop_time - row.start_time,
                      "trial_type": "electrical stimulation",
                      "electrical_stimulation_site": site,
-                     "electrical_stimulation_current": row.current_ua * scale * 1e-6,
+                     "electrical_stimulation_current": row.amplitude * scale,
                      "electrical_stimulation_waveform": row.shape})  # fmt: skip
     pd.DataFrame(rows).to_csv(tsv_path, sep="\t", index=False, na_rep="n/a")
 

@@ -41,10 +41,72 @@ def test_our_file_reads_back_in_pynwb(tmp_path) -> None:
         nwb = io.read()
         series = nwb.acquisition["ElectricalSeries"]
         assert np.array_equal(series.data[:], data) and series.conversion == pytest.approx(2.5e-7)
-        assert list(nwb.intervals["stimulation"]["electrodes"][:]) == ["2", "1+3"]
+        table = nwb.intervals["stimulation"]  # the standard layout, as pynwb reads it
+        region = table["electrodes"]
+        ids = nwb.electrodes.id.data[:]
+        assert [ids[r] for r in region.target.data[:]] == [2, 1, 3]
+        assert list(region.data[:]) == [1, 3]  # ragged: one electrode, then two
+        assert region.target.table is nwb.electrodes
+        assert np.allclose(table["amplitude"][:], [0.5e-6, 1.25e-6])  # A, SI
     again = read_nwb(tmp_path / "ours.nwb")
     assert again.stimulation.electrodes == ((2,), (1, 3))
     assert np.allclose(again.stimulation.current_ua, [0.5, 1.25])
+    assert again.stimulation.shape == ("biphasic", "triphasic")
+
+
+def _with_intervals(path, build) -> None:
+    """A pynwb file of 4 electrodes (ids 10…13) whose stimulation table `build` fills."""
+    import datetime
+
+    from pynwb.ecephys import ElectricalSeries
+    from pynwb.epoch import TimeIntervals
+
+    nwb = pynwb.NWBFile("retina", "r1", datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC))
+    group = nwb.create_electrode_group("array", "MEA", "retina", nwb.create_device("MEA"))
+    for i in range(4):
+        nwb.add_electrode(group=group, location="retina", rel_x=60.0 * i, rel_y=0.0, id=10 + i)
+    region = nwb.create_electrode_table_region(list(range(4)), "all")
+    nwb.add_acquisition(ElectricalSeries(name="raw", data=np.zeros((400, 4), np.int16),
+                                         electrodes=region, rate=20_000.0))  # fmt: skip
+    table = TimeIntervals(name="stimulation", description="pulses")
+    build(table, nwb)
+    nwb.add_time_intervals(table)
+    with pynwb.NWBHDF5IO(str(path), "w") as io:
+        io.write(nwb)
+
+
+def test_a_pynwb_table_with_one_electrode_per_row_and_amplitudes_in_amperes(tmp_path) -> None:
+    from substrates.datasets.mea.nwb import read_nwb
+
+    def build(table, nwb) -> None:
+        table.add_column(name="electrodes", description="site", table=nwb.electrodes)
+        table.add_column(name="amplitude", description="A")
+        table.add_column(name="waveform", description="pulse")
+        table.add_row(start_time=0.002, stop_time=0.0022, electrodes=2, amplitude=-1.5e-6,
+                      waveform="triphasic")  # fmt: skip
+        table.add_row(start_time=0.010, stop_time=0.0102, electrodes=0, amplitude=3e-6,
+                      waveform="biphasic")  # fmt: skip
+
+    _with_intervals(tmp_path / "std.nwb", build)
+    stim = read_nwb(tmp_path / "std.nwb").stimulation
+    assert stim.electrodes == ((12,), (10,))  # ids from the electrodes table, not rows
+    assert np.allclose(stim.current_ua, [-1.5, 3.0])
+    assert stim.shape == ("triphasic", "biphasic") and stim.weights is None
+
+
+def test_files_of_our_earlier_writer_stay_readable(tmp_path) -> None:
+    from substrates.datasets.mea.nwb import read_nwb
+
+    def build(table, nwb) -> None:  # electrodes as '+'-joined strings, µA, string weights
+        for name in ("electrodes", "current_ua", "shape", "weights"):
+            table.add_column(name=name, description=name)
+        table.add_row(start_time=0.01, stop_time=0.01, electrodes="11+13", current_ua=2.0,
+                      shape="biphasic", weights="1.0 -1.0")  # fmt: skip
+
+    _with_intervals(tmp_path / "old.nwb", build)
+    stim = read_nwb(tmp_path / "old.nwb").stimulation
+    assert stim.electrodes == ((11, 13),) and stim.weights == ((1.0, -1.0),)
+    assert np.allclose(stim.current_ua, [2.0])
 
 
 def test_files_missing_what_a_recording_needs_are_refused(tmp_path) -> None:
