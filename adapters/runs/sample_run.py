@@ -8,7 +8,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ...backends.errors import SubstratesError
+from ...backends.errors import CapabilityError, SubstratesError
 from ...backends.quantum.base import QuantumBackend
 from ...backends.registry import get_backend_class
 from ...datasets.quantum.circuit_files import example_path, load_circuits, save_qpy
@@ -44,7 +44,12 @@ def run_sample(
     circuit_file = circuit or example_path()
     resolved, backend = quantum_backend(hardware)
     circuits = load_circuits(circuit_file, max_qubits=max_file_qubits)
-    backend.validate(circuits, shots=shots, exact=exact and backend.capabilities.exact)
+    backend.validate(circuits, shots=shots)
+    if exact and backend.capabilities.exact:
+        try:
+            backend.validate(circuits, exact=True)
+        except CapabilityError as err:
+            raise CapabilityError(f"{err} (or pass --no-exact to record counts only)") from None
     folder = RunFolder.create(out, "sample")
     parameters = {"circuit_file": str(circuit_file), "circuits": [c.name for c in circuits],
                   "shots": shots, "seed": seed, "exact": exact}  # fmt: skip

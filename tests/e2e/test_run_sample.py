@@ -104,6 +104,22 @@ def test_a_feed_forward_circuit_records_its_true_probabilities(tmp_path, config:
     assert sum(r["count"] for r in rows) == rows[0]["shots"]
 
 
+def test_exact_results_a_noisy_backend_cannot_give_are_one_line(tmp_path) -> None:
+    (tmp_path / "cond.qasm").write_text(FEED_FORWARD)
+    (tmp_path / "noisy_dm.yaml").write_text(
+        "substrate: quantum\nbackend: quantum.aer\n"
+        "options: {method: density_matrix, noise_model: fake_manila}\n"
+    )
+    args = ["run", "sample", "--circuit", "cond.qasm", "--hardware", "noisy_dm.yaml"]
+    result = substrates(*args, cwd=tmp_path, check=False)
+    assert result.returncode == 2 and "under a noise model are not available" in result.stderr
+    assert "--no-exact" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "runs").exists()
+    substrates(*args, "--no-exact", "--shots", "200", cwd=tmp_path)  # counts alone are fine
+    rows = pq.read_table(only_run_folder(tmp_path / "runs") / "results.parquet").to_pylist()
+    assert sum(r["count"] for r in rows) == 200 and all(r["probability"] is None for r in rows)
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
