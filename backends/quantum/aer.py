@@ -18,12 +18,13 @@ from .dynamic import (
     expectation,
     is_static,
     outcome_distribution,
+    partition,
     run_branches,
     strip_final_measurements,
 )
 from .measurements import distribution_to_bitstrings, outcomes_to_bitstrings, split_measurements
 from .mps_outcomes import mps_outcomes
-from .seeds import circuit_seeds
+from .seeds import base_seed, circuit_seeds
 
 if TYPE_CHECKING:
     from qiskit import QuantumCircuit
@@ -128,9 +129,7 @@ class AerBackend(QuantumBackend):
         return self._prepare(circuits, seed=None)
 
     def _exact_refusal(self, circuit: QuantumCircuit) -> str | None:
-        if is_static(circuit):
-            return None
-        if self.options.noise_model is not None:
+        if self.options.noise_model is not None and not is_static(circuit):
             return (
                 "exact results of a circuit with mid-circuit measurement, reset or control "
                 "flow under a noise model are not available; sample it instead"
@@ -145,10 +144,8 @@ class AerBackend(QuantumBackend):
         journal: JobJournal | None,
     ) -> list[SampleResult]:
         prepared = self._prepare(circuits, seed)
-        # Aer seeds circuit i of one run with base + i: the base is drawn from
-        # SeedSequence(seed), so neighbouring seeds share no streams, and one run is kept
-        # (a run per circuit cost 1 s each with a device's noise model)
-        options = {} if seed is None else {"seed_simulator": circuit_seeds(seed, 1)[0]}
+        # one run (a run per circuit cost 1 s each with a device's noise model)
+        options = {} if seed is None else {"seed_simulator": base_seed(seed)}
         result = self.simulator.run(prepared, shots=shots, **options).result()
         return [
             SampleResult({k.replace(" ", ""): v for k, v in result.get_counts(i).items()}, shots)
@@ -156,7 +153,7 @@ class AerBackend(QuantumBackend):
         ]
 
     def _probabilities(self, circuits: list[QuantumCircuit]) -> list[dict[str, float]]:
-        static = [i for i, c in enumerate(circuits) if is_static(c)]
+        static, dynamic = partition(circuits)
         out: list[dict[str, float]] = [{} for _ in circuits]
         prepared, measured = [], []
         mps = self.options.method == "matrix_product_state"
@@ -187,11 +184,10 @@ class AerBackend(QuantumBackend):
                     )
                 except CapabilityError as err:
                     raise CapabilityError(f"circuit {circuits[i].name!r}: {err}") from None
-        for i, circuit in enumerate(circuits):
-            if i not in static:
-                out[i] = outcome_distribution(
-                    run_branches(circuit, self._evolve), circuit.num_clbits
-                )
+        for i in dynamic:
+            out[i] = outcome_distribution(
+                run_branches(circuits[i], self._evolve), circuits[i].num_clbits
+            )
         return out
 
     @cached_property
@@ -226,8 +222,7 @@ class AerBackend(QuantumBackend):
         from qiskit_aer.primitives import EstimatorV2
 
         bodies = [strip_final_measurements(c) for c in circuits]
-        static = [i for i, b in enumerate(bodies) if is_static(b)]
-        dynamic = [i for i in range(len(bodies)) if i not in static]
+        static, dynamic = partition(bodies)
         if dynamic and self.options.noise_model is not None:
             raise CapabilityError(
                 f"circuit {circuits[dynamic[0]].name!r}: expectation values of a circuit with "

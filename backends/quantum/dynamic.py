@@ -101,9 +101,13 @@ def is_static(circuit: QuantumCircuit) -> bool:
     return True
 
 
-def is_dynamic(circuit: QuantumCircuit) -> bool:
-    """True when the circuit needs branching for exact results (see `is_static`)."""
-    return not is_static(circuit)
+def partition(circuits: Sequence[QuantumCircuit]) -> tuple[list[int], list[int]]:
+    """Indices of the static circuits and of the dynamic ones (which need branching)."""
+    static: list[int] = []
+    dynamic: list[int] = []
+    for i, circuit in enumerate(circuits):
+        (static if is_static(circuit) else dynamic).append(i)
+    return static, dynamic
 
 
 def strip_final_measurements(circuit: QuantumCircuit) -> QuantumCircuit:
@@ -299,8 +303,7 @@ class _Brancher:
             return branches
         if name == "if_else":
             true_body, false_body = op.blocks[0], op.blocks[1] if len(op.blocks) > 1 else None
-            taken = [b for b in branches if self._truth(op.condition, b.clbits, cmap)]
-            skipped = [b for b in branches if not self._truth(op.condition, b.clbits, cmap)]
+            taken, skipped = self._by_condition(op.condition, branches, cmap)
             out = block_run(true_body, taken) if taken else []
             if false_body is not None and skipped:
                 skipped = block_run(false_body, skipped)
@@ -317,8 +320,8 @@ class _Brancher:
         if name == "while_loop":
             done: list[Branch] = []
             for _ in range(MAX_LOOP_ITERATIONS):
-                looping = [b for b in branches if self._truth(op.condition, b.clbits, cmap)]
-                done += [b for b in branches if not self._truth(op.condition, b.clbits, cmap)]
+                looping, leaving = self._by_condition(op.condition, branches, cmap)
+                done += leaving
                 if not looping:
                     return self._merged(done)
                 branches = block_run(op.blocks[0], looping)
@@ -337,6 +340,16 @@ class _Brancher:
         if CASE_DEFAULT in values:
             return True
         return _value(target, bits, cmap, self.circuit.name) in {int(v) for v in values}
+
+    def _by_condition(
+        self, condition: Any, branches: list[Branch], cmap: Mapping[Any, int]
+    ) -> tuple[list[Branch], list[Branch]]:
+        """The branches whose bits satisfy the condition, and the others."""
+        true: list[Branch] = []
+        false: list[Branch] = []
+        for branch in branches:
+            (true if self._truth(condition, branch.clbits, cmap) else false).append(branch)
+        return true, false
 
     def _truth(self, condition: Any, bits: int, cmap: Mapping[Any, int]) -> bool:
         if isinstance(condition, tuple):

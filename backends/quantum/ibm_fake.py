@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from . import local_jobs
 from .device_snapshots import SnapshotName, load_snapshot
 from .ibm import IBMBackend, RuntimeOptions
-from .seeds import circuit_seeds
+from .seeds import base_seed
 
 if TYPE_CHECKING:
     from qiskit.providers import BackendV2
@@ -47,14 +47,12 @@ class IBMFakeBackend(IBMBackend):
         return self._simulator
 
     def _primitive_options(self, seed: int | None, primitive: str) -> dict[str, Any]:
-        """The runtime's options, plus the simulator's seed: one job per call, and Aer
-        seeds its circuit i with base + i, the base drawn from SeedSequence(seed) so that
-        runs with neighbouring seeds share no streams."""
+        """The runtime's options, plus the local simulator's seed for the one job of a call
+        (see `seeds.base_seed`)."""
         options = super()._primitive_options(seed, primitive)
         if seed is None:
             return options
-        (base,) = circuit_seeds(seed, 1)
-        return {**options, "simulator": {"seed_simulator": base}}
+        return {**options, "simulator": {"seed_simulator": base_seed(seed)}}
 
     def _retain(self, job: Any) -> None:
         local_jobs.keep(job)

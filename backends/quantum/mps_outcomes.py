@@ -54,6 +54,8 @@ def mps_outcomes(
         m = np.asarray(gammas[i][b])
         return m * np.asarray(lambdas[i])[None, :] if i < n - 1 else m
 
+    sites = [(site(i, 0), site(i, 1)) for i in range(last + 1)]  # once, not per prefix
+
     out: dict[tuple[int, ...], float] = {}
     stack: list[tuple[int, tuple[int, ...], np.ndarray]] = [(0, (), np.ones((1, 1), complex))]
     while stack:
@@ -72,10 +74,10 @@ def mps_outcomes(
                     )
             continue
         if i not in wanted:
-            stack.append((i + 1, bits, sum(site(i, b).conj().T @ env @ site(i, b) for b in (0, 1))))
+            stack.append((i + 1, bits, sum(m.conj().T @ env @ m for m in sites[i])))
             continue
         for b in (1, 0):
-            m = site(i, b)
+            m = sites[i][b]
             new = m.conj().T @ env @ m
             if np.real(np.trace(new)) > cutoff:
                 stack.append((i + 1, (*bits, b), new))

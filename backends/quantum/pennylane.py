@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Sequence
 from importlib.util import find_spec
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -17,6 +18,7 @@ from .dynamic import (
     expectation,
     is_static,
     outcome_distribution,
+    partition,
     run_branches,
     strip_final_measurements,
 )
@@ -89,14 +91,13 @@ class PennyLaneBackend(QuantumBackend):
         return QuantumCapabilities(max_qubits=int(math.log2(memory / (16 * copies))), exact=True)
 
     def _run(
-        self, tapes: list[tuple[Any, int]], seed: int | None, *, seeded: bool = False
+        self, tapes: list[tuple[Any, int]], seeds: Sequence[int | None] | None = None
     ) -> list[Any]:
-        """Execute (tape, number of wires) pairs through the device's own preprocessing;
-        each tape on a device seeded with its own stream derived from `seed` (`seeded`:
-        `seed` is that stream already, for a single tape)."""
+        """Execute (tape, number of wires) pairs through the device's own preprocessing,
+        tape k on a device seeded with seeds[k] (None: unseeded)."""
         import pennylane as qml
 
-        seeds = [seed] * len(tapes) if seeded else circuit_seeds(seed, len(tapes))
+        seeds = [None] * len(tapes) if seeds is None else seeds
         results = []
         for (tape, num_wires), tape_seed in zip(tapes, seeds, strict=True):
             device = qml.device(self.options.device, wires=num_wires, seed=tape_seed)
@@ -127,7 +128,7 @@ class PennyLaneBackend(QuantumBackend):
             if is_static(circuit):
                 p = split_measurements(circuit)
                 tape = self._tape(p.unitary_part, qml.sample(wires=list(p.qubits)), shots)
-                (bits,) = self._run([tape], circuit_seed, seeded=True)
+                (bits,) = self._run([tape], [circuit_seed])
                 clbits = p.clbits
             else:
                 bits, clbits = self._sample_dynamic(circuit, shots, circuit_seed)
@@ -214,7 +215,7 @@ class PennyLaneBackend(QuantumBackend):
                 continue
             parts = split_measurements(circuit)
             tape = self._tape(parts.unitary_part, qml.probs(wires=list(parts.qubits)[::-1]), None)
-            (probs,) = self._run([tape], None)
+            (probs,) = self._run([tape])
             out.append(
                 distribution_to_bitstrings(np.asarray(probs), parts.clbits, parts.num_clbits)
             )
@@ -232,7 +233,7 @@ class PennyLaneBackend(QuantumBackend):
                  for s in states]  # fmt: skip
         return [
             np.asarray(psi).reshape([2] * n).transpose(wires).reshape(-1)
-            for psi in self._run(tapes, None)
+            for psi in self._run(tapes)
         ]
 
     def _estimate(
@@ -246,21 +247,20 @@ class PennyLaneBackend(QuantumBackend):
 
         shots = None if precision == 0 else math.ceil(1 / precision**2)
         bodies = [strip_final_measurements(c) for c in circuits]
-        if shots is not None and (dynamic := [b for b in bodies if not is_static(b)]):
+        static, dynamic = partition(bodies)
+        if shots is not None and dynamic:
             raise CapabilityError(
-                f"circuit {dynamic[0].name!r}: {self.name} estimates circuits with mid-circuit "
-                "measurement, reset or control flow exactly only; use precision=0"
+                f"circuit {bodies[dynamic[0]].name!r}: {self.name} estimates circuits with "
+                "mid-circuit measurement, reset or control flow exactly only; use precision=0"
             )
         values = np.zeros(len(circuits))
-        static = [i for i, b in enumerate(bodies) if is_static(b)]
         tapes = [
             self._tape(bodies[i], qml.expval(_to_pennylane_observable(observables[i])), shots)
             for i in static
         ]
-        values[static] = [float(v) for v in self._run(tapes, seed)]
-        for i, body in enumerate(bodies):
-            if i not in static:
-                values[i] = expectation(run_branches(body, self._evolve), observables[i])
+        values[static] = [float(v) for v in self._run(tapes, circuit_seeds(seed, len(tapes)))]
+        for i in dynamic:
+            values[i] = expectation(run_branches(bodies[i], self._evolve), observables[i])
         return values
 
 

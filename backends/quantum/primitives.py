@@ -121,12 +121,12 @@ def run_sampler(
     for pub, by_position in zip(coerced, counts, strict=True):
         registers: dict[str, list[np.ndarray]] = {reg.name: [] for reg in pub.circuit.cregs}
         for position in range(int(np.prod(pub.shape))):
-            joined = [key for key, n in by_position[position].items() for _ in range(n)]
+            joined = [int(key, 2) for key, n in by_position[position].items() for _ in range(n)]
             rng.shuffle(joined)
             for reg in pub.circuit.cregs:
                 bits = [pub.circuit.find_bit(b).index for b in reg]
-                values = [sum(((int(key, 2) >> c) & 1) << j for j, c in enumerate(bits))
-                          for key in joined]  # fmt: skip
+                values = [sum(((shot >> c) & 1) << j for j, c in enumerate(bits))
+                          for shot in joined]  # fmt: skip
                 registers[reg.name].append(_packed(values, reg.size))
         data = {
             name: BitArray(np.stack(arrays).reshape(*pub.shape, pub.shots, -1), num_bits=reg.size)

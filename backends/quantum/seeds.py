@@ -30,3 +30,12 @@ def circuit_seeds(seed: int | None, count: int) -> list[int | None]:
         raise ValueError(f"seed must be in 0 … {MAX_SEED}, got {seed}")
     children = np.random.SeedSequence(seed).spawn(count)
     return [int(child.generate_state(1, np.uint32)[0]) for child in children]
+
+
+def base_seed(seed: int) -> int:
+    """The seed of a single simulator run over a batch: simulators that seed circuit i with
+    base + i (Aer does) get a base drawn from SeedSequence(seed), so that runs with
+    neighbouring seeds share no streams."""
+    (base,) = circuit_seeds(seed, 1)
+    assert base is not None
+    return base
