@@ -17,7 +17,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="finish a run from its submitted jobs, without resubmitting",
         description=(
             "Fetch the results of jobs a run submitted earlier (after a crash or a closed "
-            "laptop) by their ids, and write the run's results. Nothing is resubmitted."
+            "laptop) by their ids, and write the run's results: sampler jobs of a `sample` "
+            "run, estimator jobs of an `estimate` run. Nothing is resubmitted."
         ),
     )
     collect.add_argument("run_dir", help="the run folder")
@@ -28,14 +29,15 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def handle_collect(args: argparse.Namespace) -> int:
-    from ..adapters.methods.sample import report
+    from ..adapters.methods import get_method
     from ..adapters.runs import collect
     from ..adapters.runs.run import Run
 
     folder, collected = collect(args.run_dir)
     if not collected:
         print(f"{folder.path}: already complete; nothing to collect")
-    print(report(Run.open(folder.path)))
+    run = Run.open(folder.path)
+    print(get_method(run.method).report(run))
     return 0
 
 

@@ -59,7 +59,7 @@ def _choices(annotation: Any) -> list[str] | None:
 
 
 def _with_default(text: str, default: Any) -> str:
-    if default is None or default == "":
+    if default is None or default in ("", ()):
         return text
     if isinstance(default, tuple):
         default = ",".join(map(str, default))

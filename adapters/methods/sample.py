@@ -43,9 +43,9 @@ def _run() -> Callable[..., RunFolder]:
 
 
 def _resume(parameters: SampleParameters, earlier: RunFolder, out: Path) -> RunFolder:
-    from ..runs.sample_run import collect
+    from ..runs.sample_run import collect_sample
 
-    return collect(earlier.path)[0]
+    return collect_sample(earlier.path)[0]
 
 
 def report(run: Run) -> str:

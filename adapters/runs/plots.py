@@ -37,6 +37,34 @@ def counts_figure(table: pa.Table, title: str) -> Any:
     return figure
 
 
+def estimates_figure(table: pa.Table, title: str) -> Any:
+    """Expectation value of each observable per circuit, with ±1 target standard error."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = table.to_pylist()
+    names = list(dict.fromkeys(r["circuit"] for r in rows))[:MAX_PANELS]
+    figure, axes = plt.subplots(
+        len(names), 1, figsize=(8, 2.6 * len(names)), squeeze=False, layout="constrained"
+    )
+    for axis, name in zip(axes[:, 0], names, strict=True):
+        mine = [r for r in rows if r["circuit"] == name][:MAX_BARS]
+        labels = [r["observable"] for r in mine]
+        errors = [r["precision"] for r in mine]
+        axis.bar(labels, [r["value"] for r in mine], yerr=errors if any(errors) else None,
+                 color="tab:blue", capsize=3)  # fmt: skip
+        axis.axhline(0.0, color="k", lw=0.6)
+        axis.set_ylim(-1.05, 1.05)  # a Pauli's expectation value lies in [-1, 1]
+        exact = "exact" if not any(errors) else f"target standard error {errors[0]:g}"
+        axis.set_title(f"{name} ({exact})", fontsize=10)
+        axis.set_ylabel("expectation value")
+        axis.tick_params(axis="x", labelrotation=90 if len(labels[0]) > 6 else 0, labelsize=8)
+    figure.suptitle(title, fontsize=11)
+    return figure
+
+
 def close_figure(figure: Any) -> None:
     """Release a figure's memory once it is saved."""
     import matplotlib.pyplot as plt

@@ -64,8 +64,8 @@ def run_sample(
     return folder
 
 
-def collect(run_dir: str | Path) -> tuple[RunFolder, bool]:
-    """Finish a run whose jobs were submitted earlier, fetching results by job id.
+def collect_sample(run_dir: str | Path) -> tuple[RunFolder, bool]:
+    """Finish a sample run whose jobs were submitted earlier, fetching results by job id.
 
     Nothing is resubmitted. Returns the folder and whether anything had to be collected.
     """
@@ -79,8 +79,8 @@ def collect(run_dir: str | Path) -> tuple[RunFolder, bool]:
             f"{folder.path}: this run submitted no jobs that could be collected; run it again"
         )
     backend = get_backend_class(record["backend"]["backend"]).from_dict(record["backend"])
-    if record["method"] != "sample" or not isinstance(backend, QuantumBackend):
-        raise SubstratesError(f"{folder.path}: cannot collect a {record['method']!r} run")
+    if not isinstance(backend, QuantumBackend):
+        raise SubstratesError(f"{folder.path}: the run's backend is not a quantum one")
     start = time.perf_counter()
     results = [result for job in jobs for result in backend.collect(job["job_id"])]
     parameters = record["parameters"]

@@ -218,6 +218,7 @@ class AerBackend(QuantumBackend):
         observables: list[SparsePauliOp],
         precision: float,
         seed: int | None,
+        journal: JobJournal | None,
     ) -> np.ndarray:
         from qiskit_aer.primitives import EstimatorV2
 

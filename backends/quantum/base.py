@@ -139,11 +139,13 @@ class QuantumBackend(Backend):
         *,
         precision: float = 0.0,
         seed: int | None = None,
+        journal: JobJournal | None = None,
     ) -> np.ndarray:
         """Expectation value of observables[i] in the state circuits[i] prepares.
 
         Observables are Pauli sums (Qiskit labels: qubit 0 rightmost). precision=0 asks
         for exact values (exact backends only); otherwise the target standard error.
+        Job-based backends record the estimator job in `journal` before waiting on it.
         """
         circuits = list(circuits)
         if len(observables) != len(circuits):
@@ -163,7 +165,7 @@ class QuantumBackend(Backend):
                     f"observable acts on {pauli.num_qubits} qubits, circuit {circuit.name!r} "
                     f"has {circuit.num_qubits}"
                 )
-        return self._estimate(circuits, paulis, precision, seed)
+        return self._estimate(circuits, paulis, precision, seed, journal)
 
     def run_estimator(
         self, pubs: Iterable[Any], *, precision: float = 0.0, seed: int | None = None
@@ -213,7 +215,13 @@ class QuantumBackend(Backend):
         return circuits
 
     def collect(self, job_id: str) -> list[SampleResult]:
-        """Counts of a job submitted earlier, fetched by id; only job-based backends have jobs."""
+        """Counts of a sampler job submitted earlier, fetched by id; only job-based backends
+        have jobs."""
+        raise CapabilityError(f"{self.name} runs synchronously; it has no jobs to collect")
+
+    def collect_estimates(self, job_id: str) -> np.ndarray:
+        """Expectation values of an estimator job submitted earlier, fetched by id, in the
+        order of its circuits; only job-based backends have jobs."""
         raise CapabilityError(f"{self.name} runs synchronously; it has no jobs to collect")
 
     @abstractmethod
@@ -232,6 +240,7 @@ class QuantumBackend(Backend):
         observables: list[SparsePauliOp],
         precision: float,
         seed: int | None,
+        journal: JobJournal | None,
     ) -> np.ndarray: ...
 
     def _probabilities(self, circuits: list[QuantumCircuit]) -> list[dict[str, float]]:

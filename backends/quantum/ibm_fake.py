@@ -15,6 +15,8 @@ from .device_snapshots import SnapshotName, load_snapshot
 from .ibm import IBMBackend, RuntimeOptions
 from .seeds import base_seed
 
+MPS_ABOVE_QUBITS = 24
+
 if TYPE_CHECKING:
     from qiskit.providers import BackendV2
 
@@ -53,6 +55,29 @@ class IBMFakeBackend(IBMBackend):
         if seed is None:
             return options
         return {**options, "simulator": {"seed_simulator": base_seed(seed)}}
+
+    @cached_property
+    def _mitigating_simulator(self) -> Any:
+        """The snapshot's noisy simulator for the client-side Estimator, whose programs span
+        every device qubit (readout calibration included): matrix-product states above
+        MPS_ABOVE_QUBITS device qubits, where a state vector would not fit."""
+        from qiskit_aer import AerSimulator
+
+        wide = self.device.num_qubits > MPS_ABOVE_QUBITS
+        method = "matrix_product_state" if wide else "automatic"
+        return AerSimulator.from_backend(self._device, method=method)
+
+    def _submit_estimator(self, pubs: list[Any], seed: int | None, precision: float) -> Any:
+        """Mitigation asked for runs where local mode can apply it: the runtime's
+        client-side Estimator (TREX, ZNE by qiskit-mitigation) on the snapshot's noise."""
+        opts = self.options
+        if not ((opts.resilience_level or 0) >= 1 or opts.measure_mitigation):
+            return super()._submit_estimator(pubs, seed, precision)
+        from qiskit_ibm_runtime.executor_estimator import Estimator
+
+        options = self._primitive_options(seed, "estimator")
+        estimator = Estimator(mode=self._mitigating_simulator, options=options)
+        return estimator.run(pubs, precision=precision)
 
     def _retain(self, job: Any) -> None:
         local_jobs.keep(job)

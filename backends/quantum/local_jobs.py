@@ -9,6 +9,7 @@ for RETENTION_DAYS.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import tempfile
@@ -33,15 +34,27 @@ def store_dir() -> Path:
 
 def keep(job: Any) -> None:
     """Wait for a local job and store its result under its id (atomically)."""
-    from qiskit_ibm_runtime.json import RuntimeEncoder
-
-    text = json.dumps(job.result(), cls=RuntimeEncoder)
+    text = json.dumps(job.result(), cls=_encoder())
     folder = store_dir()
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile("w", dir=folder, suffix=".part", delete=False) as handle:
         handle.write(text)
     os.replace(handle.name, folder / f"{job.job_id()}.json")
     _prune(folder)
+
+
+def _encoder() -> type[json.JSONEncoder]:
+    """The runtime's JSON encoder, also taking the plain dataclasses the client-side
+    Estimator puts in its metadata (the servers send those as JSON already)."""
+    from qiskit_ibm_runtime.json import RuntimeEncoder
+
+    class Encoder(RuntimeEncoder):
+        def default(self, obj: Any) -> Any:
+            if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+                return dataclasses.asdict(obj)
+            return super().default(obj)
+
+    return Encoder
 
 
 def _prune(folder: Path) -> None:

@@ -242,6 +242,7 @@ class PennyLaneBackend(QuantumBackend):
         observables: list[SparsePauliOp],
         precision: float,
         seed: int | None,
+        journal: JobJournal | None,
     ) -> np.ndarray:
         import pennylane as qml
 

@@ -125,3 +125,41 @@ def test_local_job_store_forgets_old_results(local_job_store) -> None:
     (result,) = create_backend("quantum.ibm_fake").sample([circuit], shots=10, seed=1)
     assert not old.exists()
     assert (local_job_store / f"{result.job_id}.json").exists()
+
+
+CRASH_AFTER_ESTIMATOR_SUBMIT = """
+import os, sys
+from substrates.adapters.runs import estimate_run
+estimate_run._finish = lambda *a, **k: os._exit(17)  # dies after the job is stored remotely
+from substrates.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.slow
+def test_crashed_estimate_run_is_collected_without_resubmitting(tmp_path, local_job_store) -> None:
+    args = ["run", "estimate", "--hardware", "ibm_fake_brisbane", "--seed", "4",
+            "--precision", "0.02", "--observables", "ZIZ,IZI"]  # fmt: skip
+    crashed = subprocess.run(
+        [sys.executable, "-c", CRASH_AFTER_ESTIMATOR_SUBMIT, *args],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert crashed.returncode == 17, crashed.stderr
+    folder = only_run_folder(tmp_path / "runs")
+    assert "substrates jobs collect" in crashed.stderr
+    assert not (folder / "results.parquet").exists()
+    (job,) = json.loads((folder / "jobs.json").read_text())["jobs"]
+    assert job["primitive"] == "estimator" and job["circuits"] == 2
+    stored = sorted(os.listdir(local_job_store))
+    assert stored == [f"{job['job_id']}.json"]
+
+    collected = substrates("jobs", "collect", str(folder), cwd=tmp_path)
+    assert "grover3: <ZIZ> = " in collected.stdout
+    assert sorted(os.listdir(local_job_store)) == stored  # nothing was resubmitted
+    rows = pq.read_table(folder / "results.parquet").to_pylist()
+    assert [r["observable"] for r in rows] == ["ZIZ", "IZI"]
+    assert {r["job_id"] for r in rows} == {job["job_id"]}
+    # grover3 marks 101: <ZIZ> = +1 and <IZI> = +1 ideally; the noisy device keeps the signs
+    assert all(0.3 < r["value"] <= 1.0 for r in rows)
+    record = json.loads((folder / "provenance.json").read_text())
+    assert record["status"] == "complete" and "collected_at" in record

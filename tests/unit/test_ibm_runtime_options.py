@@ -74,3 +74,53 @@ def test_error_suppression_options_reach_the_primitives_and_the_record() -> None
     assert sum(result.counts.values()) == 200
     with pytest.raises(ValueError):
         _fake(dynamical_decoupling="XYZ")
+
+
+def _flipped() -> QuantumCircuit:
+    """X on qubit 0 of two: <ZI> = +1, <IZ> = -1 exactly; readout errors pull both in."""
+    circuit = QuantumCircuit(2, name="flipped")
+    circuit.x(0)
+    return circuit
+
+
+def test_estimator_jobs_are_journalled_and_collected_by_id(local_job_store) -> None:
+    backend = create_backend("quantum.ibm_fake", {"device": "fake_manila"})
+    jobs, journal = _journal()
+    values = backend.estimate([_flipped(), _flipped()], ["ZI", "IZ"], precision=0.02, seed=5,
+                              journal=journal)  # fmt: skip
+    (job,) = jobs
+    assert job["primitive"] == "estimator" and job["circuits"] == 2 and job["precision"] == 0.02
+    assert values[0] > 0.8 and values[1] < -0.8
+    again = create_backend("quantum.ibm_fake", {"device": "fake_manila"})  # a later process
+    assert list(again.collect_estimates(job["job_id"])) == list(values)
+
+
+def test_mitigation_asked_of_a_fake_device_is_applied(local_job_store) -> None:
+    """Local mode ignores resilience options; ibm_fake runs the client-side Estimator for
+    them, so TREX must bring readout-damped values closer to the exact ±1."""
+    circuits, labels = [_flipped(), _flipped()], ["ZI", "IZ"]
+    exact = [1.0, -1.0]
+    errors = {}
+    for level in (0, 1):
+        backend = create_backend("quantum.ibm_fake", {"device": "fake_manila",
+                                                      "resilience_level": level})  # fmt: skip
+        values = backend.estimate(circuits, labels, precision=0.005, seed=11)
+        errors[level] = sum(abs(v - e) for v, e in zip(values, exact, strict=True))
+    assert errors[0] > 0.02  # the snapshot's readout error is visible unmitigated
+    assert errors[1] < errors[0] / 2, errors
+
+
+def test_an_interrupted_estimator_request_is_replayed(tmp_path, local_job_store) -> None:
+    from substrates.adapters.runs.folder import RunFolder
+    from substrates.adapters.runs.journal import JobLog
+
+    backend = create_backend("quantum.ibm_fake", {"device": "fake_manila"})
+    first = JobLog(RunFolder.create(tmp_path, "estimate"))
+    values = backend.estimate([bell()], ["ZZ"], precision=0.02, seed=1, journal=first)
+    stored = sorted(p.name for p in local_job_store.iterdir())
+    replay = JobLog(RunFolder.create(tmp_path, "estimate"), replay=first.jobs)
+    assert list(backend.estimate([bell()], ["ZZ"], precision=0.02, seed=1, journal=replay)) == list(
+        values
+    )
+    assert sorted(p.name for p in local_job_store.iterdir()) == stored
+    assert replay.jobs[0]["replayed"] and replay.jobs[0]["job_id"] == first.jobs[0]["job_id"]

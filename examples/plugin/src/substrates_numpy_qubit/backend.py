@@ -71,7 +71,7 @@ class NumpyQubitBackend(QuantumBackend):
 
     def _estimate(
         self, circuits: list[QuantumCircuit], observables: list[SparsePauliOp],
-        precision: float, seed: int | None,
+        precision: float, seed: int | None, journal: JobJournal | None,
     ) -> np.ndarray:  # fmt: skip
         values = []
         for circuit, observable in zip(circuits, observables, strict=True):

@@ -1,0 +1,95 @@
+"""`estimate`: expectation values of Pauli observables on the circuits of a circuit file."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import field_validator
+
+from ...datasets.quantum.circuit_files import MAX_QUBITS
+from ..runs.folder import RunFolder
+from ..runs.run import Run
+from .method import SEED_MAX, Method, MethodParameters, option
+
+
+class EstimateParameters(MethodParameters):
+    """Parameters of `substrates run estimate`."""
+
+    hardware: str = option(
+        "aer_statevector",
+        "hardware config file or shipped config name",
+        metavar="CONFIG",
+        input="config",
+    )
+    circuit: str | None = option(
+        None, "circuit file: QASM 3, QASM 2 or QPY (default: the shipped grover3.qasm); "
+        "final measurements are dropped", metavar="FILE", input="file",
+    )  # fmt: skip
+    observables: tuple[str, ...] = option(
+        (), "comma-separated Pauli labels, qubit 0 rightmost (e.g. ZZI,XXX); each is "
+        "estimated on every circuit of its width (default: Z on each qubit)", metavar="LABELS",
+    )  # fmt: skip
+    precision: float = option(
+        0.0, "target standard error of each value; 0: exact values (exact backends only)", ge=0
+    )
+    seed: int | None = option(None, "simulator and transpiler seed", ge=0, le=SEED_MAX)
+    max_file_qubits: int = option(
+        MAX_QUBITS, "refuse a circuit file declaring more qubits (or bits) than this, before "
+        "parsing it", ge=1,
+    )  # fmt: skip
+
+    @field_validator("observables", mode="before")
+    @classmethod
+    def _split(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(label.strip() for label in value.split(",") if label.strip())
+        return value
+
+
+def _run() -> Callable[..., RunFolder]:
+    from ..runs.estimate_run import run_estimate
+
+    return run_estimate
+
+
+def _resume(parameters: EstimateParameters, earlier: RunFolder, out: Path) -> RunFolder:
+    from ..runs.estimate_run import collect_estimate
+
+    return collect_estimate(earlier.path)[0]
+
+
+def report(run: Run) -> str:
+    """Each circuit's values, observable by observable, and where the files are."""
+    table = run.results.to_pylist()
+    lines = []
+    for name in dict.fromkeys(row["circuit"] for row in table):
+        rows = [r for r in table if r["circuit"] == name]
+        shown = ", ".join(f"<{r['observable']}> = {r['value']:+.4f}" for r in rows[:8])
+        more = f" (+{len(rows) - 8} more)" if len(rows) > 8 else ""
+        lines.append(f"{name}: {shown}{more}")
+    precision = table[0]["precision"] if table else 0.0
+    lines.append("exact values" if precision == 0 else f"target standard error {precision:g}")
+    return "\n".join([*lines, f"run folder: {run.path}"])
+
+
+METHOD = Method(
+    name="estimate",
+    help="expectation values of Pauli observables on the circuits of a QASM 3/2 or QPY file",
+    description=(
+        "Estimate Pauli observables on every circuit of a QASM 3, QASM 2 or QPY file on "
+        "the configured backend, in one estimator call (one job on IBM hardware, recorded "
+        "before waiting: `substrates jobs collect` finishes an interrupted run). Without "
+        "arguments: Z on each qubit of the shipped 3-qubit Grover search, exactly, on Aer."
+    ),
+    epilog=(
+        "Error mitigation is a hardware config's business: resilience_level, "
+        "measure_mitigation, twirling and dynamical_decoupling of quantum.ibm (applied by "
+        "IBM's servers) and quantum.ibm_fake (applied on this machine)."
+    ),
+    parameters=EstimateParameters,
+    run=_run,
+    report=report,
+    resume=_resume,
+    sweep_rows=lambda run: run.results.to_pylist(),
+)
