@@ -54,6 +54,6 @@ def list_methods() -> list[Method[Any]]:
     Examples:
         >>> import substrates
         >>> [m.name for m in substrates.list_methods()][:3]
-        ['cml-reconstruct', 'crn-validate', 'event-layers']
+        ['cml-reconstruct', 'crn-validate', 'estimate']
     """
     return list(methods().values())

@@ -74,3 +74,16 @@ def test_mea_benchmark_prints_its_tables() -> None:
                     "jaxley, vmapped batch of 64", "NEURON, 64 cells one after another",
                     "one spike template", "voltages only",
                     "voltages + extracellular potentials at 64 electrodes"]  # fmt: skip
+
+
+@pytest.mark.slow
+def test_mitigation_benchmark_shows_mitigation_helping() -> None:
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT.parent / "ibm_mitigation.py"), "--seeds", "1"],
+        capture_output=True, text=True, timeout=600, check=True,
+    )  # fmt: skip
+    rows = [line.split("|")[1:-1] for line in result.stdout.splitlines() if line[:2] == "| "]
+    errors = {r[1].strip(): float(r[3]) for r in rows[1:]}
+    assert list(errors) == ["sampler counts", "estimator, level 0", "estimator, level 1 (TREX)",
+                            "estimator, level 2 (TREX + ZNE)"]  # fmt: skip
+    assert errors["estimator, level 2 (TREX + ZNE)"] < errors["estimator, level 0"] / 3

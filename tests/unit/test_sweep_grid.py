@@ -70,7 +70,8 @@ def test_results_flatten_to_columns() -> None:
 
 
 @pytest.mark.parametrize(
-    "method", ["qrim", "crn-validate", "cml-reconstruct", "sample", "event-layers", "hh-fit"]
+    "method",
+    ["qrim", "crn-validate", "cml-reconstruct", "sample", "estimate", "event-layers", "hh-fit"],
 )
 def test_every_method_declares_parameters_its_run_function_takes(method) -> None:
     """Every option of the declaration has a default, and the run function accepts the
