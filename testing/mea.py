@@ -35,11 +35,13 @@ def litke_pack(samples: np.ndarray) -> bytes:
     return bytes(out)
 
 
-def litke_header(electrodes: int, samples: int, hz: int = 20_000, tags: bytes = b"") -> bytes:
-    """A Litke raw-data header (tags 0, 1, 2, 4, 5, 499, big-endian) before `tags`."""
+def litke_header(electrodes: int, samples: int, hz: int = 20_000, tags: bytes = b"",
+                 array_id: int = 504) -> bytes:  # fmt: skip
+    """A Litke raw-data header (tags 0, 1, 2, 4, 5, then `tags`, then 499; big-endian);
+    array id 504 is the 512-electrode 60 µm board, 1501 the 519-electrode 30 µm one."""
     body = struct.pack(">II", 1, 12) + struct.pack(">IQ", 1, 3_800_000_000)
     body += struct.pack(">II", 2, 7) + b"retina!"
-    body += struct.pack(">III", 4, 8, electrodes) + struct.pack(">I", 504)
+    body += struct.pack(">III", 4, 8, electrodes) + struct.pack(">I", array_id)
     body += struct.pack(">III", 5, 4, hz) + tags
     body += struct.pack(">III", 499, 4, samples)
     length = 12 + len(body)

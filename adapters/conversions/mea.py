@@ -1,6 +1,7 @@
 """A Recording as an `mne.io.RawArray` (volts, electrode positions in metres, stimulation as
-annotations so `mne.Epochs` works around pulses) or as a SpikeInterface recording with its
-probe (µm). Both read only the requested span."""
+annotations so `mne.Epochs` works around pulses, bipolar pairs kept: `stim 3-4 1.5uA
+biphasic` opposes the currents, `stim 3+4 ...` gives both the same) or as a SpikeInterface
+recording with its probe (µm). Both read only the requested span."""
 
 from __future__ import annotations
 
@@ -27,12 +28,23 @@ def to_mne(recording: Recording, start: int = 0, end: int | None = None) -> Any:
     inside = (stim.time_s >= offset) & (
         stim.time_s < offset + traces.shape[0] / recording.sampling_hz
     )
-    pulses = zip(stim.electrodes, stim.current_ua, stim.shape, inside, strict=True)
-    descriptions = [f"stim {'+'.join(map(str, e))} {c:g}uA {s}"
-                    for e, c, s, keep in pulses if keep]  # fmt: skip
+    descriptions = [f"stim {_site(stim.electrodes[k], stim.currents(k))} "
+                    f"{abs(stim.currents(k)[0]):g}uA {stim.shape[k]}"
+                    for k in map(int, np.flatnonzero(inside))]  # fmt: skip
     if descriptions:
         raw.set_annotations(mne.Annotations(stim.time_s[inside] - offset, 0.0, descriptions))
     return raw
+
+
+def _site(electrodes: tuple[int, ...], currents_ua: tuple[float, ...]) -> str:
+    """Electrodes as BIDS writes a site: 3, 3+4 (the same current), 3-4 (opposed), and the
+    share where one differs in size: 3+4*0.5."""
+    parts = [str(electrodes[0])]
+    for e, c in zip(electrodes[1:], currents_ua[1:], strict=True):
+        ratio = c / currents_ua[0] if currents_ua[0] else 0.0
+        share = "" if abs(abs(ratio) - 1) < 1e-9 else f"*{abs(ratio):g}"
+        parts.append(("-" if ratio < 0 else "+") + f"{e}{share}")
+    return "".join(parts)
 
 
 def to_spikeinterface(recording: Recording, start: int = 0, end: int | None = None) -> Any:

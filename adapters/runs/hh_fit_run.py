@@ -41,7 +41,8 @@ def run_hh_fit(
     if recording_file is not None:
         if "path" not in resolved.backend_class.Options.model_fields:
             raise ConfigError(resolved.path, "backend", "--recording needs a recording-file config")
-        if not Path(recording_file).is_file():
+        folders = getattr(resolved.backend_class, "accepts_folders", False)
+        if not (Path(recording_file).is_file() or (folders and Path(recording_file).is_dir())):
             raise SubstratesError(f"--recording {recording_file}: no such file")
         path = {"path": str(recording_file)}
         resolved = replace(resolved, options=resolved.options.model_copy(update=path))

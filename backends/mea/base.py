@@ -188,6 +188,8 @@ class RecordedFile(MEABackend):
     """A recording read from `options.path`; reading errors name the file and field."""
 
     tier: ClassVar = "hardware"
+    accepts_folders: ClassVar[bool] = False
+    """Whether a recording may be a folder of files (a multi-file dataset)."""
     options: FileOptions
 
     @classmethod
@@ -198,7 +200,7 @@ class RecordedFile(MEABackend):
             return problem
         if path is None:
             return Unavailability("no-device", "no recording given: set options.path")
-        if not Path(path).is_file():
+        if not (Path(path).is_file() or (cls.accepts_folders and Path(path).is_dir())):
             return Unavailability("no-device", f"no recording at {path}")
         return None
 

@@ -55,3 +55,33 @@ def from_probe_file(path: str | os.PathLike[str]) -> np.ndarray:
         order = np.argsort(np.concatenate(channels), kind="stable")
         return xy[order]
     return xy
+
+
+def from_map_file(path: str | os.PathLike[str]) -> np.ndarray:
+    """(electrodes, 2) positions (µm) from an electrode map: a CSV with columns
+    `electrode, x_um, y_um` (electrodes numbered 1 … n, in any order, each once) or a
+    probeinterface file (see `from_probe_file`).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> f = pathlib.Path(tempfile.mkdtemp()) / "map.csv"
+        >>> _ = f.write_text("electrode,x_um,y_um\n2,30,0\n1,0,0\n")
+        >>> from_map_file(f).tolist()
+        [[0.0, 0.0], [30.0, 0.0]]
+    """
+    import csv
+
+    path = os.fspath(path)
+    if not path.lower().endswith(".csv"):
+        return from_probe_file(path)
+    with open(path, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    if not rows or not {"electrode", "x_um", "y_um"} <= set(rows[0]):
+        raise ValueError(f"{path}: an electrode map needs the columns electrode, x_um, y_um")
+    try:
+        table = {int(r["electrode"]): (float(r["x_um"]), float(r["y_um"])) for r in rows}
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{path}: an electrode map row is not numbers: {error}") from None
+    if len(table) != len(rows) or sorted(table) != list(range(1, len(rows) + 1)):
+        raise ValueError(f"{path}: electrodes must be numbered 1 … {len(rows)}, each once")
+    return np.array([table[e] for e in range(1, len(rows) + 1)], np.float64)

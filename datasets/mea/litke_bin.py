@@ -7,11 +7,20 @@ samples). Between them: 1 time (uint32 time base, uint64 seconds), 2 comment, 3 
 (Hz), 7 dataset id, 6 / 8 triggers. Samples: per time step, electrode 0 (the TTL trigger
 line) then the rest; two electrodes in 3 bytes as 12-bit values offset by 2048
 (b0 = hi8(a), b1 = lo4(a)·16 + hi4(b), b2 = lo8(b)); with an odd electrode count the TTL
-comes first as a 16-bit big-endian word. Read memory-mapped, unpacked by numba per chunk."""
+comes first as a 16-bit big-endian word. Read memory-mapped, unpacked by numba per chunk.
+
+A dataset is often several files, `data000000.bin`, `data000001.bin`, … in one folder, the
+header in the first only and the later ones plain samples; name the folder or its first
+file. As bin2py does, a recording cut short (fewer whole samples than the data tag says) is
+read as far as it goes, with a warning, and the deprecated trigger tag 6 is skipped as its
+8 bytes whatever size an old file declares for it."""
 
 from __future__ import annotations
 
+import itertools
+import logging
 import os
+import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,8 +32,11 @@ from .recording import Recording, RecordingError, TraceSource
 
 HEADER_LENGTH, TIME, COMMENT, FORMAT, ARRAY, FREQUENCY, TRIGGER, DATASET, TRIGGER_V2 = range(9)
 DATA = 499
-SIZES = {HEADER_LENGTH: 4, TIME: 12, FORMAT: 4, ARRAY: 8, FREQUENCY: 4, TRIGGER: 8,
-         TRIGGER_V2: 16, DATA: 4}  # fmt: skip
+SIZES = {HEADER_LENGTH: 4, TIME: 12, FORMAT: 4, ARRAY: 8, FREQUENCY: 4, TRIGGER_V2: 16,
+         DATA: 4}  # fmt: skip
+TRIGGER_BYTES = 8
+"""What tag 6 holds; old files declare other sizes for it (bin2py and Vision skip 8)."""
+log = logging.getLogger("substrates")
 
 
 @dataclass(frozen=True)
@@ -63,6 +75,8 @@ def read_header(data: bytes | np.ndarray, source: str) -> LitkeHeader:
                                  "header length)")  # fmt: skip
         if tag in SIZES and size != SIZES[tag]:
             raise RecordingError(f"{source}: tag {tag} has size {size}, expected {SIZES[tag]}")
+        if tag == TRIGGER:
+            size = TRIGGER_BYTES
         fields[tag] = bytes(view[offset + 8 : offset + 8 + size])
         offset += 8 + size
         if tag == DATA:
@@ -107,45 +121,112 @@ def _unpack(buffer, electrodes, out):
 
 
 class LitkeSource(TraceSource):
-    """Packed samples of one file, memory-mapped; channel c is electrode c + 1."""
+    """Packed samples of a dataset's files, memory-mapped; channel c is electrode c + 1.
+    `starts[k]` is the first sample of file k (the last entry: the samples read)."""
 
-    def __init__(self, data: np.ndarray, header: LitkeHeader) -> None:
-        self.data, self.header = data, header
+    def __init__(self, files: list[np.ndarray], header: LitkeHeader, samples: int) -> None:
+        self.files, self.header = files, header
         self.step = bytes_per_sample(header.electrodes)
+        held = [(len(f) - (header.header_bytes if k == 0 else 0)) // self.step
+                for k, f in enumerate(files)]  # fmt: skip
+        self.starts = np.minimum(np.concatenate([[0], np.cumsum(held)]), samples)
 
     def unpack(self, start: int, end: int) -> np.ndarray:
+        """Samples [start, end) of every electrode, TTL line first (int16 ADC units)."""
         out = np.empty((end - start, self.header.electrodes), np.int16)
-        first = self.header.header_bytes + start * self.step
-        _unpack(self.data[first : first + (end - start) * self.step], self.header.electrodes, out)
+        for k, data in enumerate(self.files):
+            lo, hi = max(start, int(self.starts[k])), min(end, int(self.starts[k + 1]))
+            if lo >= hi:
+                continue
+            first = (self.header.header_bytes if k == 0 else 0) + (lo - self.starts[k]) * self.step
+            _unpack(data[first : first + (hi - lo) * self.step], self.header.electrodes,
+                    out[lo - start : hi - start])  # fmt: skip
         return out
 
     def block(self, start: int, end: int, channels: np.ndarray) -> np.ndarray:
         return self.unpack(start, end)[:, channels + 1]
 
 
+def dataset_files(path: Path) -> list[Path]:
+    """The files of the dataset at `path`: a folder's .bin files in name order, or the one
+    file (read_litke adds the files after it when its header declares more samples than
+    it holds)."""
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.suffix == ".bin" and p.is_file())
+        if not files:
+            raise RecordingError(f"{path}: a folder without .bin files")
+        return files
+    if not path.is_file():
+        raise RecordingError(f"{path}: no such file or folder")
+    return [path]
+
+
+def read_dataset_header(path: str | os.PathLike[str]) -> LitkeHeader:
+    """The header of a .bin file or of a dataset folder's first file."""
+    first = dataset_files(Path(path))[0]
+    return read_header(_memmap(first), str(first))
+
+
+def _continuations(first: Path) -> list[Path]:
+    """The files that continue `first` when it is the first of a dataset: data000000.bin
+    is followed by data000001.bin, data000002.bin, … (same stem, numbers in a row), up to
+    one that starts with a header of its own (another recording)."""
+    named = re.fullmatch(r"(.*?)(\d+)\.bin", first.name)
+    if named is None:
+        return []
+    stem, digits = named.groups()
+    found: list[Path] = []
+    for number in itertools.count(int(digits) + 1):
+        following = first.with_name(f"{stem}{number:0{len(digits)}d}.bin")
+        if not following.is_file():
+            return found
+        with following.open("rb") as handle:
+            if handle.read(8) == struct.pack(">II", HEADER_LENGTH, 4):
+                return found
+        found.append(following)
+    return found
+
+
+def _memmap(path: Path) -> np.ndarray:
+    return np.memmap(path, np.uint8, "r") if path.stat().st_size else np.zeros(0, np.uint8)
+
+
 def read_litke(path: str | os.PathLike[str], positions_um: np.ndarray, gain_uv: float
                ) -> tuple[Recording, LitkeSource]:  # fmt: skip
-    """The recording (electrodes 1..n − 1; the TTL line stays in the source) of a .bin file.
-    `positions_um` must have one row per recorded electrode; `gain_uv` is µV per ADC unit
-    (the file does not store it)."""
+    """The recording (electrodes 1..n − 1; the TTL line stays in the source) of a .bin file,
+    or of a dataset folder (or its first file) of several. `positions_um` must have one
+    row per recorded electrode; `gain_uv` is µV per ADC unit (the file does not store it)."""
     path = Path(path)
     if not gain_uv > 0:
         raise RecordingError(f"{path}: gain_uv must be positive µV per ADC unit, got {gain_uv}")
-    data = np.memmap(path, np.uint8, "r") if path.stat().st_size else np.zeros(0, np.uint8)
-    header = read_header(data, str(path))
+    files = dataset_files(path)
+    first = _memmap(files[0])
+    header = read_header(first, str(files[0]))
     step = bytes_per_sample(header.electrodes)
-    held = (len(data) - header.header_bytes) // step
+    if len(files) == 1 and (len(first) - header.header_bytes) // step < header.samples:
+        files += _continuations(files[0])
+    maps = [first, *(_memmap(p) for p in files[1:])]
+    bodies = [len(m) - (header.header_bytes if k == 0 else 0) for k, m in enumerate(maps)]
+    if any(b % step for b in bodies[:-1]):
+        bad = next(p for p, b in zip(files, bodies, strict=False) if b % step)
+        raise RecordingError(f"{bad}: holds a part of a sample ({step} bytes each) before "
+                             "the dataset's last file")  # fmt: skip
+    held = sum(b // step for b in bodies)
+    if held == 0 and header.samples:
+        raise RecordingError(f"{path}: truncated: the data tag says {header.samples} samples "
+                             f"of {header.electrodes} electrodes ({step} bytes each); the "
+                             "dataset holds none")  # fmt: skip
     if held < header.samples:
-        raise RecordingError(
-            f"{path}: truncated: the data tag says {header.samples} samples of "
-            f"{header.electrodes} electrodes ({step} bytes each), the file holds "
-            f"{len(data) - header.header_bytes} bytes after the {header.header_bytes}-byte header"
-        )
+        log.warning("%s: interrupted recording: %s whole samples of the %s the header "
+                    "declares (%.3f s of %.3f s); reading those", path, f"{held:,}",
+                    f"{header.samples:,}", held / header.sampling_hz,
+                    header.samples / header.sampling_hz)  # fmt: skip
+    samples = min(held, header.samples)
     positions = np.asarray(positions_um, np.float64)
     if positions.shape != (header.electrodes - 1, 2):
         raise RecordingError(f"{path}: field 'array': {header.electrodes - 1} electrodes "
                              f"(besides TTL), but the geometry has {len(positions)}")  # fmt: skip
-    source = LitkeSource(data, header)
-    recording = Recording(source, header.samples, float(header.sampling_hz), gain_uv,
+    source = LitkeSource(maps, header, samples)
+    recording = Recording(source, samples, float(header.sampling_hz), gain_uv,
                           np.arange(1, header.electrodes), positions)  # fmt: skip
     return recording, source

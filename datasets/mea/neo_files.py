@@ -1,6 +1,7 @@
 """Recordings in any format neo reads (MaxWell, MCS, 3Brain, Open Ephys, raw binary, ...):
-neo's RawIO gives the samples a block at a time and the gain; units must be known (µV, mV
-or V, from the file or stated), and the electrode positions come with the call."""
+neo's RawIO gives the samples a block at a time, the gain and each channel's offset (MCS and
+3Brain files have them: applied); units must be known (µV, mV or V, from the file or
+stated), and the electrode positions come with the call."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .recording import Recording, RecordingError, TraceSource
+from .recording import Recording, RecordingError, TraceSource, check_sampling_hz
 
 MICROVOLTS = {"uV": 1.0, "µV": 1.0, "mV": 1e3, "V": 1e6}
 
@@ -54,9 +55,9 @@ def read_neo(path: str | os.PathLike[str], positions_um: np.ndarray, rawio: str 
     stream_id = reader.header["signal_streams"][stream]["id"]
     channels = reader.header["signal_channels"]
     channels = channels[channels["stream_id"] == stream_id]
-    gains, offsets = channels["gain"], channels["offset"]
-    if not np.allclose(gains, gains[0]) or np.any(offsets != 0):
-        raise RecordingError(f"{path}: field 'signal_channels': unequal gains or an offset")
+    gains, offsets = channels["gain"], np.asarray(channels["offset"], float)
+    if not np.allclose(gains, gains[0]):
+        raise RecordingError(f"{path}: field 'signal_channels': unequal gains")
     unit = units or str(channels["units"][0])
     if unit not in MICROVOLTS:
         raise RecordingError(f"{path}: field 'units': unknown units {unit!r}; state them "
@@ -66,7 +67,8 @@ def read_neo(path: str | os.PathLike[str], positions_um: np.ndarray, rawio: str 
         raise RecordingError(f"{path}: field 'signal_channels': {len(channels)} channels, but "
                              f"the geometry has {len(positions)} electrodes")  # fmt: skip
     samples = reader.get_signal_size(0, 0, stream)
-    rate = float(reader.get_signal_sampling_rate(stream))
+    rate = check_sampling_hz(float(reader.get_signal_sampling_rate(stream)), str(path))
     gain = float(gains[0]) * MICROVOLTS[unit]
+    offset_uv = offsets * MICROVOLTS[unit] if np.any(offsets != 0) else None  # MCS, 3Brain
     return Recording(NeoSource(reader, stream), samples, rate, gain, np.arange(len(channels)),
-                     positions)  # fmt: skip
+                     positions, offset_uv=offset_uv)  # fmt: skip

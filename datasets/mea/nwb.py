@@ -1,6 +1,8 @@
 """NWB recordings (pynwb): an ElectricalSeries in /acquisition with its electrodes table
 (positions in the rel_x, rel_y columns, µm) and, optionally, a 'stimulation' TimeIntervals
-table. Samples are read lazily from the HDF5 dataset, a block at a time.
+table. Samples are read lazily from the HDF5 dataset, a block at a time, as data ×
+conversion (× channel_conversion) + offset; a 1-D series is one channel; stimulation times
+are taken from the series' first sample (its starting_time is subtracted).
 
 The stimulation table, as NWB users write it: start_time (s); `electrodes`, a
 DynamicTableRegion into the electrodes table (one row, or ragged with an index for
@@ -17,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .recording import Recording, RecordingError, Stimulation, TraceSource
+from .recording import Recording, RecordingError, Stimulation, TraceSource, check_sampling_hz
 
 
 class NWBSource(TraceSource):
@@ -30,7 +32,9 @@ class NWBSource(TraceSource):
         import h5py
 
         with h5py.File(self.path, "r") as handle:
-            return handle[self.dataset][start:end][:, channels]
+            data = handle[self.dataset]
+            rows = data[start:end]
+            return (rows[:, None] if data.ndim == 1 else rows)[:, channels]
 
 
 def read_nwb(path: str | os.PathLike[str], series: str | None = None) -> Recording:
@@ -60,24 +64,30 @@ def read_nwb(path: str | os.PathLike[str], series: str | None = None) -> Recordi
         rows = np.asarray(data.electrodes.data[:])
         positions = np.stack([np.asarray(table["rel_x"].data[:])[rows],
                               np.asarray(table["rel_y"].data[:])[rows]], axis=1)  # fmt: skip
-        if data.data.shape[1] != len(rows):
-            raise RecordingError(f"{path}: field 'data': {data.data.shape[1]} channels but "
+        shape = data.data.shape
+        width = 1 if len(shape) == 1 else shape[1]  # a 1-D series is one channel
+        if len(shape) not in (1, 2) or width != len(rows):
+            raise RecordingError(f"{path}: field 'data': {width} channels but "
                                  f"{len(rows)} electrodes")  # fmt: skip
         if data.rate is None:
             raise RecordingError(f"{path}: field 'rate': the series has timestamps, not a rate")
+        rate = check_sampling_hz(float(data.rate), f"{path}: field 'rate'")
         gain = data.conversion * 1e6
         if data.channel_conversion is not None:
             scales = np.asarray(data.channel_conversion[:])
             if not np.allclose(scales, scales[0]):
                 raise RecordingError(f"{path}: field 'channel_conversion': unequal gains")
             gain *= float(scales[0])
-        stimulation = _stimulation(nwb, path)
-        return Recording(NWBSource(path, f"/acquisition/{name}/data"), data.data.shape[0],
-                         float(data.rate), gain, np.asarray(table.id.data[:])[rows], positions,
-                         stimulation)  # fmt: skip
+        stimulation = _stimulation(nwb, path, float(data.starting_time or 0.0))
+        offset = float(getattr(data, "offset", 0.0) or 0.0) * 1e6  # V -> µV
+        return Recording(NWBSource(path, f"/acquisition/{name}/data"), shape[0], rate, gain,
+                         np.asarray(table.id.data[:])[rows], positions, stimulation,
+                         np.full(len(rows), offset) if offset else None)  # fmt: skip
 
 
-def _stimulation(nwb: object, path: Path) -> Stimulation:
+def _stimulation(nwb: object, path: Path, starting_time_s: float) -> Stimulation:
+    """The stimulation table's events, timed from the series' first sample (NWB times are
+    the session's; the series starts `starting_time_s` into it)."""
     intervals = getattr(nwb, "intervals", None) or {}
     if "stimulation" not in intervals:
         return Stimulation.none()
@@ -101,8 +111,8 @@ def _stimulation(nwb: object, path: Path) -> Stimulation:
             for v in table["weights"][:]
         )
     try:
-        return Stimulation(np.asarray(table["start_time"][:], float), electrodes, currents,
-                           shapes, weights)  # fmt: skip
+        return Stimulation(np.asarray(table["start_time"][:], float) - starting_time_s,
+                           electrodes, currents, shapes, weights)  # fmt: skip
     except RecordingError as error:
         raise RecordingError(f"{where}: {error}") from None
 
@@ -131,7 +141,8 @@ def _electrode_groups(column: object, where: str) -> tuple[tuple[int, ...], ...]
 
 
 def write_nwb(recording: Recording, path: str | os.PathLike[str], description: str = "") -> None:
-    """The recording (int16 when stored as int, else float32) with its electrodes table and
+    """The recording (int16 when stored as int, else float32; per-channel offsets baked
+    into float32 µV, one shared offset as NWB's `offset`) with its electrodes table and
     stimulation intervals, as NWB (temporary name, then renamed)."""
     from pynwb import NWBHDF5IO, NWBFile
     from pynwb.ecephys import ElectricalSeries
@@ -145,10 +156,15 @@ def write_nwb(recording: Recording, path: str | os.PathLike[str], description: s
         nwb.add_electrode(group=group, location="unknown", rel_x=float(x), rel_y=float(y),
                           id=int(eid))  # fmt: skip
     region = nwb.create_electrode_table_region(list(range(recording.channels)), "all")
-    raw = recording.get_traces(microvolts=False)
-    volts_per_unit = recording.gain_uv * 1e-6
+    offsets = recording.offset_uv
+    if offsets is not None and not np.allclose(offsets, offsets[0]):  # NWB has one offset
+        raw, volts_per_unit, offset_v = recording.get_traces(), 1e-6, 0.0
+    else:
+        raw, volts_per_unit = recording.get_traces(microvolts=False), recording.gain_uv * 1e-6
+        offset_v = 0.0 if offsets is None else float(offsets[0]) * 1e-6
     series = ElectricalSeries(name="ElectricalSeries", data=raw, electrodes=region,
-                              rate=recording.sampling_hz, conversion=volts_per_unit)  # fmt: skip
+                              rate=recording.sampling_hz, conversion=volts_per_unit,
+                              offset=offset_v)  # fmt: skip
     nwb.add_acquisition(series)
     stim = recording.stimulation
     if len(stim.time_s):

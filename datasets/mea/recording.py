@@ -69,10 +69,28 @@ class ArraySource(TraceSource):
         return self.samples[start:end][:, channels]
 
 
+MIN_SAMPLING_HZ = 1_000.0
+MAX_SAMPLING_HZ = 1_000_000.0
+"""Sampling rates an extracellular recording can have: spikes last about a millisecond."""
+
+
+def check_sampling_hz(hz: float, where: str) -> float:
+    """`hz`, or a RecordingError naming `where` when no MEA samples at that rate (a rate
+    in kHz read as Hz, or a decimated file)."""
+    if not MIN_SAMPLING_HZ <= hz <= MAX_SAMPLING_HZ:
+        raise RecordingError(
+            f"{where}: sampling rate {hz:g} Hz; spikes need {MIN_SAMPLING_HZ:g} Hz to "
+            f"{MAX_SAMPLING_HZ:g} Hz (a rate in kHz stored as Hz?)"
+        )
+    return hz
+
+
 @dataclass(frozen=True)
 class Recording:
     """samples: per channel; sampling_hz; gain_uv: µV per stored unit; electrode_ids and
-    positions_um (channels × 2) in channel order; stimulation events."""
+    positions_um (channels × 2) in channel order; stimulation events; offset_uv: µV added
+    to each channel after the gain (None: none), as NWB's `offset` and neo's per-channel
+    offsets give it."""
 
     source: TraceSource
     samples: int
@@ -81,11 +99,15 @@ class Recording:
     electrode_ids: np.ndarray
     positions_um: np.ndarray
     stimulation: Stimulation = field(default_factory=Stimulation.none)
+    offset_uv: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if len(self.electrode_ids) != len(self.positions_um):
             raise RecordingError(f"{len(self.electrode_ids)} channels but "
                                  f"{len(self.positions_um)} electrode positions")  # fmt: skip
+        if self.offset_uv is not None and np.shape(self.offset_uv) != (len(self.electrode_ids),):
+            raise RecordingError(f"{len(self.electrode_ids)} channels but "
+                                 f"{np.size(self.offset_uv)} offsets")  # fmt: skip
 
     @property
     def channels(self) -> int:
@@ -99,7 +121,7 @@ class Recording:
                    channels: np.ndarray | None = None, microvolts: bool = True
                    ) -> np.ndarray:  # fmt: skip
         """Samples [start, end) of `channels` (indices; all by default): (samples, channels),
-        in µV (float32), or as stored."""
+        in µV (float32: stored × gain_uv + offset_uv), or as stored."""
         end = self.samples if end is None else end
         if not 0 <= start <= end <= self.samples:
             raise RecordingError(f"samples {start}..{end} outside 0..{self.samples}")
@@ -107,7 +129,12 @@ class Recording:
         if index.size and (index.min() < 0 or index.max() >= self.channels):
             raise RecordingError(f"channels outside 0..{self.channels - 1}")
         block = self.source.block(start, end, index)
-        return block.astype(np.float32) * np.float32(self.gain_uv) if microvolts else block
+        if not microvolts:
+            return block
+        scaled = block.astype(np.float32) * np.float32(self.gain_uv)
+        if self.offset_uv is not None:
+            scaled += np.asarray(self.offset_uv, np.float32)[index]
+        return scaled
 
     def chunks(self, size: int) -> range:
         """Chunk starts for reading the whole recording `size` samples at a time."""

@@ -76,3 +76,18 @@ def test_neo_samples_units_geometry_and_probe(tmp_path) -> None:
     probed = create_backend("mea.neo", {**options, "units": "uV",
                                         "probe": str(tmp_path / "probe.json")})  # fmt: skip
     assert np.array_equal(probed.recording().positions_um, probe.contact_positions)
+
+
+def test_neo_channel_offsets_are_applied_and_rates_checked(tmp_path) -> None:
+    """neo's own reader with a signal offset (as MCS raw and 3Brain files carry): the µV
+    are stored × gain + offset; a rate no MEA has (20 Hz: kHz read as Hz) is one line."""
+    pytest.importorskip("neo")
+    data = np.random.default_rng(7).integers(0, 4096, (2000, 12)).astype(np.int16)
+    data.tofile(tmp_path / "r.raw")
+    options = _neo_options(tmp_path / "r.raw")
+    options["rawio_options"] = {**options["rawio_options"], "signal_offset": -399.36}
+    recording = create_backend("mea.neo", {**options, "units": "uV"}).recording()
+    assert np.allclose(recording.get_traces(10, 20), data[10:20] * 0.195 - 399.36, atol=1e-3)
+    options["rawio_options"] = {**options["rawio_options"], "sampling_rate": 20.0}
+    with pytest.raises(SubstratesError, match="sampling rate 20 Hz; spikes need"):
+        create_backend("mea.neo", {**options, "units": "uV"}).recording()

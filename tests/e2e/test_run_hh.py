@@ -60,6 +60,71 @@ def test_simulated_session_then_its_nwb_file(tmp_path) -> None:
     assert parameters["stimulation"] == "events.tsv"
     assert parameters["stimulation_rows_skipped"] == 1
 
+    # the same samples as a Litke multi-file dataset built from the published byte layout
+    # (header in the first file only), its electrode map as a CSV, the stimulation beside it
+    gain_uv = _litke_dataset_from_pynwb(
+        folder / "cell0.nwb", tmp_path / "data000", tmp_path / "map.csv",
+        tmp_path / "litke_events.tsv",
+    )  # fmt: skip
+    (tmp_path / "litke.yaml").write_text(
+        "substrate: mea\nbackend: mea.litke\n"
+        f"options: {{electrode_map: map.csv, gain_uv: {gain_uv}}}\n"
+    )
+    substrates("run", "hh-fit", "--source", "litke.yaml", "--recording", "data000",
+               "--stimulation", "litke_events.tsv", "--simulations", "80", "--out", "litke",
+               cwd=tmp_path)  # fmt: skip
+    litke_rows = pq.read_table(only_run_folder(tmp_path / "litke") / "results.parquet").to_pylist()
+    assert abs(held_out(litke_rows) - held_out(rows)) <= 0.02
+
+
+def _litke_dataset_from_pynwb(nwb_path, folder, map_csv, tsv_path) -> float:
+    """The NWB session's samples as 12-bit Litke files (three, the header in the first),
+    electrode n + 1 for the NWB file's channel n; returns the gain (µV per ADC unit)."""
+    import pandas as pd
+    import pynwb
+
+    from substrates.testing.mea import litke_header, litke_pack
+
+    with pynwb.NWBHDF5IO(str(nwb_path), "r") as io:
+        nwb = io.read()
+        series = (
+            nwb.acquisition["recording"]
+            if "recording" in nwb.acquisition
+            else next(iter(nwb.acquisition.values()))
+        )
+        microvolts = np.asarray(series.data[:], float) * series.conversion * 1e6
+        rate = int(series.rate)
+        ids = [int(i) for i in series.electrodes.data[:]]
+        electrodes = nwb.electrodes.to_dataframe()
+        table = nwb.intervals["stimulation"].to_dataframe()
+    gain_uv = float(np.ceil(np.abs(microvolts).max() / 2000 * 100) / 100)
+    units = np.clip(np.round(microvolts / gain_uv), -2048, 2047).astype(int)
+    samples = np.concatenate([np.zeros((len(units), 1), int), units], axis=1)  # TTL first
+    folder.mkdir()
+    third = -(-len(samples) // 3)
+    for k in range(3):
+        head = litke_header(samples.shape[1], len(samples), rate) if k == 0 else b""
+        part = samples[k * third : (k + 1) * third]
+        (folder / f"data{k:06d}.bin").write_bytes(head + litke_pack(part))
+    number = {e: n + 1 for n, e in enumerate(ids)}  # NWB electrode id -> Litke electrode
+    where = electrodes.loc[ids]
+    pd.DataFrame({"electrode": [number[e] for e in ids], "x_um": where["rel_x"].to_numpy(),
+                  "y_um": where["rel_y"].to_numpy()}).to_csv(map_csv, index=False)  # fmt: skip
+    rows = []
+    for row in table.itertuples():
+        found = [int(i) for i in row.electrodes.index]
+        weights = list(row.weights) if "weights" in table else [1.0] * len(found)
+        site = f"E{number[found[0]]}" + "".join(
+            ("-" if float(w) < 0 else "+") + f"E{number[e]}"
+            for e, w in zip(found[1:], weights[1:], strict=True)
+        )
+        rows.append({"onset": row.start_time, "duration": row.stop_time - row.start_time,
+                     "electrical_stimulation_site": site,
+                     "electrical_stimulation_current": row.amplitude * float(weights[0]),
+                     "electrical_stimulation_waveform": row.shape})  # fmt: skip
+    pd.DataFrame(rows).to_csv(tsv_path, sep="\t", index=False)
+    return gain_uv
+
 
 def _events_tsv_from_pynwb(nwb_path, tsv_path) -> None:
     import pandas as pd

@@ -48,3 +48,20 @@ def test_spikeinterface_gets_microvolts_and_the_probe(recording) -> None:
     assert si_recording.get_num_channels() == 8 and si_recording.get_num_samples() == 1000
     assert np.allclose(si_recording.get_traces(), recording.get_traces(500, 1500))
     assert np.allclose(si_recording.get_channel_locations(), recording.positions_um)
+
+
+def test_mne_annotations_keep_bipolar_weights(recording) -> None:
+    pytest.importorskip("mne")
+    from dataclasses import replace
+
+    from substrates.adapters.conversions.mea import to_mne
+
+    pulses = Stimulation(np.array([0.05, 0.1, 0.15]), ((3, 4), (3, 4), (5, 6)),
+                         np.array([1.5, 1.5, 2.0]), ("biphasic",) * 3,
+                         ((1.0, 1.0), (1.0, -1.0), (1.0, -0.5)))  # fmt: skip
+    raw = to_mne(replace(recording, stimulation=pulses))
+    assert list(raw.annotations.description) == [
+        "stim 3+4 1.5uA biphasic",
+        "stim 3-4 1.5uA biphasic",
+        "stim 5-6*0.5 2uA biphasic",
+    ]  # "together" and "opposed" pairs no longer read the same

@@ -122,3 +122,59 @@ def test_files_missing_what_a_recording_needs_are_refused(tmp_path) -> None:
     pynwb_file(tmp_path / "r.nwb", data)
     with pytest.raises(RecordingError, match=r"no ElectricalSeries lfp \(found: raw\)"):
         read_nwb(tmp_path / "r.nwb", series="lfp")
+
+
+def _series_file(path, data, *, rate=20_000.0, offset=0.0, starting_time=0.0) -> None:
+    """An NWB file written by pynwb: one ElectricalSeries (2-D, or 1-D for one channel) at
+    0.25 µV per unit with `offset` (V), starting `starting_time` s into the session, and a
+    stimulation interval at 1.5 s of session time on the first electrode."""
+    import datetime
+
+    from pynwb.ecephys import ElectricalSeries
+    from pynwb.epoch import TimeIntervals
+
+    nwb = pynwb.NWBFile("retina", "r1", datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC))
+    group = nwb.create_electrode_group("array", "MEA", "retina", nwb.create_device("MEA"))
+    channels = 1 if data.ndim == 1 else data.shape[1]
+    for i in range(channels):
+        nwb.add_electrode(group=group, location="retina", rel_x=60.0 * i, rel_y=0.0)
+    region = nwb.create_electrode_table_region(list(range(channels)), "all")
+    nwb.add_acquisition(ElectricalSeries(name="raw", data=data, electrodes=region, rate=rate,
+                                         conversion=2.5e-7, offset=offset,
+                                         starting_time=starting_time))  # fmt: skip
+    table = TimeIntervals(name="stimulation", description="pulses")
+    table.add_column(name="electrodes", description="site", table=nwb.electrodes)
+    table.add_column(name="amplitude", description="A")
+    table.add_row(start_time=1.5, stop_time=1.5002, electrodes=0, amplitude=2e-6)
+    nwb.add_time_intervals(table)
+    with pynwb.NWBHDF5IO(str(path), "w") as io:
+        io.write(nwb)
+
+
+def test_offset_starting_time_and_one_channel_series_as_nwb_defines_them(tmp_path) -> None:
+    from substrates.datasets.mea.nwb import read_nwb, write_nwb
+
+    data = np.random.default_rng(2).integers(-500, 500, (4000, 3)).astype(np.int16)
+    _series_file(tmp_path / "o.nwb", data, offset=-1e-3, starting_time=1.25)
+    recording = read_nwb(tmp_path / "o.nwb")
+    # NWB: value = data × conversion + offset; -1 mV is -1000 µV on every channel
+    assert np.allclose(recording.get_traces(), data * 0.25 - 1000.0, atol=1e-3)
+    assert np.allclose(recording.stimulation.time_s, [0.25])  # 1.5 s of session time
+    write_nwb(recording, tmp_path / "again.nwb")
+    with pynwb.NWBHDF5IO(str(tmp_path / "again.nwb"), "r") as io:
+        series = io.read().acquisition["ElectricalSeries"]
+        volts = series.data[:] * series.conversion + series.offset
+    assert np.allclose(volts * 1e6, data * 0.25 - 1000.0, atol=1e-3)
+
+    _series_file(tmp_path / "one.nwb", data[:, 1].copy())
+    single = read_nwb(tmp_path / "one.nwb")
+    assert single.channels == 1
+    assert np.array_equal(single.get_traces(10, 20, microvolts=False)[:, 0], data[10:20, 1])
+
+
+def test_a_sampling_rate_no_mea_has_is_refused(tmp_path) -> None:
+    from substrates.datasets.mea.nwb import read_nwb
+
+    _series_file(tmp_path / "slow.nwb", np.zeros((100, 2), np.int16), rate=20.0)
+    with pytest.raises(RecordingError, match=r"field 'rate': sampling rate 20 Hz; spikes need"):
+        read_nwb(tmp_path / "slow.nwb")
