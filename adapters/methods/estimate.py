@@ -7,25 +7,15 @@ from pathlib import Path
 
 from pydantic import field_validator
 
-from ...datasets.quantum.circuit_files import MAX_QUBITS
 from ..runs.folder import RunFolder
 from ..runs.run import Run
-from .method import SEED_MAX, Method, MethodParameters, option
+from .circuit_parameters import CircuitFileParameters
+from .method import Method, option
 
 
-class EstimateParameters(MethodParameters):
+class EstimateParameters(CircuitFileParameters):
     """Parameters of `substrates run estimate`."""
 
-    hardware: str = option(
-        "aer_statevector",
-        "hardware config file or shipped config name",
-        metavar="CONFIG",
-        input="config",
-    )
-    circuit: str | None = option(
-        None, "circuit file: QASM 3, QASM 2 or QPY (default: the shipped grover3.qasm); "
-        "final measurements are dropped", metavar="FILE", input="file",
-    )  # fmt: skip
     observables: tuple[str, ...] = option(
         (), "comma-separated Pauli labels, qubit 0 rightmost (e.g. ZZI,XXX); each is "
         "estimated on every circuit of its width (default: Z on each qubit)", metavar="LABELS",
@@ -33,11 +23,6 @@ class EstimateParameters(MethodParameters):
     precision: float = option(
         0.0, "target standard error of each value; 0: exact values (exact backends only)", ge=0
     )
-    seed: int | None = option(None, "simulator and transpiler seed", ge=0, le=SEED_MAX)
-    max_file_qubits: int = option(
-        MAX_QUBITS, "refuse a circuit file declaring more qubits (or bits) than this, before "
-        "parsing it", ge=1,
-    )  # fmt: skip
 
     @field_validator("observables", mode="before")
     @classmethod
@@ -77,9 +62,10 @@ METHOD = Method(
     name="estimate",
     help="expectation values of Pauli observables on the circuits of a QASM 3/2 or QPY file",
     description=(
-        "Estimate Pauli observables on every circuit of a QASM 3, QASM 2 or QPY file on "
-        "the configured backend, in one estimator call (one job on IBM hardware, recorded "
-        "before waiting: `substrates jobs collect` finishes an interrupted run). Without "
+        "Estimate Pauli observables on every circuit of a QASM 3, QASM 2 or QPY file "
+        "(final measurements dropped) on the configured backend, in one estimator call "
+        "(one job on IBM hardware, recorded before waiting: `substrates jobs collect` "
+        "finishes an interrupted run). Without "
         "arguments: Z on each qubit of the shipped 3-qubit Grover search, exactly, on Aer."
     ),
     epilog=(

@@ -5,34 +5,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from ...datasets.quantum.circuit_files import MAX_QUBITS
 from ..runs.folder import RunFolder
 from ..runs.run import Run
-from .method import SEED_MAX, Method, MethodParameters, option
+from .circuit_parameters import CircuitFileParameters
+from .method import Method, option
 
 
-class SampleParameters(MethodParameters):
+class SampleParameters(CircuitFileParameters):
     """Parameters of `substrates run sample`."""
 
-    hardware: str = option(
-        "aer_statevector",
-        "hardware config file or shipped config name",
-        metavar="CONFIG",
-        input="config",
-    )
-    circuit: str | None = option(
-        None, "circuit file: QASM 3, QASM 2 or QPY (default: the shipped grover3.qasm)",
-        metavar="FILE", input="file",
-    )  # fmt: skip
     shots: int = option(4096, "shots per circuit")
-    seed: int | None = option(None, "simulator and transpiler seed", ge=0, le=SEED_MAX)
     exact: bool = option(
         True, "exact probabilities beside the counts, on backends that compute them; "
         "--no-exact skips them", flags=("--no-exact",),
-    )  # fmt: skip
-    max_file_qubits: int = option(
-        MAX_QUBITS, "refuse a circuit file declaring more qubits (or bits) than this, before "
-        "parsing it", ge=1,
     )  # fmt: skip
 
 

@@ -10,15 +10,13 @@ import numpy as np
 import pyarrow as pa
 
 from ...backends.errors import CapabilityError, SubstratesError
-from ...backends.quantum.base import QuantumBackend
-from ...backends.registry import get_backend_class
 from ...datasets.quantum.circuit_files import example_path, load_circuits, save_qpy
 from ...models.estimate import estimate, observable_pairs, tabulate
 from .folder import RunFolder
-from .journal import JobLog, recorded_jobs
+from .journal import JobLog, pending
 from .plots import close_figure, estimates_figure
 from .provenance import now, provenance, recording_failure
-from .sample_run import CIRCUITS_FILE, quantum_backend
+from .sample_run import CIRCUITS_FILE, quantum_backend, recorded_backend
 
 
 def run_estimate(
@@ -63,18 +61,11 @@ def collect_estimate(run_dir: str | Path) -> tuple[RunFolder, bool]:
     """Finish an estimate run whose estimator job was submitted earlier, fetching its
     values by job id; nothing is resubmitted. Returns the folder and whether anything had
     to be collected."""
-    folder = RunFolder.existing(run_dir)
-    record = folder.read_json("provenance.json")
-    if record["status"] == "complete" and folder.file("results.parquet").is_file():
-        return folder, False
-    jobs = recorded_jobs(folder)
-    if not jobs:
-        raise SubstratesError(
-            f"{folder.path}: this run submitted no jobs that could be collected; run it again"
-        )
-    backend = get_backend_class(record["backend"]["backend"]).from_dict(record["backend"])
-    if not isinstance(backend, QuantumBackend):
-        raise SubstratesError(f"{folder.path}: the run's backend is not a quantum one")
+    found = pending(run_dir)
+    if found is None:
+        return RunFolder.existing(run_dir), False
+    folder, record, jobs = found
+    backend = recorded_backend(folder, record)
     start = time.perf_counter()
     values = np.concatenate([backend.collect_estimates(job["job_id"]) for job in jobs])
     parameters = record["parameters"]

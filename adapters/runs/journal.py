@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
+from ...backends.errors import SubstratesError
 from .folder import RunFolder
 from .provenance import now
 
@@ -55,3 +57,18 @@ def recorded_jobs(folder: RunFolder) -> list[dict[str, Any]]:
     if not folder.file(JOBS_FILE).is_file():
         return []
     return list(folder.read_json(JOBS_FILE)["jobs"])
+
+
+def pending(run_dir: str | Path) -> tuple[RunFolder, dict[str, Any], list[dict[str, Any]]] | None:
+    """A run folder to finish from its jobs: (folder, provenance, jobs), or None where it is
+    already complete; a SubstratesError where it recorded no jobs."""
+    folder = RunFolder.existing(run_dir)
+    record = folder.read_json("provenance.json")
+    if record["status"] == "complete" and folder.file("results.parquet").is_file():
+        return None
+    jobs = recorded_jobs(folder)
+    if not jobs:
+        raise SubstratesError(
+            f"{folder.path}: this run submitted no jobs that could be collected; run it again"
+        )
+    return folder, record, jobs

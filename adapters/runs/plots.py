@@ -11,19 +11,26 @@ MAX_PANELS = 6
 MAX_BARS = 16
 
 
-def counts_figure(table: pa.Table, title: str) -> Any:
-    """Bar chart of the most frequent outcomes per circuit; exact probabilities as markers."""
+def _circuit_panels(rows: list[dict[str, Any]]) -> tuple[Any, list[tuple[Any, str]]]:
+    """A figure with one panel per circuit of `rows` (the first MAX_PANELS): the figure and
+    (axis, circuit name) pairs."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = table.to_pylist()
     names = list(dict.fromkeys(r["circuit"] for r in rows))[:MAX_PANELS]
     figure, axes = plt.subplots(
         len(names), 1, figsize=(8, 2.6 * len(names)), squeeze=False, layout="constrained"
     )
-    for axis, name in zip(axes[:, 0], names, strict=True):
+    return figure, list(zip(axes[:, 0], names, strict=True))
+
+
+def counts_figure(table: pa.Table, title: str) -> Any:
+    """Bar chart of the most frequent outcomes per circuit; exact probabilities as markers."""
+    rows = table.to_pylist()
+    figure, panels = _circuit_panels(rows)
+    for axis, name in panels:
         top = [r for r in rows if r["circuit"] == name][:MAX_BARS]
         labels = [r["bitstring"] for r in top]
         axis.bar(labels, [r["count"] / r["shots"] for r in top], color="tab:blue", label="measured")
@@ -39,17 +46,9 @@ def counts_figure(table: pa.Table, title: str) -> Any:
 
 def estimates_figure(table: pa.Table, title: str) -> Any:
     """Expectation value of each observable per circuit, with ±1 target standard error."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     rows = table.to_pylist()
-    names = list(dict.fromkeys(r["circuit"] for r in rows))[:MAX_PANELS]
-    figure, axes = plt.subplots(
-        len(names), 1, figsize=(8, 2.6 * len(names)), squeeze=False, layout="constrained"
-    )
-    for axis, name in zip(axes[:, 0], names, strict=True):
+    figure, panels = _circuit_panels(rows)
+    for axis, name in panels:
         mine = [r for r in rows if r["circuit"] == name][:MAX_BARS]
         labels = [r["observable"] for r in mine]
         errors = [r["precision"] for r in mine]

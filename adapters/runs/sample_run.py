@@ -17,7 +17,7 @@ from ..config.build import backend_from_config
 from ..config.errors import ConfigError
 from ..config.load import load_config
 from .folder import RunFolder
-from .journal import JobLog, recorded_jobs
+from .journal import JobLog, pending
 from .plots import close_figure, counts_figure
 from .provenance import now, provenance, recording_failure
 
@@ -64,23 +64,24 @@ def run_sample(
     return folder
 
 
+def recorded_backend(folder: RunFolder, record: dict[str, Any]) -> QuantumBackend:
+    """The quantum backend a run recorded in its provenance, made again."""
+    backend = get_backend_class(record["backend"]["backend"]).from_dict(record["backend"])
+    if not isinstance(backend, QuantumBackend):
+        raise SubstratesError(f"{folder.path}: the run's backend is not a quantum one")
+    return backend
+
+
 def collect_sample(run_dir: str | Path) -> tuple[RunFolder, bool]:
     """Finish a sample run whose jobs were submitted earlier, fetching results by job id.
 
     Nothing is resubmitted. Returns the folder and whether anything had to be collected.
     """
-    folder = RunFolder.existing(run_dir)
-    record = folder.read_json("provenance.json")
-    if record["status"] == "complete" and folder.file("results.parquet").is_file():
-        return folder, False
-    jobs = recorded_jobs(folder)
-    if not jobs:
-        raise SubstratesError(
-            f"{folder.path}: this run submitted no jobs that could be collected; run it again"
-        )
-    backend = get_backend_class(record["backend"]["backend"]).from_dict(record["backend"])
-    if not isinstance(backend, QuantumBackend):
-        raise SubstratesError(f"{folder.path}: the run's backend is not a quantum one")
+    found = pending(run_dir)
+    if found is None:
+        return RunFolder.existing(run_dir), False
+    folder, record, jobs = found
+    backend = recorded_backend(folder, record)
     start = time.perf_counter()
     results = [result for job in jobs for result in backend.collect(job["job_id"])]
     parameters = record["parameters"]

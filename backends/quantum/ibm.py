@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
@@ -252,6 +252,22 @@ class IBMBackend(QuantumBackend):
         with self._open_mode() as mode:
             return primitive(mode=mode, options=options).run(pubs, **run)
 
+    def _job(self, info: dict[str, Any], journal: JobJournal | None,
+             submit: Callable[[], Any]) -> str:  # fmt: skip
+        """The id of the job for this request: the one an interrupted execution submitted
+        (the journal's replay), or a new one from `submit`, journalled before any wait with
+        the Batch/Session it went to (None: a plain job, or none opened)."""
+        earlier = getattr(journal, "replay", lambda _: None)(info)
+        if journal is not None and earlier is not None:
+            journal(earlier, {**info, "replayed": True})
+            return str(earlier)
+        job = submit()
+        if journal is not None:
+            mode = None if self.options.execution == "job" else self.modes_opened or None
+            journal(job.job_id(), {**info, "mode": mode})
+        self._retain(job)
+        return str(job.job_id())
+
     def _sample(
         self,
         circuits: list[QuantumCircuit],
@@ -264,16 +280,10 @@ class IBMBackend(QuantumBackend):
         info = {"device": self.device.name, "primitive": "sampler", "circuits": len(circuits),
                 "shots": shots, "seed": seed}  # fmt: skip
 
-        earlier = getattr(journal, "replay", lambda _: None)(info)
-        if journal is not None and earlier is not None:
-            journal(earlier, {**info, "replayed": True})
-            return self.collect(earlier)
-        job = self._submit(SamplerV2, self._isa(circuits, seed), seed, shots=shots)
-        if journal is not None:  # with the Batch/Session it went to (None: plain jobs)
-            mode = None if self.options.execution == "job" else self.modes_opened
-            journal(job.job_id(), {**info, "mode": mode})
-        self._retain(job)
-        return self.collect(job.job_id())
+        def submit() -> Any:
+            return self._submit(SamplerV2, self._isa(circuits, seed), seed, shots=shots)
+
+        return self.collect(self._job(info, journal, submit))
 
     def collect(self, job_id: str) -> list[SampleResult]:
         """Counts of a sampler job submitted earlier, fetched by id (waits until it ends)."""
@@ -292,19 +302,13 @@ class IBMBackend(QuantumBackend):
     ) -> np.ndarray:
         info = {"device": self.device.name, "primitive": "estimator", "circuits": len(circuits),
                 "precision": precision, "seed": seed}  # fmt: skip
-        earlier = getattr(journal, "replay", lambda _: None)(info)
-        if journal is not None and earlier is not None:
-            journal(earlier, {**info, "replayed": True})
-            return self.collect_estimates(earlier)
-        bodies = [strip_final_measurements(c) for c in circuits]
-        isa = self._isa(bodies, seed)
-        pubs = [(c, o.apply_layout(c.layout)) for c, o in zip(isa, observables, strict=True)]
-        job = self._submit_estimator(pubs, seed, precision)
-        if journal is not None:  # the client-side Estimator of ibm_fake opens no mode
-            mode = None if self.options.execution == "job" else self.modes_opened or None
-            journal(job.job_id(), {**info, "mode": mode})
-        self._retain(job)
-        return self.collect_estimates(job.job_id())
+
+        def submit() -> Any:
+            isa = self._isa([strip_final_measurements(c) for c in circuits], seed)
+            pubs = [(c, o.apply_layout(c.layout)) for c, o in zip(isa, observables, strict=True)]
+            return self._submit_estimator(pubs, seed, precision)
+
+        return self.collect_estimates(self._job(info, journal, submit))
 
     def _submit_estimator(self, pubs: list[Any], seed: int | None, precision: float) -> Any:
         """An EstimatorV2 job: mitigation, when asked for, is applied on IBM's servers."""

@@ -1,0 +1,26 @@
+"""Parameters every method on a circuit file shares (`sample`, `estimate`)."""
+
+from __future__ import annotations
+
+from ...datasets.quantum.circuit_files import MAX_QUBITS
+from .method import SEED_MAX, MethodParameters, option
+
+
+class CircuitFileParameters(MethodParameters):
+    """The backend, the circuit file and the seed of a method run on circuits."""
+
+    hardware: str = option(
+        "aer_statevector",
+        "hardware config file or shipped config name",
+        metavar="CONFIG",
+        input="config",
+    )
+    circuit: str | None = option(
+        None, "circuit file: QASM 3, QASM 2 or QPY (default: the shipped grover3.qasm)",
+        metavar="FILE", input="file",
+    )  # fmt: skip
+    seed: int | None = option(None, "simulator and transpiler seed", ge=0, le=SEED_MAX)
+    max_file_qubits: int = option(
+        MAX_QUBITS, "refuse a circuit file declaring more qubits (or bits) than this, before "
+        "parsing it", ge=1,
+    )  # fmt: skip
