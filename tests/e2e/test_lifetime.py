@@ -42,7 +42,7 @@ def test_a_stopped_run_says_interrupted(tmp_path, sent, code) -> None:
     run = _start(LONG_QRIM, tmp_path)
     folder, record = _running_record(tmp_path / "runs")
     assert record["status"] == "running" and record["pid"] == run.pid
-    time.sleep(1.0)
+    time.sleep(3.0)  # the folder is made before the first step: give Q-learning time to start
     run.send_signal(sent)
     _, stderr = run.communicate(timeout=120)
     assert run.returncode == code, stderr
