@@ -124,11 +124,11 @@ class LitkeSource(TraceSource):
     """Packed samples of a dataset's files, memory-mapped; channel c is electrode c + 1.
     `starts[k]` is the first sample of file k (the last entry: the samples read)."""
 
-    def __init__(self, files: list[np.ndarray], header: LitkeHeader, samples: int) -> None:
+    def __init__(self, files: list[np.ndarray], header: LitkeHeader, held: list[int],
+                 samples: int) -> None:  # fmt: skip
+        """held: whole samples in each file; samples: how many of them are read."""
         self.files, self.header = files, header
         self.step = bytes_per_sample(header.electrodes)
-        held = [(len(f) - (header.header_bytes if k == 0 else 0)) // self.step
-                for k, f in enumerate(files)]  # fmt: skip
         self.starts = np.minimum(np.concatenate([[0], np.cumsum(held)]), samples)
 
     def unpack(self, start: int, end: int) -> np.ndarray:
@@ -211,7 +211,8 @@ def read_litke(path: str | os.PathLike[str], positions_um: np.ndarray, gain_uv: 
         bad = next(p for p, b in zip(files, bodies, strict=False) if b % step)
         raise RecordingError(f"{bad}: holds a part of a sample ({step} bytes each) before "
                              "the dataset's last file")  # fmt: skip
-    held = sum(b // step for b in bodies)
+    per_file = [b // step for b in bodies]
+    held = sum(per_file)
     if held == 0 and header.samples:
         raise RecordingError(f"{path}: truncated: the data tag says {header.samples} samples "
                              f"of {header.electrodes} electrodes ({step} bytes each); the "
@@ -226,7 +227,7 @@ def read_litke(path: str | os.PathLike[str], positions_um: np.ndarray, gain_uv: 
     if positions.shape != (header.electrodes - 1, 2):
         raise RecordingError(f"{path}: field 'array': {header.electrodes - 1} electrodes "
                              f"(besides TTL), but the geometry has {len(positions)}")  # fmt: skip
-    source = LitkeSource(maps, header, samples)
+    source = LitkeSource(maps, header, per_file, samples)
     recording = Recording(source, samples, float(header.sampling_hz), gain_uv,
                           np.arange(1, header.electrodes), positions)  # fmt: skip
     return recording, source
