@@ -115,6 +115,10 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     summary = {f"mean_{c}": float(np.mean([r[c] for r in rows])) for c in columns}
     within = [max(r["motion_error_T_px_s"], r["motion_error_R_px_s"]) <= 20 for r in rows]
     flows = [max(r["flow_error_T_px_s"], r["flow_error_R_px_s"]) <= 20 for r in rows]
-    summary.update(scenes=len(rows), both_motions_within_20_px_s=int(sum(within)),
+    decoupled = [r["worse_motion_error_either_naming_px_s"] <= 20 for r in rows]
+    summary.update(scenes=len(rows), transmission_chosen_right=int(sum(
+                       r["transmission_chosen_right"] for r in rows)),
+                   both_motions_within_20_px_s=int(sum(within)),
+                   both_motions_within_20_px_s_either_naming=int(sum(decoupled)),
                    both_flows_within_20_px_s=int(sum(flows)))  # fmt: skip
     return summary

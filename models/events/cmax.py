@@ -13,15 +13,13 @@ A = 0, and a 2-vector is a translation."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
-from scipy.ndimage import gaussian_filter
 from scipy.optimize import minimize
 
-SMOOTHING_PX = 1.0
-"""Gaussian blur of every IWE (px): smooths the contrast landscape for the optimiser."""
+from .iwe import IWEWorkspace, translation_grid
+
 GRID_STEP = 20.0
 """Step of the coarse velocity grid (px/s). Over a 0.2 s span the contrast peaks of smooth
 textures are 50–100 px/s wide, so the grid does not step over them."""
@@ -35,34 +33,11 @@ DEFLATION = (0.5, 0.25)
 """Shares of the events, those the sharpest motion piles up least, searched again."""
 SIMPLEX_STEP = 15.0
 """First step of the Nelder–Mead search in every parameter (px/s; gradients × reach_px)."""
-
-
-@njit(cache=True)
-def _vote(wx, wy, weight, image):
-    """Bilinear votes of events landing at (wx, wy) (px) into `image`."""
-    height, width = image.shape
-    for i in range(wx.size):
-        ix, iy = int(np.floor(wx[i])), int(np.floor(wy[i]))
-        fx, fy = wx[i] - ix, wy[i] - iy
-        for ox, oy, share in ((0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)),
-                              (0, 1, (1 - fx) * fy), (1, 1, fx * fy)):  # fmt: skip
-            px, py = ix + ox, iy + oy
-            if 0 <= px < width and 0 <= py < height:
-                image[py, px] += weight[i] * share
-
-
-@njit(cache=True)
-def _sample(wx, wy, image, out):
-    """The (bilinear) value of `image` where each event lands, at (wx, wy) (px)."""
-    height, width = image.shape
-    for i in range(wx.size):
-        x = min(max(wx[i], 0.0), width - 1.001)
-        y = min(max(wy[i], 0.0), height - 1.001)
-        ix, iy = int(x), int(y)
-        fx, fy = x - ix, y - iy
-        top = (1 - fx) * image[iy, ix] + fx * image[iy, ix + 1]
-        bottom = (1 - fx) * image[iy + 1, ix] + fx * image[iy + 1, ix + 1]
-        out[i] = (1 - fy) * top + fy * bottom
+SEARCH_EVENTS = 200_000
+"""Events the pair search runs on (every k-th): the scenes hold 25–75 thousand, so they are
+searched whole; a larger window's winning pair is refined again on up to FINAL_EVENTS."""
+FINAL_EVENTS = 1_000_000
+"""Events the winning pair is refined on; every event is assigned."""
 
 
 def as_motion(motion: np.ndarray) -> np.ndarray:
@@ -94,7 +69,8 @@ def origin(motion: np.ndarray, x: np.ndarray, y: np.ndarray, s: np.ndarray | flo
 class EventCloud:
     """Event coordinates as floats, times relative to the middle event (s), polarity (0/1),
     sensor size. IWEs keep ON and OFF events apart (an edge moving one way makes one
-    polarity), which sharpens them."""
+    polarity), which sharpens them; they are rendered in `space` (see iwe.py), which clouds
+    thinned from this one share."""
 
     x: np.ndarray
     y: np.ndarray
@@ -102,6 +78,7 @@ class EventCloud:
     polarity: np.ndarray
     width: int
     height: int
+    space: IWEWorkspace = field(repr=False, compare=False)
 
     @classmethod
     def of(cls, events: np.ndarray, width: int, height: int) -> EventCloud:
@@ -112,38 +89,57 @@ class EventCloud:
         # look sharper than they are
         jitter = np.random.default_rng(0).uniform(-0.5, 0.5, (2, len(t)))
         return cls(events["x"] + jitter[0], events["y"] + jitter[1], (t - middle) * 1e-6,
-                   events["p"].astype(np.int64), width, height)  # fmt: skip
+                   events["p"].astype(np.int64), width, height,
+                   IWEWorkspace(width, height))  # fmt: skip
 
     def thinned(self, most: int) -> EventCloud:
         """Every k-th event, k chosen so that at most `most` remain."""
         step = max(1, -(-self.x.size // most))
+        if step == 1:
+            return self
         return EventCloud(self.x[::step], self.y[::step], self.dt[::step],
-                          self.polarity[::step], self.width, self.height)  # fmt: skip
+                          self.polarity[::step], self.width, self.height,
+                          self.space)  # fmt: skip
+
+    def with_own_space(self) -> EventCloud:
+        """The same events with buffers of their own (for another thread)."""
+        return EventCloud(self.x, self.y, self.dt, self.polarity, self.width, self.height,
+                          IWEWorkspace(self.width, self.height))  # fmt: skip
 
     def warped(self, motion: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Where each event lands at the reference time under `motion` (px)."""
         return origin(motion, self.x, self.y, self.dt, self.width, self.height)
 
+    def _render(self, motion: np.ndarray, weight: np.ndarray) -> tuple[float, float]:
+        return self.space.render(self.x, self.y, self.dt, self.polarity,
+                                 np.asarray(weight, np.float64), as_motion(motion))  # fmt: skip
+
     def iwe(self, motion: np.ndarray, weight: np.ndarray) -> np.ndarray:
         """(2, H, W): the smoothed IWE of OFF and ON events."""
-        image = np.zeros((2, self.height, self.width))
-        wx, wy = self.warped(motion)
-        for p in (0, 1):
-            _vote(wx, wy, weight * (self.polarity == p), image[p])
-        return gaussian_filter(image, (0, SMOOTHING_PX, SMOOTHING_PX))
+        self._render(motion, weight)
+        image = self.space.dense()
+        self.space.clear()
+        return image
+
+    def variance(self, motion: np.ndarray, weight: np.ndarray) -> float:
+        """Variance of the IWE's pixels."""
+        total, squares = self._render(motion, weight)
+        self.space.clear()
+        size = self.space.size
+        return squares / size - (total / size) ** 2
 
     def contrast(self, motion: np.ndarray, weight: np.ndarray) -> float:
         """Variance of the IWE, per unit of total weight squared (comparable across subsets)."""
-        image = self.iwe(motion, weight)
-        return float(image.var()) / max(float(weight.sum()) ** 2, 1e-12) * image.size
+        return (self.variance(motion, weight) * self.space.size
+                / max(float(np.sum(weight)) ** 2, 1e-12))  # fmt: skip
 
-    def landing(self, motion: np.ndarray, image: np.ndarray) -> np.ndarray:
-        """The value of the IWE of each event's own polarity where it lands."""
-        out, part = np.empty(self.x.size), np.empty(self.x.size)
-        wx, wy = self.warped(motion)
-        for p in (0, 1):
-            _sample(wx, wy, image[p], part)
-            out[self.polarity == p] = part[self.polarity == p]
+    def landing(self, motion: np.ndarray, weight: np.ndarray | None = None) -> np.ndarray:
+        """The value of the IWE of each event's own polarity where it lands, the IWE made of
+        the events `weight` gives (all by default)."""
+        everyone = np.ones(self.x.size) if weight is None else weight
+        self._render(motion, everyone)
+        out = self.space.landing(self.x, self.y, self.dt, self.polarity, as_motion(motion))
+        self.space.clear()
         return out
 
     @property
@@ -156,9 +152,13 @@ def contrast_map(cloud: EventCloud, weight: np.ndarray, limit: float, step: floa
                  ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """(velocity axis, contrast on the grid axis × axis (vy rows, vx columns)) in px/s."""
     axis = np.arange(-limit, limit + step / 2, step)
-    values = np.array([[cloud.contrast(np.array([vx, vy]), weight) for vx in axis]
-                       for vy in axis])  # fmt: skip
-    return axis, values
+    vx, vy = np.meshgrid(axis, axis)  # vy rows, vx columns
+    sums = translation_grid(cloud.x, cloud.y, cloud.dt, cloud.polarity, weight,
+                            np.stack([vx.ravel(), vy.ravel()], axis=1), cloud.width,
+                            cloud.height)  # fmt: skip
+    size = 2 * cloud.width * cloud.height
+    values = (sums[:, 1] - sums[:, 0] ** 2 / size) / max(float(np.sum(weight)) ** 2, 1e-12)
+    return axis, values.reshape(vx.shape)
 
 
 def peaks(axis: np.ndarray, values: np.ndarray) -> list[np.ndarray]:
@@ -214,8 +214,7 @@ class TwoMotions:
 
 def assign(cloud: EventCloud, motions: np.ndarray) -> np.ndarray:
     """Each event's layer: the motion under which it lands on the higher IWE (all events)."""
-    everyone = np.ones(cloud.x.size)
-    scores = [cloud.landing(m, cloud.iwe(m, everyone)) for m in motions]
+    scores = [cloud.landing(m) for m in motions]
     return (scores[1] > scores[0]).astype(np.int64)
 
 
@@ -242,7 +241,7 @@ def candidates(cloud: EventCloud, limit: float, gap: float) -> list[np.ndarray]:
     everyone = np.ones(cloud.x.size)
     axis, values = contrast_map(cloud, everyone, limit, GRID_STEP)
     found = peaks(axis, values)[:PEAKS]
-    pile = cloud.landing(found[0], cloud.iwe(found[0], everyone))
+    pile = cloud.landing(found[0], everyone)
     for share in DEFLATION:
         rest = (pile < np.quantile(pile, share)).astype(np.float64)
         found += peaks(*contrast_map(cloud, rest, limit, GRID_STEP))[:CANDIDATES]
@@ -263,22 +262,58 @@ def two_motions(events: np.ndarray, width: int, height: int, limit: float = 300.
     then gain velocity gradients in as many rounds again. On development scenes 0–39 (pure
     translations): both motions within 20 px/s on 29 of 40, against 21 with candidates from
     a 30 ms slice, and 37 when each motion is refined on the events the ground truth gives
-    it."""
+    it. The pairs are tried in parallel on numba's threads, on at most SEARCH_EVENTS
+    events (a larger window's winner is refined again on up to FINAL_EVENTS)."""
     cloud = EventCloud.of(events, width, height)
-    starts = candidates(cloud, limit, gap)
+    search = cloud.thinned(SEARCH_EVENTS)
+    starts = candidates(search, limit, gap)
     pairs = [(a, b) for i, a in enumerate(starts) for b in starts[i + 1 :]
              if np.hypot(*(a - b)) >= 2 * gap]  # fmt: skip
-    best = None
-    for pair in pairs or [(starts[0], starts[0] + 2 * gap)]:
-        motions, layer = alternate(cloud, np.array([as_motion(v) for v in pair]), rounds, gap)
-        # the pair that makes both layers' own IWEs sharpest in total
-        sharpness = sum(float(cloud.iwe(motions[k], (layer == k).astype(np.float64)).var())
-                        for k in (0, 1))  # fmt: skip
-        if best is None or sharpness > best[0]:
-            best = (sharpness, motions, layer)
-    _, motions, layer = best
+    tried = _try_pairs(search, pairs or [(starts[0], starts[0] + 2 * gap)], rounds, gap)
+    # the pair that makes both layers' own IWEs sharpest in total (the first of equals)
+    _, motions, layer = max(tried, key=lambda found: found[0])
+    if search is not cloud:
+        final = cloud.thinned(FINAL_EVENTS)
+        motions, layer = alternate(final, motions, rounds, gap)
+        if final is not cloud:
+            layer = assign(cloud, motions)
     if affine:
-        motions, layer = alternate(cloud, motions, rounds, gap, affine=True)
+        final = cloud.thinned(FINAL_EVENTS)
+        motions, layer = alternate(final, motions, rounds, gap, affine=True)
+        if final is not cloud:
+            layer = assign(cloud, motions)
     contrast = tuple(cloud.contrast(motions[k], (layer == k).astype(np.float64))
                      for k in (0, 1))  # fmt: skip
     return TwoMotions(motions, layer, contrast)  # type: ignore[arg-type]
+
+
+def _try_pairs(cloud: EventCloud, pairs: list[tuple[np.ndarray, np.ndarray]], rounds: int,
+               gap: float) -> list[tuple[float, np.ndarray, np.ndarray]]:  # fmt: skip
+    """(sharpness, motions, layer) of `alternate` from each pair of starting velocities,
+    the pairs shared among numba's threads (each with buffers of its own; numba releases
+    the GIL, and each result depends on its pair only)."""
+    from concurrent.futures import ThreadPoolExecutor
+    from queue import SimpleQueue
+
+    from numba import get_num_threads
+
+    workers = max(1, min(get_num_threads(), len(pairs)))
+    free: SimpleQueue[EventCloud] = SimpleQueue()
+    for k in range(workers):
+        free.put(cloud if k == 0 else cloud.with_own_space())
+
+    def attempt(pair: tuple[np.ndarray, np.ndarray]) -> tuple[float, np.ndarray, np.ndarray]:
+        own = free.get()  # buffers no other thread holds
+        try:
+            motions, layer = alternate(own, np.array([as_motion(v) for v in pair]), rounds,
+                                       gap)  # fmt: skip
+            sharpness = sum(own.variance(motions[k], (layer == k).astype(np.float64))
+                            for k in (0, 1))  # fmt: skip
+        finally:
+            free.put(own)
+        return sharpness, motions, layer
+
+    if workers == 1:
+        return [attempt(pair) for pair in pairs]
+    with ThreadPoolExecutor(workers) as pool:
+        return list(pool.map(attempt, pairs))

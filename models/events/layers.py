@@ -1,7 +1,8 @@
 """The event-layers method end to end on one held-out scene: simulate it on the configured
-simulator, decouple the two layers' motions from the events alone, separate the layers
-with both estimated motions (and, as the baseline, take the aligned minimum along the
-transmission's), and score everything against the ground truth."""
+simulator, decouple the two layers' motions from the events alone, name the transmission
+from the events alone (`transmission_first`), separate the layers with both estimated
+motions (and, as the baseline, take the aligned minimum along the transmission's), and
+score everything against the ground truth, which only scores: it chooses nothing."""
 
 from __future__ import annotations
 
@@ -22,14 +23,23 @@ CLEAR_RATIO = 3.0
 """An event is 'clear' when its layer changed the log intensity ≥ 3× more than the other."""
 
 
-def matched(found: TwoMotions, truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(motions, layer) renumbered so that 0 is the motion whose centre velocity is nearer
-    the transmission's (truth: (2, 2) px/s)."""
-    straight = np.hypot(*(found.velocities - truth).T).sum()
-    swapped = np.hypot(*(found.velocities[::-1] - truth).T).sum()
-    if swapped < straight:
-        return found.motions[::-1], 1 - found.layer
-    return found.motions, found.layer
+def transmission_first(found: TwoMotions) -> TwoMotions:
+    """The two motions renumbered so that 0 is the transmission, chosen from the events
+    alone: the layer that caused more of them (a reflection is the weaker image; ties go to
+    the first found). On development scenes 0–29 this named the transmission on 24 of 30;
+    the IWE's variance did as well, its normalised contrast on 19 and speed on 12."""
+    counts = np.bincount(found.layer, minlength=2)
+    if counts[1] > counts[0]:
+        return TwoMotions(found.motions[::-1].copy(), 1 - found.layer, found.contrast[::-1])
+    return found
+
+
+def chosen_right(motions: np.ndarray, truth: np.ndarray) -> bool:
+    """Scoring only: whether the motion named the transmission is the one nearer the true
+    transmission's velocity (truth: (2, 2) px/s, transmission first)."""
+    straight = np.hypot(*(motions[:, :2] - truth).T).sum()
+    swapped = np.hypot(*(motions[::-1, :2] - truth).T).sum()
+    return bool(straight <= swapped)
 
 
 def flow_error(scene: ReflectionScene, layer: int, motion: np.ndarray, t_s: float) -> float:
@@ -62,10 +72,12 @@ def evaluate_scene(scene: ReflectionScene, simulator: EventSimulatorBackend,
     reference_s = float(events["t"][len(events) // 2]) * 1e-6
     truth = np.array([scene.motion(k, reference_s)[:2] for k in (0, 1)])
     found = two_motions(events, scene.width, scene.height, affine=affine)
-    motions, layer = matched(found, truth)
+    found = transmission_first(found)
+    motions, layer = found.motions, found.layer
     velocities = motions[:, :2]
     labels, clear = rendered.event_labels(events), clear_events(rendered, events)
     error = np.hypot(*(velocities - truth).T)
+    unordered = min(error.max(), np.hypot(*(velocities[::-1] - truth).T).max())
     # the middle frame is the reference: frames shift by at most |v_T|·duration/2 to meet it,
     # and the scores leave out a border that wide
     middle = len(rendered.frames) // 2
@@ -83,7 +95,9 @@ def evaluate_scene(scene: ReflectionScene, simulator: EventSimulatorBackend,
         "vx_T": velocities[0, 0], "vy_T": velocities[0, 1],
         "vx_R": velocities[1, 0], "vy_R": velocities[1, 1],
         **gradient_columns(motions, ("T", "R")),
+        "transmission_chosen_right": chosen_right(motions, truth),
         "motion_error_T_px_s": error[0], "motion_error_R_px_s": error[1],
+        "worse_motion_error_either_naming_px_s": unordered,
         "flow_error_T_px_s": flow_error(scene, 0, motions[0], reference_s),
         "flow_error_R_px_s": flow_error(scene, 1, motions[1], reference_s),
         "assignment_accuracy": float(np.mean(layer == labels)),
@@ -102,8 +116,9 @@ def evaluate_scene(scene: ReflectionScene, simulator: EventSimulatorBackend,
 
 def decouple_recording(events: np.ndarray, width: int, height: int, affine: bool = False
                        ) -> tuple[TwoMotions, dict[str, Any]]:  # fmt: skip
-    """The two motions and layer sizes of recorded events (no ground truth to score)."""
-    found = two_motions(events, width, height, affine=affine)
+    """The two motions and layer sizes of recorded events (no ground truth to score), layer
+    0 the one named the transmission (see transmission_first)."""
+    found = transmission_first(two_motions(events, width, height, affine=affine))
     return found, {
         "events": len(events), "vx_0": found.velocities[0, 0], "vy_0": found.velocities[0, 1],
         "vx_1": found.velocities[1, 0], "vy_1": found.velocities[1, 1],

@@ -233,3 +233,42 @@ def test_a_homography_layer_moves_as_its_warp_says() -> None:
     rendered = ReflectionScene.random(5, homography=True).render()
     steps = np.diff(rendered.times)
     assert rendered.frames.shape[0] >= 2 and np.all(steps > 0)
+
+
+def test_the_transmission_is_named_from_the_events_alone() -> None:
+    """The layer that caused more events is named the transmission, whatever order the
+    search found them in; contrasts follow their motions."""
+    from substrates.models.events.cmax import TwoMotions
+    from substrates.models.events.layers import chosen_right, transmission_first
+
+    motions = np.array([[10.0, 0, 0, 0, 0, 0], [-50.0, 80.0, 0, 0, 0, 0]])
+    found = TwoMotions(motions, np.array([0, 1, 1, 1, 0, 1]), (0.1, 0.2))
+    named = transmission_first(found)
+    assert np.array_equal(named.motions, motions[::-1])
+    assert np.array_equal(named.layer, [1, 0, 0, 0, 1, 0]) and named.contrast == (0.2, 0.1)
+    kept = TwoMotions(motions, np.array([0, 0, 1]), (0.1, 0.2))
+    assert transmission_first(kept) is kept
+    # the truth scores the choice, it does not make it
+    assert chosen_right(named.motions, np.array([[-45.0, 75.0], [12.0, 3.0]]))
+    assert not chosen_right(named.motions, np.array([[12.0, 3.0], [-45.0, 75.0]]))
+
+
+def test_a_scene_where_the_reflection_makes_more_events_is_named_wrongly_and_says_so() -> None:
+    """Development scene 16: the reflection causes more events than the transmission, so
+    the events-only rule names it the transmission; the row reports the miss, and the
+    order-free motion error still shows both motions were found."""
+    simulator = create_backend("events.sim", {"seed": 0})
+    row, _ = evaluate_scene(ReflectionScene.random(16), simulator)
+    assert row["reflection_events"] > 0.5
+    assert not row["transmission_chosen_right"]
+    assert row["worse_motion_error_either_naming_px_s"] < 20 < row["motion_error_T_px_s"]
+
+
+def test_a_few_events_on_a_large_sensor_give_both_motions() -> None:
+    """1,500 events of two translating point sets on a 1280 × 720 sensor (images of warped
+    events splatted, not full-sensor; their speed is in benchmarks/event_layers.py)."""
+    events, _ = two_clouds(7, (120, -40), (-60, 150), n=(900, 600), size=(1280, 720))
+    found = two_motions(events, 1280, 720)
+    truth = np.array([(120, -40), (-60, 150)], float)
+    errors = np.hypot(*(found.velocities - truth).T), np.hypot(*(found.velocities[::-1] - truth).T)
+    assert min(e.max() for e in errors) < 10

@@ -1,0 +1,73 @@
+"""Images of warped events held sparsely equal the dense full-sensor image that scipy blurs,
+on both the sparse and the dense (bounding box) path, at the sensor's edges and under
+affine motions; the value where each event lands equals scipy's bilinear interpolation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.ndimage import gaussian_filter, map_coordinates
+
+from substrates.models.events.cmax import origin
+from substrates.models.events.iwe import SMOOTHING_PX, IWEWorkspace
+
+
+def dense_reference(x, y, dt, polarity, weight, motion, width, height) -> np.ndarray:
+    """Bilinear votes by numpy's add.at into a full (2, H, W) image, blurred by scipy."""
+    wx, wy = origin(motion, x, y, dt, width, height)
+    ix, iy = np.floor(wx).astype(int), np.floor(wy).astype(int)
+    fx, fy = wx - ix, wy - iy
+    image = np.zeros((2, height, width))
+    for ox, oy, share in ((0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)),
+                          (0, 1, (1 - fx) * fy), (1, 1, fx * fy)):  # fmt: skip
+        px, py = ix + ox, iy + oy
+        inside = (px >= 0) & (px < width) & (py >= 0) & (py < height)
+        np.add.at(image, (polarity[inside], py[inside], px[inside]), (weight * share)[inside])
+    return gaussian_filter(image, (0, SMOOTHING_PX, SMOOTHING_PX))
+
+
+def random_events(rng, n, width, height):
+    x = rng.uniform(-3, width + 3, n)  # some land outside: their votes are dropped
+    y = rng.uniform(-3, height + 3, n)
+    return x, y, rng.uniform(-0.1, 0.1, n), rng.integers(0, 2, n), rng.uniform(0.2, 1.5, n)
+
+
+@pytest.mark.parametrize(("events", "path"), [(30, 0), (300, 0), (20_000, 1)])
+def test_the_image_equals_scipys_blur_of_the_full_sensor(events: int, path: int) -> None:
+    rng = np.random.default_rng(events)
+    width, height = 97, 61
+    space = IWEWorkspace(width, height)
+    for motion in (np.zeros(6), np.array([140.0, -75.0, 0, 0, 0, 0]),
+                   np.array([-60.0, 30.0, 0.4, -0.2, 0.25, 0.3])):  # fmt: skip
+        x, y, dt, polarity, weight = random_events(rng, events, width, height)
+        weight[::7] = 0.0  # events outside the subset being imaged
+        expected = dense_reference(x, y, dt, polarity, weight, motion, width, height)
+        total, squares = space.render(x, y, dt, polarity, weight, motion)
+        assert space.state[0] == path  # sparse for a few events, the box for many
+        assert np.allclose(space.dense(), expected, rtol=0, atol=1e-12)
+        assert total == pytest.approx(expected.sum(), rel=1e-12)
+        assert squares == pytest.approx(np.square(expected).sum(), rel=1e-10)
+        landing = space.landing(x, y, dt, polarity, motion)
+        wx, wy = origin(motion, x, y, dt, width, height)
+        wx, wy = np.clip(wx, 0, width - 1.001), np.clip(wy, 0, height - 1.001)
+        for p in (0, 1):
+            mine = polarity == p
+            scipy_value = map_coordinates(expected[p], [wy[mine], wx[mine]], order=1)
+            assert np.allclose(landing[mine], scipy_value, rtol=0, atol=1e-12)
+        space.clear()
+        # cleared: all buffers are zero again, so the next image starts clean
+        assert not space.image.any() and not space.votes.any() and not space.tmp.any()
+
+
+def test_nothing_landing_on_the_sensor_gives_an_empty_image() -> None:
+    space = IWEWorkspace(20, 12)
+    x, y = np.array([-50.0, 400.0]), np.array([3.0, 4.0])
+    total, squares = space.render(x, y, np.zeros(2), np.array([0, 1]), np.ones(2), np.zeros(6))
+    assert (total, squares) == (0.0, 0.0)
+    space.clear()
+    assert not space.image.any()
+
+
+def test_a_sensor_narrower_than_a_footprint_is_refused() -> None:
+    with pytest.raises(ValueError, match="too small"):
+        IWEWorkspace(9, 40)
