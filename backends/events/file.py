@@ -35,8 +35,14 @@ def example_recording() -> Path:
     return Path(str(files("substrates.datasets.events") / "examples" / "texture.raw"))
 
 
+STREAMED = (".raw", ".dat")
+"""Files read window by window (datasets/events/stream.py); the others are read whole."""
+
+
 class FileBackend(EventsBackend):
-    """Events from a file, read once (memory-mapped) and served in time windows."""
+    """Events from a file served in time windows: `.raw` and `.dat` streamed chunk by chunk
+    from an index made on opening (memory bounded by the window, not the file), the other
+    formats read once."""
 
     name: ClassVar[str] = "events.file"
     tier: ClassVar = "hardware"
@@ -59,25 +65,35 @@ class FileBackend(EventsBackend):
 
     @cached_property
     def recording(self) -> tuple[Any, Any]:
-        """(Events, FileInfo); errors name the file and the byte."""
+        """(EventStream for .raw/.dat, else Events; FileInfo); errors name the file and
+        the byte."""
         from ...datasets.events.events import EventError, read_parquet
         from ...datasets.events.files import FileInfo, read_events
+        from ...datasets.events.stream import EventStream
 
         try:
             if self.path.suffix == ".parquet":
                 events = read_parquet(self.path).check(str(self.path))
                 return events, FileInfo("parquet", 0, "file", {})
+            if self.path.suffix.lower() in STREAMED:
+                stream = EventStream(self.path, self.options.width, self.options.height)
+                return stream, stream.info
             return read_events(self.path, self.options.width, self.options.height)
         except EventError as error:
             raise SubstratesError(str(error)) from None
 
     @cached_property
     def capabilities(self) -> EventsCapabilities:
-        events, _ = self.recording
-        return EventsCapabilities(events.width, events.height, False, events.duration_us)
+        source, _ = self.recording
+        return EventsCapabilities(source.width, source.height, False, source.duration_us)
 
     def _packets(self, window_us: int, limit_us: int | None) -> Iterator[Events]:
+        from ...datasets.events.stream import EventStream
+
         events, _ = self.recording
+        if isinstance(events, EventStream):
+            yield from events.windows(window_us, limit_us)
+            return
         if limit_us is not None and len(events):
             t = events.array["t"]
             end = int(t.searchsorted(t[0] + limit_us, side="left"))

@@ -13,9 +13,15 @@ RECORD = np.dtype([("t", "<u4"), ("data", "<u4")])
 CD_TYPE, CD_SIZE = 0, 8
 
 
+START = (0, -1)
+"""The decoder's state before the first record: (clock wraps, last timestamp)."""
+
+
 @njit(cache=True)
-def _decode(records, out):
-    wraps, last, back, bad, width, height = 0, -1, -1, -1, 0, 0
+def _decode(records, out, state):
+    """Decode from `state` (see START), leaving in it the state after the last record."""
+    wraps, last = state[0], state[1]
+    back, bad, width, height = -1, -1, 0, 0
     for i in range(records.size // 2):
         t = np.int64(records[2 * i]) + (wraps << 32)
         if t < last - 2**31:  # the u32 clock wrapped
@@ -30,16 +36,20 @@ def _decode(records, out):
             bad = i
         out[i].x, out[i].y, out[i].t, out[i].p = x, y, t, p
         width, height = max(width, x + 1), max(height, y + 1)
+    state[0], state[1] = wraps, last
     return back, bad, width, height
 
 
-def decode(payload: bytes) -> tuple[np.ndarray, int, int, int, int]:
+def decode(payload: bytes | np.ndarray, state: np.ndarray | None = None
+           ) -> tuple[np.ndarray, int, int, int, int]:  # fmt: skip
     """(events, index of the first record going back in time or −1, of the first with a
     polarity other than 0 or 1 or −1, largest x + 1, largest y + 1); payload: whole
-    records after the type and size bytes."""
+    records after the type and size bytes; `state` (an int64 array, START when None) is
+    where a previous chunk left the decoder, and is updated."""
     records = np.frombuffer(payload, "<u4")
     out = np.empty(records.size // 2, EVENT_DTYPE)
-    back, bad, width, height = _decode(records, out)
+    state = np.array(START, np.int64) if state is None else state
+    back, bad, width, height = _decode(records, out, state)
     return out, back, bad, width, height
 
 

@@ -17,9 +17,15 @@ VENDOR = (0xA, 0xE, 0xF)
 """EXT_TRIGGER, OTHERS, CONTINUED: documented words without a CD event."""
 
 
+START = (0, -1)
+"""The decoder's state before the first word: (time high, last timestamp)."""
+
+
 @njit(cache=True)
-def _decode(words, out):
-    n, high, last, back, skipped, width, height, reserved = 0, 0, -1, -1, 0, 0, 0, -1
+def _decode(words, out, state):
+    """Decode from `state` (see START), leaving in it the state after the last word."""
+    high, last = state[0], state[1]
+    n, back, skipped, width, height, reserved = 0, -1, 0, 0, 0, -1
     for i in range(words.size):
         w = np.int64(words[i])
         kind = w >> 28
@@ -38,16 +44,20 @@ def _decode(words, out):
             skipped += 1
         elif reserved < 0:
             reserved = i
+    state[0], state[1] = high, last
     return n, back, skipped, width, height, reserved
 
 
-def decode(payload: bytes | np.ndarray) -> tuple[np.ndarray, int, int, int, int, int]:
+def decode(payload: bytes | np.ndarray, state: np.ndarray | None = None
+           ) -> tuple[np.ndarray, int, int, int, int, int]:  # fmt: skip
     """(events, index of the first word whose event goes back in time or −1, skipped words,
     largest x + 1, largest y + 1, index of the first word of a reserved type or −1).
-    `payload` must hold whole 4-byte words."""
+    `payload` must hold whole 4-byte words; `state` (an int64 array, START when None) is
+    where a previous chunk left the decoder, and is updated."""
     words = np.frombuffer(payload, "<u4")
     out = np.empty(words.size, EVENT_DTYPE)
-    n, back, skipped, width, height, reserved = _decode(words, out)
+    state = np.array(START, np.int64) if state is None else state
+    n, back, skipped, width, height, reserved = _decode(words, out, state)
     return out[:n], back, skipped, width, height, reserved
 
 

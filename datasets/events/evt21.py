@@ -22,9 +22,15 @@ VENDOR = (0xA, 0xE, 0xF)
 """EXT_TRIGGER, OTHERS, CONTINUED: documented words without a CD event."""
 
 
+START = (0, -1)
+"""The decoder's state before the first word: (time high, last timestamp)."""
+
+
 @njit(cache=True)
-def _decode(words, legacy, out):
-    n, high, last, back, skipped, width, height, reserved = 0, 0, -1, -1, 0, 0, 0, -1
+def _decode(words, legacy, out, state):
+    """Decode from `state` (see START), leaving in it the state after the last word."""
+    high, last = state[0], state[1]
+    n, back, skipped, width, height, reserved = 0, -1, 0, 0, 0, -1
     for i in range(words.size):
         w = np.uint64(words[i])
         if legacy:  # the halves swapped: back to the standard layout
@@ -50,18 +56,21 @@ def _decode(words, legacy, out):
             skipped += 1
         elif reserved < 0:
             reserved = i
+    state[0], state[1] = high, last
     return n, back, skipped, width, height, reserved
 
 
-def decode(payload: bytes | np.ndarray, legacy: bool = False
+def decode(payload: bytes | np.ndarray, legacy: bool = False, state: np.ndarray | None = None
            ) -> tuple[np.ndarray, int, int, int, int, int]:  # fmt: skip
     """(events, index of the first word whose events go back in time or −1, skipped words,
     largest x + 1, largest y + 1, index of the first word of a reserved type or −1).
-    `payload` must hold whole 8-byte words."""
+    `payload` must hold whole 8-byte words; `state` (an int64 array, START when None) is
+    where a previous chunk left the decoder, and is updated."""
     words = np.frombuffer(payload, "<u8")
     mask = np.uint64(0xFFFFFFFF00000000 if legacy else 0xFFFFFFFF)
     out = np.empty(int(np.bitwise_count(words & mask).sum()), EVENT_DTYPE)  # an upper bound
-    n, back, skipped, width, height, reserved = _decode(words, legacy, out)
+    state = np.array(START, np.int64) if state is None else state
+    n, back, skipped, width, height, reserved = _decode(words, legacy, out, state)
     return out[:n], back, skipped, width, height, reserved
 
 

@@ -35,10 +35,18 @@ VENDOR = (0x7, 0xA, 0xE, 0xF)
 """CONTINUED_4, EXT_TRIGGER, OTHERS, CONTINUED_12: documented words without a CD event."""
 
 
+START = (0, 0, 0, 0, 0, 0, -1, 0)
+"""The decoder's state before the first word: (y, vector base x, vector polarity, time low,
+time high, wraps, last timestamp, TIME_HIGH sent since the last TIME_LOW)."""
+
+
 @njit(cache=True)
-def _decode(words, out, fill):
-    n, yy, base, pol, low, high, wraps = 0, 0, 0, 0, 0, 0, 0
-    last, back, skipped, high_sent, wide, high_y, reserved = -1, -1, 0, False, 0, 0, -1
+def _decode(words, out, fill, state):
+    """Decode from `state` (see START), leaving in it the state after the last word."""
+    yy, base, pol, low, high, wraps, last = (state[0], state[1], state[2], state[3], state[4],
+                                             state[5], state[6])  # fmt: skip
+    high_sent = state[7] != 0
+    n, back, skipped, wide, high_y, reserved = 0, -1, 0, 0, 0, -1
     for i in range(words.size):
         w = np.int64(words[i])
         kind = w >> 12
@@ -82,17 +90,22 @@ def _decode(words, out, fill):
             skipped += 1
         elif reserved < 0:
             reserved = i
+    state[0], state[1], state[2], state[3] = yy, base, pol, low
+    state[4], state[5], state[6], state[7] = high, wraps, last, high_sent
     return n, back, skipped, wide, high_y, reserved
 
 
-def decode(payload: bytes | np.ndarray) -> tuple[np.ndarray, int, int, int, int, int]:
+def decode(payload: bytes | np.ndarray, state: np.ndarray | None = None
+           ) -> tuple[np.ndarray, int, int, int, int, int]:  # fmt: skip
     """(events, index of the first word whose event goes back in time or −1, skipped words,
     largest x + 1, largest y + 1, index of the first word of a reserved type or −1).
-    `payload` must hold whole 2-byte words."""
+    `payload` must hold whole 2-byte words; `state` (an int64 array, START when None) is
+    where a previous chunk left the decoder, and is updated."""
     words = np.frombuffer(payload, "<u2")
-    n = _decode(words, np.empty(0, EVENT_DTYPE), False)[0]
+    state = np.array(START, np.int64) if state is None else state
+    n = _decode(words, np.empty(0, EVENT_DTYPE), False, state.copy())[0]
     out = np.empty(n, EVENT_DTYPE)
-    _, back, skipped, width, height, reserved = _decode(words, out, True)
+    _, back, skipped, width, height, reserved = _decode(words, out, True, state)
     return out, back, skipped, width, height, reserved
 
 

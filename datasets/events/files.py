@@ -9,6 +9,7 @@ import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -48,6 +49,81 @@ def read_events(path: str | os.PathLike[str], width: int | None = None,
         from .hdf5 import read_hdf5
 
         return read_hdf5(path, width, height), FileInfo("hdf5", 0, "file", {})
+    layout = open_layout(path)
+    array, skipped, wide, high = layout.decode(layout.payload, 0, layout.start_state())
+    width, height, sensor_from = sensor_size(layout.header, width, height, wide, high,
+                                             not len(array), path)  # fmt: skip
+    events = Events(array, width, height)
+    if wide > events.width or high > events.height:
+        events.check(str(path))  # names the first event outside the sensor
+    return events, FileInfo(layout.encoding, skipped, sensor_from, layout.header.fields)
+
+
+def sensor_size(header: Any, width: int | None, height: int | None, wide: int, high: int,
+                empty: bool, path: Path) -> tuple[int, int, str]:  # fmt: skip
+    """(width, height, where they came from): the header's, else the caller's, else the
+    events' largest coordinates + 1 (`wide`, `high`), checked."""
+    if header.width is not None:
+        return int(header.width), int(header.height), "header"
+    if width is not None and height is not None:
+        return int(width), int(height), "caller"
+    if empty:
+        raise EventError(f"{path}: no events and no sensor size in the header (give the "
+                         "width and height)")  # fmt: skip
+    check_sensor(int(wide), int(high), f"{path}: the events' coordinates")
+    return int(wide), int(high), "inferred"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a .raw or .dat file's words are and how to decode them: `payload` the
+    memory-mapped words after the header (whole words, checked), `start` its first byte in
+    the file, `word` bytes a word (a record for DAT)."""
+
+    path: Path
+    encoding: str
+    header: Any
+    start: int
+    word: int
+    payload: np.ndarray
+
+    def start_state(self) -> np.ndarray:
+        """The decoder's state before the first word."""
+        codec = dat if self.encoding == "dat" else CODECS[self.encoding]
+        return np.array(codec.START, np.int64)
+
+    def decode(self, words: np.ndarray, offset: int, state: np.ndarray
+               ) -> tuple[np.ndarray, int, int, int]:  # fmt: skip
+        """(events, skipped words, largest x + 1, largest y + 1) of `words`, the payload's
+        bytes from `offset` on (whole words), decoded from `state`, which is updated; every
+        problem is an EventError naming the file's byte."""
+        path, start, word = self.path, self.start + offset, self.word
+        if self.encoding == "dat":
+            array, back, bad, wide, high = dat.decode(words, state)
+            skipped = 0
+            if bad >= 0:
+                raise EventError(f"{path}: byte {start + bad * word}: polarity "
+                                 f"{int(array['p'][bad])}; DAT CD events have 0 or 1")  # fmt: skip
+        else:
+            legacy = self.encoding == "evt21" and legacy_layout(self.header)
+            array, back, skipped, wide, high, reserved = (
+                evt21.decode(words, legacy, state) if self.encoding == "evt21"
+                else CODECS[self.encoding].decode(words, state)
+            )  # fmt: skip
+            if reserved >= 0:
+                kind = int(words[reserved * word + (3 if legacy else word - 1)]) >> 4
+                raise EventError(f"{path}: corrupt data at byte {start + reserved * word}: "
+                                 f"word type {kind:#x} is reserved in {self.encoding.upper()} "
+                                 "(a damaged or truncated-and-joined file)")  # fmt: skip
+        if back >= 0:
+            raise EventError(f"{path}: timestamps go backwards at byte {start + back * word}")
+        return array, skipped, int(wide), int(high)
+
+
+def open_layout(path: str | os.PathLike[str]) -> Layout:
+    """The header and word layout of a .raw (EVT 2.0/2.1/3.0) or .dat file."""
+    path = Path(path)
+    suffix = path.suffix.lower()
     data = _mapped(path)
     header = read_header(bytes(data[:HEADER_SCAN]), str(path))
     if suffix == ".dat":
@@ -72,40 +148,7 @@ def read_events(path: str | os.PathLike[str], width: int | None = None,
             f"{path}: cut word stream: {len(payload)} bytes from byte {start} are not whole "
             f"{word}-byte {'records' if encoding == 'dat' else 'words'}"
         )  # fmt: skip
-    if encoding == "dat":
-        array, back, bad, wide, high = dat.decode(payload)
-        skipped = 0
-        if bad >= 0:
-            raise EventError(f"{path}: byte {start + bad * word}: polarity "
-                             f"{int(array['p'][bad])}; DAT CD events have 0 or 1")  # fmt: skip
-    else:
-        array, back, skipped, wide, high, reserved = (
-            evt21.decode(payload, legacy_layout(header)) if encoding == "evt21"
-            else CODECS[encoding].decode(payload)
-        )  # fmt: skip
-        if reserved >= 0:
-            legacy = encoding == "evt21" and legacy_layout(header)
-            kind = int(payload[reserved * word + (3 if legacy else word - 1)]) >> 4
-            raise EventError(f"{path}: corrupt data at byte {start + reserved * word}: word "
-                             f"type {kind:#x} is reserved in {encoding.upper()} (a damaged "
-                             "or truncated-and-joined file)")  # fmt: skip
-    if back >= 0:
-        raise EventError(f"{path}: timestamps go backwards at byte {start + back * word}")
-    sensor_from = "header"
-    if header.width is not None:
-        width, height = header.width, header.height
-    elif width is not None and height is not None:
-        sensor_from = "caller"
-    else:
-        sensor_from, width, height = "inferred", wide, high
-        if not len(array):
-            raise EventError(f"{path}: no events and no sensor size in the header (give the "
-                             "width and height)")  # fmt: skip
-        check_sensor(int(wide), int(high), f"{path}: the events' coordinates")
-    events = Events(array, int(width), int(height))
-    if wide > events.width or high > events.height:
-        events.check(str(path))  # names the first event outside the sensor
-    return events, FileInfo(encoding, skipped, sensor_from, header.fields)
+    return Layout(path, encoding, header, start, word, payload)
 
 
 def _mapped(path: Path) -> np.ndarray:
