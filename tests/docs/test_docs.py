@@ -104,6 +104,8 @@ DOCTESTED = [
     "substrates.adapters.methods.registry",
     "substrates.adapters.methods.run_method",
     "substrates.adapters.runs.run",
+    "substrates.datasets.events.stream",
+    "substrates.models.events.iwe",
 ]
 
 
