@@ -21,11 +21,16 @@ if TYPE_CHECKING:
 class FileOptions(BackendOptions):
     """path: the file (default: a short simulated EVT 3.0 recording shipped with the
     package); width, height: the sensor size where the file's header gives none (else
-    inferred from the largest coordinates)."""
+    inferred from the largest coordinates); background_activity_us: keep only events a
+    neighbour supported within this many µs (dv-processing's background-activity filter);
+    refractory_us: drop events within this many µs of their pixel's last event (libcaer's
+    refractory filter). Filters run on the stream in order, window after window."""
 
     path: str | None = None
     width: int | None = Field(None, ge=1)
     height: int | None = Field(None, ge=1)
+    background_activity_us: int | None = Field(None, ge=1)
+    refractory_us: int | None = Field(None, ge=1)
 
 
 def example_recording() -> Path:
@@ -92,10 +97,29 @@ class FileBackend(EventsBackend):
 
         events, _ = self.recording
         if isinstance(events, EventStream):
-            yield from events.windows(window_us, limit_us)
-            return
-        if limit_us is not None and len(events):
-            t = events.array["t"]
-            end = int(t.searchsorted(t[0] + limit_us, side="left"))
-            events = type(events)(events.array[:end], events.width, events.height)
-        yield from events.windows(duration_us=window_us)
+            windows = events.windows(window_us, limit_us)
+        else:
+            if limit_us is not None and len(events):
+                t = events.array["t"]
+                end = int(t.searchsorted(t[0] + limit_us, side="left"))
+                events = type(events)(events.array[:end], events.width, events.height)
+            windows = events.windows(duration_us=window_us)
+        filters = self._filters(events.width, events.height)
+        for window in windows:
+            array = window.array
+            for noise_filter in filters:
+                array = array[noise_filter.keep(array)]
+            yield type(window)(array, window.width, window.height)
+
+    def _filters(self, width: int, height: int) -> list[Any]:
+        """The noise filters the options ask for, fresh for one pass over the stream."""
+        from ...datasets.events.filters import BackgroundActivityFilter, RefractoryFilter
+
+        filters: list[Any] = []
+        if self.options.background_activity_us:
+            filters.append(
+                BackgroundActivityFilter(width, height, self.options.background_activity_us)
+            )
+        if self.options.refractory_us:
+            filters.append(RefractoryFilter(width, height, self.options.refractory_us))
+        return filters
