@@ -6,7 +6,8 @@
    same random events, ours (numba) against expelliarmus (C) on the file expelliarmus wrote,
    and for EVT 3.0 also against the Rust `evt3` crate on the file we wrote (which follows
    the Prophesee spec; expelliarmus' EVT 3.0 writer leaves TIME_HIGH out).
-3. Voxel grid (5 bins): ours in torch (CPU) against tonic's numpy function.
+3. Voxel grid (5 bins), event frames and time surfaces (10 windows): ours (numba on the
+   CPU) against tonic's numpy functions.
 
     python benchmarks/events.py --events 5000000
 """
@@ -55,7 +56,11 @@ def simulator(repeats: int) -> None:
 def voxels(events: Events, repeats: int) -> None:
     import tonic.functional as tf
 
-    from substrates.datasets.events.representations import voxel_grid
+    from substrates.datasets.events.representations import (
+        event_frames,
+        time_surfaces,
+        voxel_grid,
+    )
 
     theirs_layout = [("x", "<i2"), ("y", "<i2"), ("t", "<i8"), ("p", "<i2")]
     copy = np.empty(len(events), theirs_layout)
@@ -67,6 +72,22 @@ def voxels(events: Events, repeats: int) -> None:
     )
     n = len(events)
     print("\n| voxel grid, 5 bins, 1280 × 720 | Mev/s | ratio |\n|---|---|---|")
+    print(f"| ours (numba, CPU) | {n / ours / 1e6:.0f} | {anchor / ours:.1f}x |")
+    print(f"| tonic | {n / anchor / 1e6:.0f} | 1x |")
+    span = int(events.array["t"][-1] - events.array["t"][0])
+    window = max(1, span // 10)  # ten frames
+    ours = best(lambda: event_frames(events, window), repeats, warm=True)
+    anchor = best(lambda: tf.to_frame_numpy(copy.copy(), (1280, 720, 2), time_window=window,
+                                            include_incomplete=True),
+                  repeats, warm=True)  # fmt: skip
+    print("\n| event frames, 10 windows, 1280 × 720 | Mev/s | ratio |\n|---|---|---|")
+    print(f"| ours (numba, CPU) | {n / ours / 1e6:.0f} | {anchor / ours:.1f}x |")
+    print(f"| tonic | {n / anchor / 1e6:.0f} | 1x |")
+    ours = best(lambda: time_surfaces(events, window, window / 4), repeats, warm=True)
+    anchor = best(lambda: tf.to_timesurface_numpy(copy.copy(), (1280, 720, 2), dt=window,
+                                                  tau=window / 4, include_incomplete=True),
+                  repeats, warm=True)  # fmt: skip
+    print("\n| time surfaces, 10 windows, 1280 × 720 | Mev/s | ratio |\n|---|---|---|")
     print(f"| ours (numba, CPU) | {n / ours / 1e6:.0f} | {anchor / ours:.1f}x |")
     print(f"| tonic | {n / anchor / 1e6:.0f} | 1x |")
 

@@ -8,6 +8,9 @@ surfaces. Definitions follow tonic's, so tonic is the reference in the tests:
   first event: (T, 2, H, W);
 - time_surfaces: per window end t_e, exp(−(t_e − t_last)/τ) of each (polarity, y, x)'s
   latest event so far (0 before its first): (T, 2, H, W).
+
+Each has a numba pass for the CPU and torch ops for other devices (`*_torch`); the tests
+check both against tonic.
 """
 
 from __future__ import annotations
@@ -85,8 +88,39 @@ def _window(t: Any, window_us: int) -> tuple[Any, int]:
     return index, int(index[-1]) + 1
 
 
+@njit(cache=True)
+def _frames(t, x, y, p, window_us, frames):
+    for i in range(t.size):
+        frames[(t[i] - t[0]) // window_us, p[i], y[i], x[i]] += 1
+
+
+@njit(cache=True)
+def _surfaces(t, x, y, p, window_us, tau_us, latest, surfaces):
+    i = 0
+    for k in range(surfaces.shape[0]):
+        end = t[0] + (k + 1) * window_us
+        while i < t.size and t[i] < end:
+            latest[p[i], y[i], x[i]] = max(latest[p[i], y[i], x[i]], t[i])
+            i += 1
+        surfaces[k] = np.exp((latest - end) / tau_us)
+
+
 def event_frames(events: Events, window_us: int, device: str = "cpu") -> Any:
-    """(T, 2, H, W) int64 counts; T windows of `window_us` from the first event."""
+    """(T, 2, H, W) int64 counts; T windows of `window_us` from the first event (on the CPU
+    one numba pass, elsewhere torch)."""
+    import torch
+
+    if device == "cpu" and len(events):
+        a = events.array
+        count = int((a["t"][-1] - a["t"][0]) // window_us) + 1
+        frames = np.zeros((count, 2, events.height, events.width), np.int64)
+        _frames(a["t"].astype(np.int64), a["x"], a["y"], a["p"], np.int64(window_us), frames)
+        return torch.from_numpy(frames)
+    return event_frames_torch(events, window_us, device)
+
+
+def event_frames_torch(events: Events, window_us: int, device: str) -> Any:
+    """The event frames in torch ops on `device` (what event_frames runs off the CPU)."""
     import torch
 
     if not len(events):
@@ -99,7 +133,24 @@ def event_frames(events: Events, window_us: int, device: str = "cpu") -> Any:
 
 
 def time_surfaces(events: Events, window_us: int, tau_us: float, device: str = "cpu") -> Any:
-    """(T, 2, H, W) float64 exponentially decayed latest-event times at each window end."""
+    """(T, 2, H, W) float64 exponentially decayed latest-event times at each window end (on
+    the CPU one numba pass, elsewhere torch)."""
+    import torch
+
+    if device == "cpu" and len(events):
+        a = events.array
+        t = a["t"].astype(np.int64)
+        count = int((t[-1] - t[0]) // window_us) + 1
+        shape = (2, events.height, events.width)
+        surfaces = np.empty((count, *shape))
+        _surfaces(t, a["x"], a["y"], a["p"], np.int64(window_us), float(tau_us),
+                  np.full(shape, -np.inf), surfaces)  # fmt: skip
+        return torch.from_numpy(surfaces)
+    return time_surfaces_torch(events, window_us, tau_us, device)
+
+
+def time_surfaces_torch(events: Events, window_us: int, tau_us: float, device: str) -> Any:
+    """The time surfaces in torch ops on `device` (what time_surfaces runs off the CPU)."""
     import torch
 
     shape = (2, events.height, events.width)

@@ -7,7 +7,9 @@ import pytest
 
 from substrates.datasets.events.representations import (
     event_frames,
+    event_frames_torch,
     time_surfaces,
+    time_surfaces_torch,
     voxel_grid,
     voxel_grid_torch,
 )
@@ -38,19 +40,22 @@ def test_voxel_grid_equals_tonics(bins) -> None:
 def test_event_frames_equal_tonics_time_windows() -> None:
     events = random_events(20_000, seed=22, span_us=1_000_000, width=64, height=48)
     window = 70_000
-    ours = event_frames(events, window).numpy()
     theirs = tonic.to_frame_numpy(for_tonic(events), (64, 48, 2), time_window=window,
                                   include_incomplete=True)  # fmt: skip
-    assert ours.sum() == len(events)
-    common = min(len(ours), len(theirs))
-    assert common >= len(ours) - 1 and np.array_equal(ours[:common], theirs[:common])
+    for ours in (event_frames(events, window), event_frames_torch(events, window, "cpu")):
+        ours = ours.numpy()  # the numba pass, and the torch code that GPUs run
+        assert ours.sum() == len(events)
+        common = min(len(ours), len(theirs))
+        assert common >= len(ours) - 1 and np.array_equal(ours[:common], theirs[:common])
 
 
 def test_time_surfaces_equal_tonics() -> None:
     events = random_events(5_000, seed=23, span_us=500_000, width=32, height=24)
-    ours = time_surfaces(events, 50_000, tau_us=20_000.0).numpy()
     theirs = tonic.to_timesurface_numpy(for_tonic(events), (32, 24, 2), dt=50_000, tau=20_000.0,
                                         include_incomplete=True)  # fmt: skip
-    common = min(len(ours), len(theirs))
-    assert common >= len(ours) - 1
-    assert np.allclose(ours[:common], theirs[:common], atol=1e-12)
+    for ours in (time_surfaces(events, 50_000, tau_us=20_000.0),
+                 time_surfaces_torch(events, 50_000, 20_000.0, "cpu")):  # fmt: skip
+        ours = ours.numpy()
+        common = min(len(ours), len(theirs))
+        assert common >= len(ours) - 1
+        assert np.allclose(ours[:common], theirs[:common], atol=1e-12)
