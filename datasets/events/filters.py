@@ -22,6 +22,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -54,38 +56,40 @@ def _refractory(x, y, t, last, period, keep):
         last[yi, xi] = ti
 
 
-class BackgroundActivityFilter:
+class _PixelMapFilter:
+    """A filter holding one time per pixel (µs), NEVER_US before the pixel's first event."""
+
+    def __init__(self, width: int, height: int, span_us: int, name: str) -> None:
+        if span_us <= 0:
+            raise ValueError(f"{name} must be positive, not {span_us}")
+        self.span_us = int(span_us)
+        self.times = np.full((height, width), NEVER_US, np.int64)
+
+    def keep(self, events: np.ndarray) -> np.ndarray:
+        """Boolean mask of the events (structured t, x, y, p; time-ordered) to keep."""
+        keep = np.empty(len(events), np.bool_)
+        self._kernel(events["x"].astype(np.int64), events["y"].astype(np.int64),
+                     events["t"].astype(np.int64), self.times, self.span_us, keep)  # fmt: skip
+        return keep
+
+    _kernel: Any
+
+
+class BackgroundActivityFilter(_PixelMapFilter):
     """Keeps events supported by a neighbour's event within `duration_us` (see the module
     doc); call `keep` on consecutive chunks of one stream."""
 
+    _kernel = staticmethod(_background_activity)
+
     def __init__(self, width: int, height: int, duration_us: int = 2000) -> None:
-        if duration_us <= 0:
-            raise ValueError(f"duration_us must be positive, not {duration_us}")
-        self.duration_us = int(duration_us)
-        self.surface = np.full((height, width), NEVER_US, np.int64)
-
-    def keep(self, events: np.ndarray) -> np.ndarray:
-        """Boolean mask of the events (structured t, x, y, p; time-ordered) to keep."""
-        keep = np.empty(len(events), np.bool_)
-        _background_activity(events["x"].astype(np.int64), events["y"].astype(np.int64),
-                             events["t"].astype(np.int64), self.surface, self.duration_us,
-                             keep)  # fmt: skip
-        return keep
+        super().__init__(width, height, duration_us, "duration_us")
 
 
-class RefractoryFilter:
+class RefractoryFilter(_PixelMapFilter):
     """Drops events within `period_us` of their pixel's last event (see the module doc);
     call `keep` on consecutive chunks of one stream."""
 
-    def __init__(self, width: int, height: int, period_us: int = 1000) -> None:
-        if period_us <= 0:
-            raise ValueError(f"period_us must be positive, not {period_us}")
-        self.period_us = int(period_us)
-        self.last = np.full((height, width), NEVER_US, np.int64)
+    _kernel = staticmethod(_refractory)
 
-    def keep(self, events: np.ndarray) -> np.ndarray:
-        """Boolean mask of the events (structured t, x, y, p; time-ordered) to keep."""
-        keep = np.empty(len(events), np.bool_)
-        _refractory(events["x"].astype(np.int64), events["y"].astype(np.int64),
-                    events["t"].astype(np.int64), self.last, self.period_us, keep)  # fmt: skip
-        return keep
+    def __init__(self, width: int, height: int, period_us: int = 1000) -> None:
+        super().__init__(width, height, period_us, "period_us")

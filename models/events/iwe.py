@@ -64,6 +64,14 @@ def _warp(x, y, s, motion, cx, cy):
 
 
 @njit(cache=True, inline="always")
+def _landing_cell(x, y, s, motion, cx, cy, width, height):
+    """(wx, wy, ⌊wx⌋, ⌊wy⌋, whether any of the four vote corners is on the sensor)."""
+    wx, wy = _warp(x, y, s, motion, cx, cy)
+    ix, iy = int(np.floor(wx)), int(np.floor(wy))
+    return wx, wy, ix, iy, not (ix + 1 < 0 or ix >= width or iy + 1 < 0 or iy >= height)
+
+
+@njit(cache=True, inline="always")
 def _axis_weights(i, f, size, taps, out):
     """The footprint's weights along one axis for a vote at i + f (0 ≤ f < 1): the blur
     taps of the corner at i (share 1 − f) and of the one at i + 1 (share f), a corner
@@ -94,10 +102,9 @@ def _render(x, y, dt, polarity, weight, motion, width, height, taps, votes, imag
     for i in range(x.size):
         if weight[i] == 0.0:
             continue
-        wx, wy = _warp(x[i], y[i], dt[i], motion, cx, cy)
-        ix, iy = int(np.floor(wx)), int(np.floor(wy))
-        if ix + 1 < 0 or ix >= width or iy + 1 < 0 or iy >= height:
-            continue  # no corner on the sensor
+        _, _, ix, iy, on_sensor = _landing_cell(x[i], y[i], dt[i], motion, cx, cy, width, height)
+        if not on_sensor:
+            continue
         count += 1
         top, bottom = min(top, max(iy, 0)), max(bottom, min(iy + 1, height - 1))
         left, right = min(left, max(ix, 0)), max(right, min(ix + 1, width - 1))
@@ -115,9 +122,9 @@ def _render(x, y, dt, polarity, weight, motion, width, height, taps, votes, imag
             w = weight[i]
             if w == 0.0:
                 continue
-            wx, wy = _warp(x[i], y[i], dt[i], motion, cx, cy)
-            ix, iy = int(np.floor(wx)), int(np.floor(wy))
-            if ix + 1 < 0 or ix >= width or iy + 1 < 0 or iy >= height:
+            wx, wy, ix, iy, on_sensor = _landing_cell(x[i], y[i], dt[i], motion, cx, cy, width,
+                                                      height)  # fmt: skip
+            if not on_sensor:
                 continue
             share = _axis_weights(ix, wx - ix, width, taps, along_x)
             share *= _axis_weights(iy, wy - iy, height, taps, along_y)

@@ -11,18 +11,16 @@ import textwrap
 import numpy as np
 import pytest
 
-from substrates.datasets.events.events import EVENT_DTYPE, EventError, Events
+from substrates.datasets.events.events import EventError, Events
 from substrates.datasets.events.files import read_events, write_events
 from substrates.datasets.events.stream import EventStream
 
+from .test_files import random_events as uniform_events
 
-def random_events(n: int, seed: int, span_us: int = 3_000_000, width=640, height=480) -> Events:
-    rng = np.random.default_rng(seed)
-    array = np.empty(n, EVENT_DTYPE)
-    array["t"] = np.sort(rng.integers(0, span_us, n))
-    array["x"], array["y"] = rng.integers(0, width, n), rng.integers(0, height, n)
-    array["p"] = rng.integers(0, 2, n)
-    return Events(array, width, height)
+
+def random_events(n: int, seed: int) -> Events:
+    """Events over 3 s of a 640 × 480 sensor."""
+    return uniform_events(n, seed, span_us=3_000_000, width=640, height=480)
 
 
 def streamed_like_whole(path, **sensor) -> None:
@@ -108,6 +106,8 @@ BIG_FILE = textwrap.dedent('''
     from substrates.datasets.events import evt2
     from substrates.datasets.events.events import EVENT_DTYPE
     from substrates.datasets.events.stream import EventStream
+
+from .test_files import random_events as uniform_events
 
     def anon_mb():
         for line in Path("/proc/self/status").read_text().splitlines():
