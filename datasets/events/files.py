@@ -22,6 +22,12 @@ HEADER_SCAN = 1 << 20
 """Bytes searched for the `%` header (headers are a few hundred bytes)."""
 CODECS = {"evt2": evt2, "evt21": evt21, "evt3": evt3}
 UNKNOWN_TYPE = "unknown event file type; use .raw (EVT 2.0/2.1/3.0), .dat, .aedat4 or .h5"
+MAX_VENDOR_SHARE = 0.5
+"""Most of a file's words that may carry no CD event (triggers, OTHERS, CONTINUED): the
+formats allow them, but a file made mostly of them is damaged or of another format."""
+VENDOR_SHARE_FROM_WORDS = 10_000
+"""The share is judged on files of at least this many words (a short file may be all
+triggers)."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +57,7 @@ def read_events(path: str | os.PathLike[str], width: int | None = None,
         return read_hdf5(path, width, height), FileInfo("hdf5", 0, "file", {})
     layout = open_layout(path)
     array, skipped, wide, high = layout.decode(layout.payload, 0, layout.start_state())
+    layout.check_vendor_share(skipped)
     width, height, sensor_from = sensor_size(layout.header, width, height, wide, high,
                                              not len(array), path)  # fmt: skip
     events = Events(array, width, height)
@@ -86,6 +93,14 @@ class Layout:
     start: int
     word: int
     payload: np.ndarray
+
+    def check_vendor_share(self, skipped: int) -> None:
+        """Refuse a file most of whose words carry no CD event (see MAX_VENDOR_SHARE)."""
+        words = len(self.payload) // self.word
+        if words >= VENDOR_SHARE_FROM_WORDS and skipped > MAX_VENDOR_SHARE * words:
+            raise EventError(f"{self.path}: {skipped:,} of its {words:,} words carry no CD "
+                             f"event (more than {MAX_VENDOR_SHARE:.0%}): a damaged file, or "
+                             f"not {self.encoding.upper()}")  # fmt: skip
 
     def start_state(self) -> np.ndarray:
         """The decoder's state before the first word."""

@@ -78,6 +78,7 @@ class EventStream:
                 outside = len(chunks) - 1
             wide, high = max(wide, w), max(high, h)
         self.chunks = chunks
+        layout.check_vendor_share(self.skipped)
         self.width, self.height, self.sensor_from = sensor_size(
             layout.header, width, height, wide, high, self.events == 0, layout.path
         )

@@ -151,3 +151,17 @@ def test_a_2_gb_file_streams_in_windows_in_bounded_memory(tmp_path) -> None:
     size, events, seen, windows, most_mb = (int(v) for v in result.stdout.split())
     assert size > 2 * 10**9 and events == seen == 256 * 2_000_000 and windows == 256
     assert most_mb < 400, f"{most_mb} MB held while streaming"
+
+
+def test_a_file_made_mostly_of_words_without_cd_events_is_refused(tmp_path) -> None:
+    """Vendor words are allowed and counted, but a file of more than half of them is
+    damaged or of another format: one line, read whole or streamed."""
+    write_events(random_events(5_000, seed=7), tmp_path / "ok.raw", "evt2")
+    data = (tmp_path / "ok.raw").read_bytes()
+    others = np.full(20_000, 0xE0000000, "<u4").tobytes()  # OTHERS words
+    (tmp_path / "odd.raw").write_bytes(data + others)
+    for read in (read_events, EventStream):
+        with pytest.raises(EventError, match=r"20,000 of its .* words carry no CD event"):
+            read(tmp_path / "odd.raw")
+    (tmp_path / "fine.raw").write_bytes(data + others[:4_000])
+    assert EventStream(tmp_path / "fine.raw").skipped == 1_000
