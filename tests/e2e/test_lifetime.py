@@ -20,10 +20,16 @@ from substrates.adapters.runs.folder import RunFolder
 from .cli import substrates, wait_for
 
 
+def _default_sigint() -> None:
+    """A shell without job control starts background jobs with SIGINT ignored, and Python
+    keeps an ignored SIGINT: give the run the default, as a terminal would."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(args: list[str], cwd: Path) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "substrates", *args], cwd=cwd, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)  # fmt: skip
+                            start_new_session=True, preexec_fn=_default_sigint)  # fmt: skip
 
 
 def _running_record(runs: Path) -> tuple[Path, dict]:
