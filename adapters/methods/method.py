@@ -144,13 +144,17 @@ def explain(method: Method[Any], error: ValidationError) -> str:
 
 
 def summary_report(run: Run) -> str:
-    """A run's summary, one `name value` line each (floats to 3 decimals), then the folder:
-    the report of methods whose summary says it all."""
-    lines = [
-        f"{key:<40} {value:.3f}" if isinstance(value, float) else f"{key:<40} {value}"
-        for key, value in run.summary.items()
-    ]
+    """A run's summary, one `name value` line each (floats to 3 decimals, or 3 significant
+    digits below 0.01, so a small value does not print as 0.000), then the folder: the
+    report of methods whose summary says it all."""
+    lines = [f"{key:<40} {_number(value)}" for key, value in run.summary.items()]
     return "\n".join([*lines, f"run folder: {run.path}"])
+
+
+def _number(value: object) -> str:
+    if not isinstance(value, float):
+        return str(value)
+    return f"{value:.3g}" if 0 < abs(value) < 0.01 else f"{value:.3f}"
 
 
 def flatten(record: dict[str, Any], prefix: str = "") -> dict[str, Any]:
