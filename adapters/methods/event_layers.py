@@ -22,6 +22,9 @@ class EventLayersParameters(MethodParameters):
     scenes: int = option(6, "held-out scenes")
     seed: int = option(0, "first held-out scene offset", ge=0, le=SEED_MAX)
     window_ms: float = option(200.0, "recording span to decouple (ms)")
+    start_ms: float = option(0.0, "recordings: where that span starts, in ms after the first "
+                             "event (.raw and .dat files seek there without decoding what "
+                             "comes before)", ge=0)  # fmt: skip
     homography: bool = option(False, "simulated scenes: layers also zoom, turn and tilt")
     motion: Literal["translation", "affine"] = option(
         "translation",
@@ -47,7 +50,8 @@ METHOD = Method(
         "simulated, and assignment accuracy, motion errors (px/s: at the image centre, and "
         "the flow's mean over the image) and the PSNR (dB) of the recovered transmission "
         "are scored against the ground truth. With an events.file "
-        "source (or --events FILE): the recording's first --window-ms is decoupled. Writes "
+        "source (or --events FILE): --window-ms of the recording from --start-ms is decoupled. "
+        "Writes "
         "results.parquet, provenance.json and layers.png."
     ),
     parameters=EventLayersParameters,

@@ -13,6 +13,7 @@ import pyarrow as pa
 
 from ...backends.errors import SubstratesError
 from ...backends.events.base import EventsBackend, EventSimulatorBackend
+from ...datasets.events.events import Events
 from ...models.events.layers import decouple_recording, evaluate_scene
 from ...models.events.scenes import ReflectionScene
 from ..config import ConfigError, backend_from_config, load_config
@@ -28,17 +29,20 @@ FIRST_HELD_OUT_SEED = 100
 def run_event_layers(
     *, hardware: str | Path, events: str | None, scenes: int, seed: int, window_ms: float,
     homography: bool, motion: Literal["translation", "affine"], out: str | Path,
-    progress: Progress | None = None,
+    start_ms: float = 0.0, progress: Progress | None = None,
 ) -> RunFolder:  # fmt: skip
     """Simulator config: score `scenes` held-out scenes (with `homography`, layers also zoom,
-    turn and tilt); file config (or an `events` file): decouple the first `window_ms` of
-    the recording. `motion`: translation or affine (velocities with gradients)."""
+    turn and tilt); file config (or an `events` file): decouple `window_ms` of the
+    recording from `start_ms` after its first event. `motion`: translation or affine
+    (velocities with gradients)."""
     events_file = events
     resolved = load_config(hardware)
     if resolved.config.substrate != "events":
         raise ConfigError(resolved.path, "substrate", "event-layers needs an events source")
     if scenes < 1 or window_ms <= 0:
         raise SubstratesError("--scenes must be ≥ 1 and --window-ms positive")
+    if start_ms < 0:
+        raise SubstratesError("--start-ms must be ≥ 0")
     affine = motion == "affine"
     backend = backend_from_config(resolved)
     if events_file is not None:
@@ -51,8 +55,10 @@ def run_event_layers(
     assert isinstance(backend, EventsBackend)
     _ = backend.capabilities  # a recording is read (and refused if bad) before any folder
     folder = RunFolder.create(out, "event-layers")
+    if start_ms and isinstance(backend, EventSimulatorBackend):
+        raise SubstratesError("--start-ms is for recordings (an events.file source)")
     parameters = {"events": events_file, "scenes": scenes, "seed": seed, "window_ms": window_ms,
-                  "homography": homography, "motion": motion}  # fmt: skip
+                  "start_ms": start_ms, "homography": homography, "motion": motion}  # fmt: skip
     record = provenance("event-layers", resolved, backend, parameters)
     recording = getattr(backend, "recording", None)  # a file: how it was read
     if recording is not None:
@@ -67,8 +73,9 @@ def run_event_layers(
             rows, arrays = _simulated(backend, scenes, seed, homography, affine, progress)
             title = f"event layers on {backend.name}: held-out scene {rows[0]['scene']}"
         else:
-            rows, arrays = _recorded(backend, window_ms, affine)
-            title = f"event layers on {backend.name}: first {window_ms:g} ms"
+            rows, arrays = _recorded(backend, window_ms, start_ms, affine)
+            title = (f"event layers on {backend.name}: {window_ms:g} ms from "
+                     f"{start_ms:g} ms")  # fmt: skip
     folder.write_table("results.parquet", pa.Table.from_pylist(rows))
     figure = event_layers_figure(arrays, title)
     folder.save_figure("layers.png", figure)
@@ -93,12 +100,21 @@ def _simulated(backend: EventSimulatorBackend, scenes: int, seed: int, homograph
     return rows, first
 
 
-def _recorded(backend: EventsBackend, window_ms: float, affine: bool) -> tuple[list, dict]:
-    window = round(window_ms * 1000)
-    events = next(backend.packets(window, limit_us=window), None)
+def _recorded(backend: EventsBackend, window_ms: float, start_ms: float, affine: bool
+              ) -> tuple[list, dict]:  # fmt: skip
+    from ...backends.events.file import FileBackend
+
+    window, start = round(window_ms * 1000), round(start_ms * 1000)
+    events: Events | None
+    if start and isinstance(backend, FileBackend):
+        events = backend.span(start, window)
+    elif start:
+        raise SubstratesError(f"{backend.name}: --start-ms needs a recorded file")
+    else:
+        events = next(backend.packets(window, limit_us=window), None)
     if events is None or len(events) < 100:
-        raise SubstratesError(f"{backend.name}: fewer than 100 events in the first "
-                              f"{window_ms:g} ms; nothing to decouple")  # fmt: skip
+        raise SubstratesError(f"{backend.name}: fewer than 100 events in the {window_ms:g} ms "
+                              f"from {start_ms:g} ms; nothing to decouple")  # fmt: skip
     found, row = decouple_recording(events.array, events.width, events.height, affine)
     arrays = {"events": events.array, "layer": found.layer, "motions": found.motions,
               "width": events.width, "height": events.height}  # fmt: skip

@@ -8,6 +8,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import numpy as np
 from pydantic import Field
 
 from ..base import BackendOptions, Unavailability
@@ -110,6 +111,27 @@ class FileBackend(EventsBackend):
             for noise_filter in filters:
                 array = array[noise_filter.keep(array)]
             yield type(window)(array, window.width, window.height)
+
+    def span(self, start_us: int, length_us: int) -> Events:
+        """The events from `start_us` to `start_us + length_us` after the recording's first
+        event (a .raw or .dat file seeks through its index), noise filters applied from the
+        span's start."""
+        from ...datasets.events.events import Events as EventArray
+        from ...datasets.events.stream import EventStream
+
+        source, _ = self.recording
+        if isinstance(source, EventStream):
+            begin = source.first_us + start_us
+            events = source.window(begin, begin + length_us)
+        else:
+            t = source.array["t"]
+            begin = int(t[0]) + start_us if len(t) else 0
+            a, b = np.searchsorted(t, [begin, begin + length_us], side="left")
+            events = EventArray(source.array[a:b], source.width, source.height)
+        array = events.array
+        for noise_filter in self._filters(events.width, events.height):
+            array = array[noise_filter.keep(array)]
+        return EventArray(array, events.width, events.height)
 
     def _filters(self, width: int, height: int) -> list[Any]:
         """The noise filters the options ask for, fresh for one pass over the stream."""

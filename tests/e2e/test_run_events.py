@@ -81,3 +81,22 @@ def test_bad_input_exits_2(tmp_path, args, content, message) -> None:
     result = substrates("run", "event-layers", *args, cwd=tmp_path, check=False)
     assert result.returncode == 2 and message in result.stderr
     assert not (tmp_path / "runs").exists()
+
+
+def test_start_ms_seeks_into_a_recording(tmp_path) -> None:
+    """--start-ms decouples the span that starts there: the same events as cut from the
+    whole file, found through the stream's index; a simulator source refuses it."""
+    from substrates.backends.registry import create_backend
+    from substrates.datasets.events.files import read_events, write_events
+    from substrates.models.events.scenes import ReflectionScene
+
+    rendered = ReflectionScene.random(8).render()
+    events = create_backend("events.sim", {"seed": 1}).simulate(rendered.frames, rendered.times)
+    write_events(events, tmp_path / "scene.raw", "evt3")
+    substrates("run", "event-layers", "--source", "events_file", "--events", "scene.raw",
+               "--window-ms", "80", "--start-ms", "60", cwd=tmp_path)  # fmt: skip
+    (row,) = pq.read_table(only_run_folder(tmp_path / "runs") / "results.parquet").to_pylist()
+    t = read_events(tmp_path / "scene.raw")[0].array["t"]
+    assert row["events"] == int(np.sum((t >= t[0] + 60_000) & (t < t[0] + 140_000))) > 1000
+    refused = substrates("run", "event-layers", "--start-ms", "5", cwd=tmp_path, check=False)
+    assert refused.returncode == 2 and "--start-ms is for recordings" in refused.stderr
