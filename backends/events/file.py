@@ -107,10 +107,7 @@ class FileBackend(EventsBackend):
             windows = events.windows(duration_us=window_us)
         filters = self._filters(events.width, events.height)
         for window in windows:
-            array = window.array
-            for noise_filter in filters:
-                array = array[noise_filter.keep(array)]
-            yield type(window)(array, window.width, window.height)
+            yield _filtered(window, filters)
 
     def span(self, start_us: int, length_us: int) -> Events:
         """The events from `start_us` to `start_us + length_us` after the recording's first
@@ -128,10 +125,7 @@ class FileBackend(EventsBackend):
             begin = int(t[0]) + start_us if len(t) else 0
             a, b = np.searchsorted(t, [begin, begin + length_us], side="left")
             events = EventArray(source.array[a:b], source.width, source.height)
-        array = events.array
-        for noise_filter in self._filters(events.width, events.height):
-            array = array[noise_filter.keep(array)]
-        return EventArray(array, events.width, events.height)
+        return _filtered(events, self._filters(events.width, events.height))
 
     def _filters(self, width: int, height: int) -> list[Any]:
         """The noise filters the options ask for, fresh for one pass over the stream."""
@@ -145,3 +139,11 @@ class FileBackend(EventsBackend):
         if self.options.refractory_us:
             filters.append(RefractoryFilter(width, height, self.options.refractory_us))
         return filters
+
+
+def _filtered(events: Events, filters: list[Any]) -> Events:
+    """`events` less what each noise filter, in order, drops (the filters keep their state)."""
+    array = events.array
+    for noise_filter in filters:
+        array = array[noise_filter.keep(array)]
+    return type(events)(array, events.width, events.height)

@@ -33,14 +33,13 @@ EVENTS_PER_WORD = {"evt2": 1, "evt21": 32, "evt3": 12, "dat": 1}
 @dataclass(frozen=True)
 class Chunk:
     """Bytes [offset, offset + size) of the payload; the decoder's state before them; the
-    times (µs) of their first and last event (−1 without events); their events."""
+    times (µs) of their first and last event (−1 without events)."""
 
     offset: int
     size: int
     state: np.ndarray
     first_us: int
     last_us: int
-    events: int
 
 
 class EventStream:
@@ -63,19 +62,15 @@ class EventStream:
         chunks: list[Chunk] = []
         self.events = self.skipped = 0
         wide = high = 0
-        outside: int | None = None  # the first chunk with an event beyond the header's sensor
         for offset in range(0, len(layout.payload), step):
             before = state.copy()
             words = layout.payload[offset : offset + step]
             array, skipped, w, h = layout.decode(words, offset, state)
             t = array["t"]
             chunks.append(Chunk(offset, len(words), before, int(t[0]) if len(t) else -1,
-                                int(t[-1]) if len(t) else -1, len(t)))  # fmt: skip
+                                int(t[-1]) if len(t) else -1))  # fmt: skip
             self.events += len(array)
             self.skipped += skipped
-            if outside is None and layout.header.width is not None and (
-                    w > layout.header.width or h > layout.header.height):  # fmt: skip
-                outside = len(chunks) - 1
             wide, high = max(wide, w), max(high, h)
         self.chunks = chunks
         layout.check_vendor_share(self.skipped)
@@ -83,7 +78,7 @@ class EventStream:
             layout.header, width, height, wide, high, self.events == 0, layout.path
         )
         if wide > self.width or high > self.height:
-            self._refuse_outside(outside or 0)
+            self._refuse_outside()
         timed = [c for c in chunks if c.first_us >= 0]
         self.first_us = timed[0].first_us if timed else 0
         self.last_us = timed[-1].last_us if timed else 0
@@ -103,12 +98,12 @@ class EventStream:
         array, *_ = self.layout.decode(words, chunk.offset, chunk.state.copy())
         return Events(array, self.width, self.height)
 
-    def _refuse_outside(self, first: int) -> None:
+    def _refuse_outside(self) -> None:
         """The error `Events.check` gives for the whole file: the first event outside the
-        sensor, numbered in the file, and how many there are (chunks from `first` on)."""
-        before = sum(c.events for c in self.chunks[:first])
-        found, count = None, 0
-        for chunk in self.chunks[first:]:
+        sensor, numbered in the file, and how many there are (a second pass, only on this
+        error path)."""
+        before, found, count = 0, None, 0
+        for chunk in self.chunks:
             a = self._decode(chunk).array
             outside = np.flatnonzero((a["x"] >= self.width) | (a["y"] >= self.height))
             if found is None and outside.size:

@@ -272,16 +272,13 @@ def two_motions(events: np.ndarray, width: int, height: int, limit: float = 300.
     tried = _try_pairs(search, pairs or [(starts[0], starts[0] + 2 * gap)], rounds, gap)
     # the pair that makes both layers' own IWEs sharpest in total (the first of equals)
     _, motions, layer = max(tried, key=lambda found: found[0])
+    final = cloud.thinned(FINAL_EVENTS)
     if search is not cloud:
-        final = cloud.thinned(FINAL_EVENTS)
         motions, layer = alternate(final, motions, rounds, gap)
-        if final is not cloud:
-            layer = assign(cloud, motions)
     if affine:
-        final = cloud.thinned(FINAL_EVENTS)
         motions, layer = alternate(final, motions, rounds, gap, affine=True)
-        if final is not cloud:
-            layer = assign(cloud, motions)
+    if final is not cloud:
+        layer = assign(cloud, motions)
     contrast = tuple(cloud.contrast(motions[k], (layer == k).astype(np.float64))
                      for k in (0, 1))  # fmt: skip
     return TwoMotions(motions, layer, contrast)  # type: ignore[arg-type]
