@@ -30,7 +30,9 @@ class CmlReconstructParameters(MethodParameters):
     )
     cell_km: float | None = option(None, "grid cell for real data (default 2 km)", metavar="KM")
     methods: tuple[str, ...] = option(
-        ("idw", "kriging", "bayes"), "comma-separated: idw, kriging, bayes"
+        ("idw", "kriging", "bayes"),
+        "comma-separated: idw, kriging, bayes (random-field prior, HMC), dps and smc "
+        "(diffusion prior trained on radar: posterior sampling, twisted SMC)",
     )
     variogram: Literal["fitted", "climatological"] = option(
         "fitted", "kriging's spherical variogram: fitted to each map (pykrige's fit), or "
@@ -39,9 +41,18 @@ class CmlReconstructParameters(MethodParameters):
     )  # fmt: skip
     iterations: int = option(300, "HMC iterations per map, half of them warm-up")
     chains: int = option(4, "HMC chains per map")
-    device: str = option("cpu", "torch device of the Bayesian reconstruction: cpu or cuda")
+    diffusion_steps: int = option(100, "reverse diffusion steps per map (dps, smc)", ge=2)
+    draws: int = option(4, "posterior draws per map: DPS samples, SMC particles", ge=1)
+    guidance: float = option(
+        1.0, "DPS's guidance step (model units per unit of the residuals' norm)", gt=0
+    )
+    prior: str | None = option(
+        None, "rain-prior weights for dps and smc (default: the shipped ones, trained on "
+        "2018-05 RADOLAN radar, 13 and 14 May held out)", metavar="FILE", input="file",
+    )  # fmt: skip
+    device: str = option("cpu", "torch device of the Bayesian reconstructions: cpu or cuda")
     precision: Literal["float32", "float64"] = option(
-        "float32", "floating point of the Bayesian reconstruction (float32 is twice as fast)"
+        "float32", "floating point of the Bayesian reconstructions (float32 is twice as fast)"
     )
     true_baseline: bool = option(
         False,
@@ -86,13 +97,15 @@ def report(run: Run) -> str:
 
 METHOD = Method(
     name="cml-reconstruct",
-    help="rain maps from microwave links: IDW, kriging and a Bayesian inverse problem",
+    help="rain maps from microwave links: IDW, kriging and Bayesian inverse problems",
     description=(
         "Turn link attenuation into rain maps. The standard chain (wet/dry, baseline, "
         "wet antenna, ITU-R P.838-3) gives each link's rain; IDW and ordinary kriging map "
         "it from link midpoints; the Bayesian reconstruction fits a random-field prior "
         "to the attenuation integrated along each path and samples the posterior (HMC), "
-        "giving a mean map and its uncertainty. Every map is scored (RMSE, bias, Pearson "
+        "giving a mean map and its uncertainty; dps and smc do the same with a diffusion "
+        "prior trained on radar fields (posterior sampling, twisted sequential Monte "
+        "Carlo). Every map is scored (RMSE, bias, Pearson "
         "r in mm/h) against the simulator's truth or, for real data, a radar reference. "
         "Without options: the simulated network of hardware_configs/cml_sim.yaml."
     ),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -24,6 +24,8 @@ from ...datasets.cml.radar_reference import (
     pycomlink_references,
 )
 from ...models.cml.bayesian import BayesianSettings, reconstruct_bayesian
+from ...models.cml.diffusion.prior import load_prior
+from ...models.cml.diffusion.reconstruct import DiffusionSettings, reconstruct_diffusion
 from ...models.cml.grid import Grid, link_ends_km, link_midpoints_km
 from ...models.cml.kriging import OrdinaryKriging, Variogram
 from ...models.cml.path_operator import PathOperator
@@ -44,7 +46,8 @@ from .plots import close_figure, cml_maps_figure
 from .progress import Progress
 from .provenance import now, provenance, recording_failure
 
-METHODS = ("idw", "kriging", "bayes")
+METHODS = ("idw", "kriging", "bayes", "dps", "smc")
+PROBABILISTIC = ("bayes", "dps", "smc")
 WGS84_WKT = (
     'GEOGCRS["WGS 84",DATUM["World Geodetic System 1984",ELLIPSOID["WGS 84",6378137,'
     '298.257223563]],CS[ellipsoidal,2],AXIS["latitude",north],AXIS["longitude",east],'
@@ -64,6 +67,10 @@ def run_cml_reconstruct(
     variogram: Literal["fitted", "climatological"],
     iterations: int,
     chains: int,
+    diffusion_steps: int,
+    draws: int,
+    guidance: float,
+    prior: str | None,
     device: str,
     precision: Literal["float32", "float64"],
     true_baseline: bool,
@@ -79,8 +86,9 @@ def run_cml_reconstruct(
     data: a netCDF file for a cml.opensense `hardware` source; areal_reference,
     path_reference: radar references (default for pycomlink's example data: the ones shipped
     with it); near_km: cells farther from every link are left out of the field scores;
-    true_baseline: see `link_inputs` (simulator only); precision: of the Bayesian map;
-    iterations, chains: HMC's, per map.
+    true_baseline: see `link_inputs` (simulator only); precision: of the Bayesian maps;
+    iterations, chains: HMC's, per map; diffusion_steps, draws, guidance: the diffusion
+    samplers' (dps, smc); prior: their weights file (default: the shipped prior).
     """
     every_min = every
     if iterations < 2 or chains < 1:
@@ -93,6 +101,9 @@ def run_cml_reconstruct(
     if device.startswith("cuda") and (reason := no_cuda_reason()):
         raise SubstratesError(f"--device {device}: {reason}")
     settings = BayesianSettings(chains=chains, iterations=iterations, warmup=iterations // 2)
+    diffusion = DiffusionSettings(steps=diffusion_steps, draws=draws, scale=guidance)
+    if prior is not None and not Path(prior).is_file():
+        raise SubstratesError(f"--prior {prior}: no such file")
     resolved, backend = _cml_source(hardware, data)
     areal, path = _references(backend, (areal_reference, path_reference))
     try:
@@ -117,7 +128,7 @@ def run_cml_reconstruct(
         "grid": {"cell_km": grid.cell_km, "nx": grid.nx, "ny": grid.ny, "origin": grid.origin},
         "near_km": near_km, "true_baseline": true_baseline, "methods": list(methods),
         "variogram": "fitted per map" if climatology is None else asdict(climatology),
-        "bayesian": asdict(settings),
+        "bayesian": asdict(settings), "diffusion": asdict(diffusion), "prior": prior,
         "device": device, "precision": precision, "seed": seed, "reference": reference.label,
     }  # fmt: skip
     record = provenance("cml-reconstruct", resolved, backend, parameters)
@@ -125,14 +136,15 @@ def run_cml_reconstruct(
     folder.write_json("provenance.json", record)
     with recording_failure(folder, record):
         fields, timings, extra = _reconstruct(
-            inputs, grid, methods, settings, (device, precision), seed, progress, climatology
-        )
+            inputs, grid, methods, (settings, diffusion, prior), (device, precision), seed,
+            progress, climatology,
+        )  # fmt: skip
     mask = near_links(grid, inputs.links, near_km)
     table = _scores(inputs, grid, fields, reference, mask)
     folder.write_table("results.parquet", table)
     _write_fields(folder, inputs, grid, fields, extra, reference, every_min)
     figure = cml_maps_figure(
-        grid, link_ends_km(inputs.links, grid.origin), inputs.times, fields, extra.get("std"),
+        grid, link_ends_km(inputs.links, grid.origin), inputs.times, fields, extra["std"],
         reference, f"{backend.name}: rain maps",
     )  # fmt: skip
     folder.save_figure("maps.png", figure)
@@ -192,23 +204,29 @@ def _reconstruct(
     inputs: LinkInputs,
     grid: Grid,
     methods: Sequence[str],
-    settings: BayesianSettings,
+    samplers: tuple[BayesianSettings, DiffusionSettings, str | None],
     torch_placement: tuple[str, str],
     seed: int,
     progress: Progress | None,
     variogram: Variogram | None = None,
 ) -> tuple[dict[str, np.ndarray], dict[str, float], dict[str, Any]]:
-    """Fields (steps, ny, nx) per method, seconds per method, and Bayesian extras;
-    torch_placement: (device, precision) of the Bayesian reconstruction."""
+    """Fields (steps, ny, nx) per method, seconds per method, and the probabilistic
+    methods' extras (extra["std"][method], HMC's levels and acceptance, SMC's ESS);
+    samplers: HMC's settings, the diffusion samplers' and their prior's weights file;
+    torch_placement: (device, precision) of the Bayesian reconstructions."""
+    import torch
+
+    settings, diffusion, prior_file = samplers
+    device, precision = torch_placement
     points, cells = link_midpoints_km(inputs.links, grid.origin), grid.points()
     steps = len(inputs.times)
-    fields, timings, extra = {}, {}, {}
+    fields: dict[str, np.ndarray] = {}
+    timings: dict[str, float] = {}
+    extra: dict[str, Any] = {"std": {}, "ess": {}}
+    prior = None
     for method in methods:
         began = time.perf_counter()
         if method == "bayes":
-            import torch
-
-            device, precision = torch_placement
             operator = PathOperator.from_dataset(
                 inputs.links, grid, device=device, dtype=getattr(torch, precision)
             )
@@ -218,10 +236,22 @@ def _reconstruct(
                 settings, seed=seed, on_iteration=report,
             )  # fmt: skip
             fields[method] = posterior.mean
+            extra["std"][method] = posterior.std
             extra.update(
-                std=posterior.std, wet_fraction=posterior.wet_fraction,
-                median_mm_h=posterior.median_mm_h, acceptance=posterior.acceptance,
+                wet_fraction=posterior.wet_fraction, median_mm_h=posterior.median_mm_h,
+                acceptance=posterior.acceptance,
             )  # fmt: skip
+        elif method in ("dps", "smc"):
+            if prior is None:
+                prior = load_prior(prior_file, device, getattr(torch, precision))
+            report = None if progress is None else (lambda i, n, m=method: progress(m, i, n))
+            sampled = reconstruct_diffusion(
+                inputs.attenuation_db, inputs.path_rain_mm_h, inputs.links, grid, prior,
+                replace(diffusion, sampler=method), seed=seed, on_step=report,
+            )  # fmt: skip
+            fields[method] = sampled.mean
+            extra["std"][method] = sampled.std
+            extra["ess"][method] = sampled.ess
         else:
             kriging = OrdinaryKriging(points, cells, variogram) if method == "kriging" else None
             maps = []
@@ -290,6 +320,8 @@ def _summary(
     }
     if "acceptance" in extra:
         summary["bayes_acceptance_mean"] = float(np.nanmean(extra["acceptance"]))
+    if "smc" in extra["ess"] and np.isfinite(extra["ess"]["smc"]).any():
+        summary["smc_ess_min"] = float(np.nanmin(extra["ess"]["smc"]))
     return summary
 
 
@@ -321,9 +353,10 @@ def _write_fields(
         }  # fmt: skip
 
     variables = {f"rain_{m}": rain(f, f"rain rate mapped by {m}") for m, f in fields.items()}
-    if "std" in extra:
-        variables["rain_bayes_std"] = rain(extra["std"], "posterior standard deviation of the "
-                                           "rain rate", " standard_error")  # fmt: skip
+    for method, spread in extra["std"].items():
+        what = f"posterior standard deviation of the rain rate ({method})"
+        variables[f"rain_{method}_std"] = rain(spread, what, " standard_error")
+    if "wet_fraction" in extra:
         variables["prior_wet_fraction"] = ("time", extra["wet_fraction"],
                                            {"long_name": "prior wet-area fraction",
                                             "units": "1"})  # fmt: skip

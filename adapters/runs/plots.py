@@ -107,12 +107,13 @@ def cml_maps_figure(
     ends_km: tuple[Any, Any, Any, Any],
     times: Any,
     fields: dict[str, Any],
-    std: Any,
+    std: dict[str, Any],
     reference: Any,
     title: str,
 ) -> Any:
-    """Rain maps (mm/h) at the wettest step: the reference, each method, the posterior
-    standard deviation; link paths drawn over each."""
+    """Rain maps (mm/h) at the wettest step: the reference, each method, and the posterior
+    standard deviation of each probabilistic method (`std`: method -> maps); link paths
+    drawn over each."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -122,21 +123,24 @@ def cml_maps_figure(
     wettest_of = reference.field if reference.field is not None else next(iter(fields.values()))
     t = int(np.nanargmax(np.nanmean(wettest_of, axis=(1, 2))))
     panels = [(reference.label, reference.field[t])] if reference.field is not None else []
-    panels += [(f"{m} mean" if m == "bayes" else m, f[t]) for m, f in fields.items()]
+    panels += [(f"{m} mean" if m in std else m, f[t]) for m, f in fields.items()]
     extent = (grid.x0_km, grid.x0_km + grid.nx * grid.cell_km,
               grid.y0_km, grid.y0_km + grid.ny * grid.cell_km)  # fmt: skip
     top = max(float(np.nanpercentile(f, 99.5)) for _, f in panels) or 1.0
-    count = len(panels) + (std is not None)
+    count = len(panels) + len(std)
     figure, axes = plt.subplots(1, count, figsize=(3.4 * count, 3.6), layout="constrained")
     axes = np.atleast_1d(axes)
     for axis, (name, field) in zip(axes, panels, strict=False):
         image = axis.imshow(field, origin="lower", extent=extent, vmin=0, vmax=top, cmap="Blues")
         axis.set_title(name, fontsize=9)
     figure.colorbar(image, ax=axes[: len(panels)], label="rain (mm/h)", shrink=0.8)
-    if std is not None:
-        spread = axes[-1].imshow(std[t], origin="lower", extent=extent, cmap="Oranges")
-        axes[-1].set_title("bayes posterior std", fontsize=9)
-        figure.colorbar(spread, ax=axes[-1], label="std (mm/h)", shrink=0.8)
+    if std:
+        spread_top = max(float(np.nanpercentile(s[t], 99.5)) for s in std.values()) or 1.0
+        for axis, (name, spread) in zip(axes[len(panels) :], std.items(), strict=True):
+            image = axis.imshow(spread[t], origin="lower", extent=extent, vmin=0,
+                                vmax=spread_top, cmap="Oranges")  # fmt: skip
+            axis.set_title(f"{name} posterior std", fontsize=9)
+        figure.colorbar(image, ax=axes[len(panels) :], label="std (mm/h)", shrink=0.8)
     x0, y0, x1, y1 = ends_km
     for axis in axes:
         axis.plot(np.stack([x0, x1]), np.stack([y0, y1]), color="k", lw=0.5, alpha=0.6)

@@ -30,12 +30,19 @@ class SimOptions(BackendOptions):
 
     links: random links in a square domain of grid_cells × cell_km per side.
     start, duration_h, time_step_s: the simulated period. median_rain_mm_h, wet_fraction,
-    velocity_km_h: the rain (see datasets.cml.rain_fields). noise_db: rsl noise std;
-    rsl_step_db: rsl quantization; drift_db_per_h: baseline random walk; wet_antenna: add
-    Pastorek 2021 wet-antenna attenuation; missing_fraction: samples written as fill values.
-    network: an OpenSense netCDF file or OpenMRG folder whose link geometry, frequencies and
-    polarizations replace the random links (`links` then comes from the file and the
-    square domain grows to hold the network, 2 km margin, in cells of cell_km).
+    velocity_km_h, spectrum_slope (β of the power spectrum |k|^−β), sigma_log (spread of
+    log rain where wet), anisotropy and orientation_deg (correlation length along that
+    bearing over that across it): the rain (see datasets.cml.rain_fields). noise_db: rsl
+    noise std; rsl_step_db: rsl quantization; drift_db_per_h: baseline random walk;
+    wet_antenna: add Pastorek 2021 wet-antenna attenuation, A_max (1 − exp(−d R^ζ)) with
+    wet_antenna_pastorek = (A_max dB, ζ, d); missing_fraction: samples written as fill
+    values. network: an OpenSense netCDF file or OpenMRG folder whose link geometry,
+    frequencies and polarizations replace the random links (`links` then comes from the
+    file and the square domain grows to hold the network, 2 km margin, in cells of
+    cell_km). radar: rain fields from a radar file in place of the synthetic ones
+    (RADOLAN as pycomlink ships it, "pycomlink" for its example file; needs `network`):
+    each cell takes its nearest radar pixel, each field is held over its interval, pixels
+    without echo are dry; `start` and `duration_h` must lie inside the file.
     """
 
     seed: int = 0
@@ -48,17 +55,25 @@ class SimOptions(BackendOptions):
     median_rain_mm_h: float = Field(2.0, gt=0)
     wet_fraction: float = Field(0.35, gt=0, lt=1)
     velocity_km_h: tuple[float, float] = (20.0, 10.0)
+    spectrum_slope: float = Field(3.0, gt=0, le=6)
+    sigma_log: float = Field(1.0, gt=0, le=3)
+    anisotropy: float = Field(1.0, ge=1, le=20)
+    orientation_deg: float = 0.0
     noise_db: float = Field(0.15, ge=0)
     rsl_step_db: float = Field(0.1, ge=0)
     drift_db_per_h: float = Field(0.1, ge=0)
     wet_antenna: bool = True
+    wet_antenna_pastorek: tuple[float, float, float] = (14.0, 0.55, 0.1)
     missing_fraction: float = Field(0.002, ge=0, lt=1)
     network: str | None = None
+    radar: str | None = None
 
     @model_validator(mode="after")
     def _links_or_network(self) -> SimOptions:
         if self.network is not None and {"links", "grid_cells"} & self.model_fields_set:
             raise ValueError("links and grid_cells come from the network file; leave them out")
+        if self.radar is not None and self.network is None:
+            raise ValueError("radar rain needs a network inside the radar's area (network: FILE)")
         return self
 
 
@@ -91,16 +106,24 @@ class SimBackend(CMLSimulatorBackend):
         steps = round(o.duration_h * 3600 / o.time_step_s)
         step_min = o.time_step_s / 60
         network, cells = self._network(rng)
-        model = RainFieldModel(
-            size=cells, cell_km=o.cell_km, wet_fraction=o.wet_fraction,
-            median_mm_h=o.median_rain_mm_h, velocity_km_h=o.velocity_km_h,
-        )  # fmt: skip
-        fields = rain_fields(model, steps, step_min, seed=o.seed, device=self.torch_device)
+        if o.radar is None:
+            model = RainFieldModel(
+                size=cells, cell_km=o.cell_km, beta=o.spectrum_slope,
+                wet_fraction=o.wet_fraction, median_mm_h=o.median_rain_mm_h,
+                sigma_log=o.sigma_log, velocity_km_h=o.velocity_km_h,
+                anisotropy=o.anisotropy, orientation_deg=o.orientation_deg,
+            )  # fmt: skip
+            fields = rain_fields(model, steps, step_min, seed=o.seed, device=self.torch_device)
+        else:
+            fields = self._radar_fields(network, cells, steps)
         along = path_rain(fields, o.cell_km, network, device=self.torch_device)
         attenuation = attenuation_along(along, network)  # (time, link, sublink)
         sublinks = network.frequency.shape[1]
         averaged = np.repeat(along.mean(axis=-1)[..., None], sublinks, axis=-1)
-        wet_antenna = wet_antenna_pastorek(averaged) if o.wet_antenna else 0 * averaged
+        a_max, zeta, d = o.wet_antenna_pastorek
+        wet_antenna = (
+            wet_antenna_pastorek(averaged, a_max, zeta, d) if o.wet_antenna else 0 * averaged
+        )
         observed = attenuation + wet_antenna
         drift = np.cumsum(
             rng.normal(0, o.drift_db_per_h * np.sqrt(step_min / 60), observed.shape), axis=0
@@ -148,6 +171,53 @@ class SimBackend(CMLSimulatorBackend):
         )  # fmt: skip
         dataset, cleaning = validate(dataset, source=self.name)
         return dataset, cleaning, truth
+
+    def _radar_fields(self, network: Any, cells: int, steps: int) -> np.ndarray:
+        """The radar's rain (mm/h) on the simulation grid at each step (see `radar`)."""
+        from scipy.spatial import cKDTree
+
+        from ...datasets.cml.network import KM_PER_DEGREE
+        from ...datasets.cml.opensense import CMLDataError
+        from ...datasets.cml.radar_reference import areal_reference, pycomlink_references
+
+        o = self.options
+        path = pycomlink_references()[0] if o.radar == "pycomlink" else o.radar
+        times = np.datetime64(o.start, "ns") + np.arange(steps) * np.timedelta64(o.time_step_s, "s")
+        days = np.unique(np.concatenate([times, times[-1:] + np.timedelta64(1, "h")])
+                         .astype("datetime64[D]")).astype(str)  # fmt: skip
+        try:
+            radar = areal_reference(str(path), list(days))
+        except CMLDataError as err:
+            raise SubstratesError(f"cml.sim radar: {err}") from None
+        frames = radar["time"].values
+        interval = np.median(np.diff(frames[:100]))
+        # a frame holds the mean over the interval it closes: (frame − interval, frame]
+        index = np.searchsorted(frames, times, side="left")
+        if times[0] <= frames[0] - interval or index[-1] >= len(frames):
+            span = [np.datetime_as_string(t, "m") for t in frames[[0, -1]]]
+            raise SubstratesError(f"cml.sim radar: {o.start} + {o.duration_h:g} h is outside "
+                                  f"the radar's {span[0]} to {span[1]}")  # fmt: skip
+        lat0, lon0 = network.origin  # the network's frame, as network_from_dataset's
+        east = (radar["longitudes"].values - lon0) * KM_PER_DEGREE * np.cos(np.radians(lat0))
+        north = (radar["latitudes"].values - lat0) * KM_PER_DEGREE
+        axis = (np.arange(cells) + 0.5) * o.cell_km
+        mine_north, mine_east = np.meshgrid(axis, axis, indexing="ij")  # row = north
+        distance, nearest = cKDTree(np.stack([east.ravel(), north.ravel()], 1)).query(
+            np.stack([mine_east.ravel(), mine_north.ravel()], 1)
+        )
+        if np.median(distance) > 2 * o.cell_km + 2:
+            raise SubstratesError("cml.sim radar: the network lies outside the radar's area")
+        col, row = np.floor(east.ravel() / o.cell_km), np.floor(north.ravel() / o.cell_km)
+        inside = (col >= 0) & (col < cells) & (row >= 0) & (row < cells)
+        cell = (row * cells + col)[inside].astype(int)
+        count = np.bincount(cell, minlength=cells * cells)
+        used = np.unique(index)
+        pixels = np.nan_to_num(radar["rain"].isel(time=used).values.reshape(len(used), -1))
+        rain = np.empty((len(used), cells * cells))
+        for i, frame in enumerate(pixels):  # cells larger than a pixel: the mean of theirs
+            total = np.bincount(cell, weights=frame[inside], minlength=cells * cells)
+            rain[i] = np.where(count > 0, total / np.maximum(count, 1), frame[nearest])
+        return rain.reshape(len(used), cells, cells)[np.searchsorted(used, index)]
 
     def _network(self, rng: np.random.Generator) -> tuple[Any, int]:
         """The link network and the grid's cells per side: random, or from `network`."""

@@ -5,6 +5,7 @@ averaged along each link path). Both are returned as rain rates in mm/h."""
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +34,22 @@ def _open(path: str | os.PathLike[str]) -> Any:
     return dataset
 
 
-def areal_reference(path: str | os.PathLike[str]) -> Any:
-    """Dataset with rain (time, y, x) in mm/h and 2-D coordinates latitudes, longitudes."""
+def areal_reference(path: str | os.PathLike[str], days: Sequence[str] | None = None) -> Any:
+    """Dataset with rain (time, y, x) in mm/h and 2-D coordinates latitudes, longitudes;
+    only the frames of `days` (ISO dates) when given (the others are not read)."""
     dataset = _open(path)
     for name in ("latitudes", "longitudes"):
         if name not in dataset.variables:
             raise CMLDataError(f"{path}: no coordinate {name} (degrees per pixel)")
-    rain = _rate(dataset["rainfall_amount"], str(path)).assign_attrs(units="mm/h")
+    amount = dataset["rainfall_amount"]
+    if days is not None:
+        day = amount["time"].values.astype("datetime64[D]")
+        amount = amount.isel(time=np.isin(day, np.array(days, dtype="datetime64[D]")))
+        if amount.sizes["time"] == 0:
+            span = [np.datetime_as_string(t, "m") for t in dataset["time"].values[[0, -1]]]
+            raise CMLDataError(f"{path}: no frames on {', '.join(days)}; the data hold "
+                               f"{span[0]} to {span[1]}")  # fmt: skip
+    rain = _rate(amount, str(path)).assign_attrs(units="mm/h")
     return rain.to_dataset(name="rain")
 
 

@@ -15,7 +15,9 @@ class RainFieldModel:
     """size: grid cells per side; cell_km: cell size; beta: spectral exponent of the power
     spectrum |k|^-beta; wet_fraction: share of the domain with rain; median_mm_h and
     sigma_log: lognormal rain intensity where wet; lifetime_min: decorrelation time of the
-    field's structure; velocity_km_h: advection (east, north)."""
+    field's structure; velocity_km_h: advection (east, north); anisotropy: ratio ≥ 1 of the
+    correlation length along `orientation_deg` (counter-clockwise from east) to that across
+    it (1: isotropic)."""
 
     size: int = 64
     cell_km: float = 0.5
@@ -25,11 +27,18 @@ class RainFieldModel:
     sigma_log: float = 1.0
     lifetime_min: float = 60.0
     velocity_km_h: tuple[float, float] = (20.0, 10.0)
+    anisotropy: float = 1.0
+    orientation_deg: float = 0.0
 
 
 def _spectral_amplitude(model: RainFieldModel) -> np.ndarray:
     k = np.fft.fftfreq(model.size)
-    radius = np.hypot(*np.meshgrid(k, k, indexing="ij"))
+    k_north, k_east = np.meshgrid(k, k, indexing="ij")
+    angle = np.radians(model.orientation_deg)
+    along = k_east * np.cos(angle) + k_north * np.sin(angle)
+    across = -k_east * np.sin(angle) + k_north * np.cos(angle)
+    stretch = np.sqrt(model.anisotropy)  # longer correlation along: lower frequencies there
+    radius = np.hypot(along * stretch, across / stretch)
     radius[0, 0] = np.inf  # no mean component
     return radius ** (-model.beta / 2)
 
@@ -89,10 +98,11 @@ def _to_numpy(values: Any) -> np.ndarray:
 
 
 def spectral_slope(field: np.ndarray) -> float:
-    """Slope of the radially averaged power spectrum in log-log (≈ −beta for the Gaussian)."""
+    """Slope of the radially averaged power spectrum in log-log (≈ −beta for the Gaussian),
+    over frequencies 0.02–0.4 per cell; fields need not be square."""
     power = np.abs(np.fft.fft2(field - field.mean())) ** 2
-    k = np.fft.fftfreq(field.shape[0])
-    radius = np.hypot(*np.meshgrid(k, k, indexing="ij"))
+    ky, kx = np.fft.fftfreq(field.shape[0]), np.fft.fftfreq(field.shape[1])
+    radius = np.hypot(*np.meshgrid(ky, kx, indexing="ij"))
     bins = np.linspace(0.02, 0.4, 15)
     index = np.digitize(radius, bins)
     centres, means = [], []

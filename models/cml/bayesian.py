@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .hmc import hmc
+from .likelihood import LinkLikelihood
 from .path_operator import PathOperator
 from .rain_prior import FieldPrior, RainPrior, fit_levels, threshold
 
@@ -120,16 +121,13 @@ def _sample(
     def put(a: np.ndarray) -> Any:
         return torch.as_tensor(a[rows], dtype=dtype, device=device)
 
-    observed = put(attenuation_db)
-    seen = torch.isfinite(observed)
-    observed = torch.nan_to_num(observed)
-    sigma = s.noise_db + s.relative_noise * observed
+    likelihood = LinkLikelihood.of(
+        operator, attenuation_db[rows], s.noise_db, s.relative_noise, s.wet_antenna
+    )
     theta, level = put(threshold(out.wet_fraction)), put(out.median_mm_h)
 
     def potential(v: Any) -> Any:
-        modelled = operator.attenuation(prior.rain(v, theta, level), s.wet_antenna)
-        residual = torch.where(seen, (modelled - observed) / sigma, 0.0)
-        return 0.5 * (residual**2).sum((1, 2))
+        return likelihood.potential(prior.rain(v, theta, level))
 
     total = torch.zeros((len(rows), *prior.shape), dtype=dtype, device=device)
     square = torch.zeros_like(total)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ...datasets.cml.network import KM_PER_DEGREE
+from ...datasets.cml.network import KM_PER_DEGREE, bilinear
 
 
 def to_km(lat: Any, lon: Any, origin: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
@@ -45,6 +46,23 @@ class Grid:
         """Cell centres (east, north) in km, shape (ny·nx, 2), rows north-major."""
         x, y = np.meshgrid(self.x_km, self.y_km)
         return np.stack([x.ravel(), y.ravel()], axis=1)
+
+    def with_cell(self, cell_km: float) -> Grid:
+        """The same area (origin, south-west corner) in cells of `cell_km`, covering at
+        least this grid's extent."""
+        return Grid(
+            self.origin, cell_km, max(1, math.ceil(self.nx * self.cell_km / cell_km - 1e-9)),
+            max(1, math.ceil(self.ny * self.cell_km / cell_km - 1e-9)), self.x0_km, self.y0_km,
+        )  # fmt: skip
+
+    def resample(self, fields: np.ndarray, source: Grid) -> np.ndarray:
+        """fields (steps, ny, nx) on `source` (same frame) interpolated bilinearly at this
+        grid's cell centres; edges clamp."""
+        col = (self.x_km - source.x0_km) / source.cell_km - 0.5
+        row = (self.y_km - source.y0_km) / source.cell_km - 0.5
+        rows, cols = np.meshgrid(row, col, indexing="ij")
+        values = bilinear(fields, cols.ravel(), rows.ravel())
+        return values.reshape(len(fields), self.ny, self.nx)
 
     @classmethod
     def covering(cls, dataset: Any, cell_km: float, margin_km: float = 2.0) -> Grid:

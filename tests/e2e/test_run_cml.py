@@ -69,6 +69,33 @@ def test_simulated_run_writes_maps_scores_and_fields(tmp_path) -> None:
     _is_cf(fields, every=np.timedelta64(10, "m"))
 
 
+def test_diffusion_samplers_write_means_spreads_and_their_ess(tmp_path) -> None:
+    result = substrates(
+        "run", "cml-reconstruct", "--start", "2020-06-01T02:00", "--end", "2020-06-01T02:20",
+        "--every", "10", "--methods", "idw,dps,smc", "--diffusion-steps", "8", "--draws", "3",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert "field   dps" in result.stdout and "field   smc" in result.stdout
+    folder = only_run_folder(tmp_path / "runs")
+    fields = xr.open_dataset(folder / "fields.nc")
+    assert set(fields.data_vars) >= {"rain_dps", "rain_dps_std", "rain_smc", "rain_smc_std"}
+    assert "rain_bayes" not in fields and "prior_wet_fraction" not in fields
+    for name in ("rain_dps", "rain_smc", "rain_dps_std", "rain_smc_std"):
+        assert np.isfinite(fields[name].values).all() and (fields[name].values >= 0).all()
+    record = json.loads((folder / "provenance.json").read_text())
+    assert record["parameters"]["diffusion"]["steps"] == 8
+    assert 1 <= record["summary"]["smc_ess_min"] <= 3
+
+
+def test_a_missing_prior_file_is_one_line(tmp_path) -> None:
+    result = substrates(
+        "run", "cml-reconstruct", "--methods", "dps", "--prior", "nowhere.pt",
+        cwd=tmp_path, check=False,
+    )  # fmt: skip
+    assert result.returncode != 0 and "nowhere.pt" in result.stderr
+    assert "Traceback" not in result.stderr and not (tmp_path / "runs").exists()
+
+
 def _is_cf(fields: xr.Dataset, every: np.timedelta64) -> None:
     """CF-1.8 as a reader relies on it: lat/lon axes that place each cell where the km
     frame does, standard names and UDUNITS units, time bounds one step wide."""
