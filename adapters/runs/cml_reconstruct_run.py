@@ -142,7 +142,7 @@ def run_cml_reconstruct(
     mask = near_links(grid, inputs.links, near_km)
     table = _scores(inputs, grid, fields, reference, mask)
     folder.write_table("results.parquet", table)
-    _write_fields(folder, inputs, grid, fields, extra, reference, every_min)
+    _write_fields(folder, inputs, grid, fields, extra, reference, every_min, mask)
     figure = cml_maps_figure(
         grid, link_ends_km(inputs.links, grid.origin), inputs.times, fields, extra["std"],
         reference, f"{backend.name}: rain maps",
@@ -247,7 +247,8 @@ def _reconstruct(
             report = None if progress is None else (lambda i, n, m=method: progress(m, i, n))
             sampled = reconstruct_diffusion(
                 inputs.attenuation_db, inputs.path_rain_mm_h, inputs.links, grid, prior,
-                replace(diffusion, sampler=method), seed=seed, on_step=report,
+                replace(diffusion, sampler="dps" if method == "dps" else "smc"), seed=seed,
+                on_step=report,
             )  # fmt: skip
             fields[method] = sampled.mean
             extra["std"][method] = sampled.std
@@ -333,12 +334,14 @@ def _write_fields(
     extra: dict[str, Any],
     reference: Reference,
     every_min: int,
+    scored: np.ndarray,
 ) -> None:
     """fields.nc, CF-1.8: every map (time, lat, lon) as lwe_precipitation_rate in mm h-1
     (the mean over each step's interval, given as time bounds), the posterior standard
-    error and the reference. The local km frame is equirectangular about the grid's origin,
-    so the cells form a regular latitude–longitude grid: lat and lon are the coordinate
-    axes (WGS 84), x_km and y_km ride along as auxiliary coordinates."""
+    errors, the reference and the flag of the cells scored (near a link). The local km
+    frame is equirectangular about the grid's origin, so the cells form a regular
+    latitude–longitude grid: lat and lon are the coordinate axes (WGS 84), x_km and y_km
+    ride along as auxiliary coordinates."""
     import xarray as xr
 
     lat0, lon0 = grid.origin
@@ -365,6 +368,10 @@ def _write_fields(
                                       "units": "mm h-1"})  # fmt: skip
     if reference.field is not None:
         variables["rain_reference"] = rain(reference.field, reference.label)
+    variables["scored"] = (("lat", "lon"), scored.astype(np.int8), {
+        "long_name": "cell near a link path, where the maps are scored",
+        "flag_values": np.array([0, 1], np.int8), "flag_meanings": "far near",
+    })  # fmt: skip
     start = inputs.times - np.timedelta64(every_min, "m")
     variables["time_bnds"] = (("time", "nv"), np.stack([start, inputs.times], axis=1))
     variables["crs"] = ((), np.int32(0), {

@@ -36,13 +36,14 @@ class SimOptions(BackendOptions):
     noise std; rsl_step_db: rsl quantization; drift_db_per_h: baseline random walk;
     wet_antenna: add Pastorek 2021 wet-antenna attenuation, A_max (1 − exp(−d R^ζ)) with
     wet_antenna_pastorek = (A_max dB, ζ, d); missing_fraction: samples written as fill
-    values. network: an OpenSense netCDF file or OpenMRG folder whose link geometry,
-    frequencies and polarizations replace the random links (`links` then comes from the
-    file and the square domain grows to hold the network, 2 km margin, in cells of
-    cell_km). radar: rain fields from a radar file in place of the synthetic ones
-    (RADOLAN as pycomlink ships it, "pycomlink" for its example file; needs `network`):
-    each cell takes its nearest radar pixel, each field is held over its interval, pixels
-    without echo are dry; `start` and `duration_h` must lie inside the file.
+    values. network: an OpenSense netCDF file or OpenMRG folder ("pycomlink": its example's
+    500 links) whose link geometry, frequencies and polarizations replace the random links
+    (`links` then comes from the file and the square domain grows to hold the network, 2
+    km margin, in cells of cell_km). radar: rain fields from a radar file in place of the
+    synthetic ones (RADOLAN as pycomlink ships it, "pycomlink" for its example file; needs
+    `network`): a cell takes the mean of the radar pixels whose centres fall in it (the
+    nearest pixel when none does), pixels without echo count as dry, each field holds over
+    the interval it closes; `start` and `duration_h` must lie inside the file.
     """
 
     seed: int = 0
@@ -222,13 +223,13 @@ class SimBackend(CMLSimulatorBackend):
     def _network(self, rng: np.random.Generator) -> tuple[Any, int]:
         """The link network and the grid's cells per side: random, or from `network`."""
         from ...datasets.cml.network import network_from_dataset, random_network
-        from ...datasets.cml.opensense import CMLDataError, open_dataset
+        from ...datasets.cml.opensense import CMLDataError, open_dataset, pycomlink_example
 
         o = self.options
         if o.network is None:
             return random_network(o.links, o.grid_cells * o.cell_km, rng), o.grid_cells
         try:
-            links, _ = open_dataset(o.network)
+            links, _ = open_dataset(pycomlink_example() if o.network == "pycomlink" else o.network)
         except CMLDataError as err:
             raise SubstratesError(f"cml.sim network: {err}") from None
         network, side_km = network_from_dataset(links, margin_km=2.0)

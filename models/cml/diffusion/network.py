@@ -9,7 +9,7 @@ Fully convolutional: it runs on any grid; inputs are padded by reflection to a m
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import torch
 from torch import nn
@@ -85,13 +85,15 @@ class RainUNet(nn.Module):
         embedded = self._time(t)
         h = self.inlet(h)
         skips = []
-        for level, (first, second) in enumerate(self.down):
+        for level, pair in enumerate(self.down):
+            first, second = cast(nn.ModuleList, pair)
             h = second(first(h, embedded), embedded)
             skips.append(h)
             if level < len(self.down) - 1:
                 h = functional.avg_pool2d(h, 2)
         h = self.middle(h, embedded)
-        for level, (first, second) in enumerate(self.up):
+        for level, pair in enumerate(self.up):
+            first, second = cast(nn.ModuleList, pair)
             if level > 0:
                 h = functional.interpolate(h, scale_factor=2.0, mode="nearest")
             h = second(first(torch.cat([h, skips.pop()], 1), embedded), embedded)

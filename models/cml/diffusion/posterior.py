@@ -88,6 +88,8 @@ def dps(
         x = (x_s - scale * gradient / norm).detach()  # ∇‖r‖ = ∇Φ / ‖r‖
         if on_step is not None:
             on_step(i + 1, steps)
+    if clip is not None:  # the last guidance step may leave the data's range
+        x = x.clamp(*clip)
     weights = torch.full((rows, samples), 1.0 / samples, dtype=dtype, device=device)
     ess = torch.full((steps,), float(samples), dtype=dtype)
     return Samples(x.reshape(rows, samples, *grid), weights, ess)

@@ -114,7 +114,7 @@ class CropSampler:
         out = np.empty((batch, self.size, self.size), np.float32)
         for i, (frame, r, c) in enumerate(self.corners[picks]):
             crop = self.fields[frame, r : r + self.size, c : c + self.size]
-            crop = np.rot90(crop, self.rng.integers(4))
+            crop = np.rot90(crop, int(self.rng.integers(4)))
             out[i] = crop[:, ::-1] if self.rng.random() < 0.5 else crop
         return out
 
