@@ -59,7 +59,10 @@ class Backend(ABC):
 
     def __init__(self, options: BackendOptions | Mapping[str, Any] | None = None) -> None:
         self.options = self.Options.model_validate(
-            options.model_dump() if isinstance(options, BackendOptions) else (options or {})
+            # only the fields set: validators that tell set from default keep working
+            options.model_dump(exclude_unset=True)
+            if isinstance(options, BackendOptions)
+            else (options or {})
         )
         problem = self.unavailability(self.options)
         if problem is not None:
