@@ -59,10 +59,7 @@ class Backend(ABC):
 
     def __init__(self, options: BackendOptions | Mapping[str, Any] | None = None) -> None:
         self.options = self.Options.model_validate(
-            # only the fields set: validators that tell set from default keep working
-            options.model_dump(exclude_unset=True)
-            if isinstance(options, BackendOptions)
-            else (options or {})
+            options.model_dump() if isinstance(options, BackendOptions) else (options or {})
         )
         problem = self.unavailability(self.options)
         if problem is not None:

@@ -71,7 +71,9 @@ class SimOptions(BackendOptions):
 
     @model_validator(mode="after")
     def _links_or_network(self) -> SimOptions:
-        if self.network is not None and {"links", "grid_cells"} & self.model_fields_set:
+        fields = type(self).model_fields
+        changed = [n for n in ("links", "grid_cells") if getattr(self, n) != fields[n].default]
+        if self.network is not None and changed:  # defaults pass: to_dict writes them out
             raise ValueError("links and grid_cells come from the network file; leave them out")
         if self.radar is not None and self.network is None:
             raise ValueError("radar rain needs a network inside the radar's area (network: FILE)")
