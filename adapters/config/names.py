@@ -26,6 +26,6 @@ CRNName = Literal[
     "crn.ode", "crn.roadrunner", "crn.ssa", "crn.torch",
 ]  # fmt: skip
 CMLName = Literal[
-    "cml_opensense", "cml_sim", "cml_sim_gpu",
+    "cml_opensense", "cml_semisynthetic", "cml_sim", "cml_sim_gpu",
     "cml.opensense", "cml.sim", "cml.sim_gpu",
 ]  # fmt: skip
