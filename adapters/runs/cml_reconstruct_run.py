@@ -47,7 +47,6 @@ from .progress import Progress
 from .provenance import now, provenance, recording_failure
 
 METHODS = ("idw", "kriging", "bayes", "dps", "smc")
-PROBABILISTIC = ("bayes", "dps", "smc")
 WGS84_WKT = (
     'GEOGCRS["WGS 84",DATUM["World Geodetic System 1984",ELLIPSOID["WGS 84",6378137,'
     '298.257223563]],CS[ellipsoidal,2],AXIS["latitude",north],AXIS["longitude",east],'
