@@ -12,7 +12,7 @@ Cases (declared before any tuning; the diffusion prior never saw 13 or 14 May):
   link count, the same foreign wet antennas.
 - real: pycomlink's links against its radar on the same windows.
 - validation: the semi-synthetic case on 20 May, the only case the samplers' settings
-  were chosen on (`--case validation --guidance 0.5,1,2`).
+  were chosen on (`--case validation --strength 0.3,1,3`).
 
 Scores over every scored cell (within 5 km of a link) of every map: RMSE, bias, Pearson r
 (mm/h); CRPS and 90 %-interval coverage of the probabilistic methods (Gaussian with the
@@ -142,22 +142,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case", choices=["semi-synthetic", "simulated", "real", "validation"],
                         default="semi-synthetic")  # fmt: skip
-    parser.add_argument("--methods", default="idw,kriging,bayes,dps,smc")
+    parser.add_argument("--methods", default="idw,kriging,bayes,pnp,smc")
     parser.add_argument("--every", type=int, default=15, help="minutes per map")
     parser.add_argument("--guidance", default="1.0", help="DPS guidance, comma-separated")
+    parser.add_argument("--strength", default="1.0", help="PnP's λ, comma-separated")
     parser.add_argument("--draws", type=int, default=4)
     parser.add_argument("--steps", type=int, default=100, help="reverse diffusion steps")
     args = parser.parse_args()
     methods = args.methods.split(",")
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
-        for guidance in (float(g) for g in args.guidance.split(",")):
+        settings = [(float(g), float(s)) for g in args.guidance.split(",")
+                    for s in args.strength.split(",")]  # fmt: skip
+        for guidance, strength in settings:
             fields, seconds = [], {}
             for run_args in runs(args.case, folder):
                 began = time.perf_counter()
                 run = substrates.run(
                     "cml-reconstruct", **run_args, every=args.every, methods=methods,
-                    guidance=guidance, draws=args.draws, diffusion_steps=args.steps,
+                    guidance=guidance, strength=strength, draws=args.draws,
+                    diffusion_steps=args.steps,
                     out=folder / "runs", progress=False,
                 )  # fmt: skip
                 fields.append(xr.load_dataset(run.path / "fields.nc"))
@@ -166,7 +170,8 @@ def main() -> None:
                 print(f"{run_args['start']} to {run_args['end']}: {run.summary['steps']} maps, "
                       f"{time.perf_counter() - began:.0f} s", flush=True)  # fmt: skip
             maps = sum(f.sizes["time"] for f in fields)
-            print(f"\n{args.case}, DPS guidance {guidance:g}, {args.draws} draws, "
+            print(f"\n{args.case}, DPS guidance {guidance:g}, PnP λ {strength:g}, "
+                  f"{args.draws} draws, "
                   f"{args.steps} steps, {maps} maps of {args.every} min:\n")  # fmt: skip
             table(score(fields, methods))
             print("\nseconds per map: " + ", ".join(f"{m} {s / maps:.1f}"

@@ -31,8 +31,9 @@ class CmlReconstructParameters(MethodParameters):
     cell_km: float | None = option(None, "grid cell for real data (default 2 km)", metavar="KM")
     methods: tuple[str, ...] = option(
         ("idw", "kriging", "bayes"),
-        "comma-separated: idw, kriging, bayes (random-field prior, HMC), dps and smc "
-        "(diffusion prior trained on radar: posterior sampling, twisted SMC)",
+        "comma-separated: idw, kriging, bayes (random-field prior, HMC), dps, pnp and smc "
+        "(diffusion prior trained on radar: posterior sampling, plug-and-play DiffPIR, "
+        "twisted SMC)",
     )
     variogram: Literal["fitted", "climatological"] = option(
         "fitted", "kriging's spherical variogram: fitted to each map (pykrige's fit), or "
@@ -41,11 +42,15 @@ class CmlReconstructParameters(MethodParameters):
     )  # fmt: skip
     iterations: int = option(300, "HMC iterations per map, half of them warm-up")
     chains: int = option(4, "HMC chains per map")
-    diffusion_steps: int = option(100, "reverse diffusion steps per map (dps, smc)", ge=2)
-    draws: int = option(4, "posterior draws per map: DPS samples, SMC particles", ge=1)
+    diffusion_steps: int = option(100, "reverse diffusion steps per map (dps, pnp, smc)", ge=2)
+    draws: int = option(4, "posterior draws per map: DPS or PnP samples, SMC particles", ge=1)
     guidance: float = option(
         1.0, "DPS's guidance step (model units per unit of the residuals' norm)", gt=0
     )
+    strength: float = option(
+        1.0, "PnP's λ: the weight of the prior's estimate against the links in each "
+        "proximal step (1: by its own noise level; smaller follows the links more)", gt=0,
+    )  # fmt: skip
     prior: str | None = option(
         None, "rain-prior weights for dps and smc (default: the shipped ones, trained on "
         "2018-05 RADOLAN radar, 13 and 14 May held out)", metavar="FILE", input="file",
@@ -105,7 +110,7 @@ METHOD = Method(
         "to the attenuation integrated along each path and samples the posterior (HMC), "
         "giving a mean map and its uncertainty; dps and smc do the same with a diffusion "
         "prior trained on radar fields (posterior sampling, twisted sequential Monte "
-        "Carlo). Every map is scored (RMSE, bias, Pearson "
+        "Carlo), and pnp by plug-and-play restoration. Every map is scored (RMSE, bias, Pearson "
         "r in mm/h) against the simulator's truth or, for real data, a radar reference. "
         "Without options: the simulated network of hardware_configs/cml_sim.yaml."
     ),

@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import pyarrow as pa
@@ -46,7 +46,8 @@ from .plots import close_figure, cml_maps_figure
 from .progress import Progress
 from .provenance import now, provenance, recording_failure
 
-METHODS = ("idw", "kriging", "bayes", "dps", "smc")
+METHODS = ("idw", "kriging", "bayes", "dps", "pnp", "smc")
+Sampler = Literal["dps", "pnp", "smc"]
 WGS84_WKT = (
     'GEOGCRS["WGS 84",DATUM["World Geodetic System 1984",ELLIPSOID["WGS 84",6378137,'
     '298.257223563]],CS[ellipsoidal,2],AXIS["latitude",north],AXIS["longitude",east],'
@@ -69,6 +70,7 @@ def run_cml_reconstruct(
     diffusion_steps: int,
     draws: int,
     guidance: float,
+    strength: float,
     prior: str | None,
     device: str,
     precision: Literal["float32", "float64"],
@@ -86,8 +88,9 @@ def run_cml_reconstruct(
     path_reference: radar references (default for pycomlink's example data: the ones shipped
     with it); near_km: cells farther from every link are left out of the field scores;
     true_baseline: see `link_inputs` (simulator only); precision: of the Bayesian maps;
-    iterations, chains: HMC's, per map; diffusion_steps, draws, guidance: the diffusion
-    samplers' (dps, smc); prior: their weights file (default: the shipped prior).
+    iterations, chains: HMC's, per map; diffusion_steps, draws, guidance (DPS), strength
+    (PnP): the diffusion samplers' (dps, pnp, smc); prior: their weights file (default:
+    the shipped prior).
     """
     every_min = every
     if iterations < 2 or chains < 1:
@@ -100,7 +103,9 @@ def run_cml_reconstruct(
     if device.startswith("cuda") and (reason := no_cuda_reason()):
         raise SubstratesError(f"--device {device}: {reason}")
     settings = BayesianSettings(chains=chains, iterations=iterations, warmup=iterations // 2)
-    diffusion = DiffusionSettings(steps=diffusion_steps, draws=draws, scale=guidance)
+    diffusion = DiffusionSettings(
+        steps=diffusion_steps, draws=draws, scale=guidance, strength=strength
+    )
     if prior is not None and not Path(prior).is_file():
         raise SubstratesError(f"--prior {prior}: no such file")
     resolved, backend = _cml_source(hardware, data)
@@ -240,14 +245,13 @@ def _reconstruct(
                 wet_fraction=posterior.wet_fraction, median_mm_h=posterior.median_mm_h,
                 acceptance=posterior.acceptance,
             )  # fmt: skip
-        elif method in ("dps", "smc"):
+        elif method in ("dps", "pnp", "smc"):
             if prior is None:
                 prior = load_prior(prior_file, device, getattr(torch, precision))
             report = None if progress is None else (lambda i, n, m=method: progress(m, i, n))
             sampled = reconstruct_diffusion(
                 inputs.attenuation_db, inputs.path_rain_mm_h, inputs.links, grid, prior,
-                replace(diffusion, sampler="dps" if method == "dps" else "smc"), seed=seed,
-                on_step=report,
+                replace(diffusion, sampler=cast(Sampler, method)), seed=seed, on_step=report,
             )  # fmt: skip
             fields[method] = sampled.mean
             extra["std"][method] = sampled.std

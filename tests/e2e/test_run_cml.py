@@ -72,18 +72,20 @@ def test_simulated_run_writes_maps_scores_and_fields(tmp_path) -> None:
 def test_diffusion_samplers_write_means_spreads_and_their_ess(tmp_path) -> None:
     result = substrates(
         "run", "cml-reconstruct", "--start", "2020-06-01T02:00", "--end", "2020-06-01T02:20",
-        "--every", "10", "--methods", "idw,dps,smc", "--diffusion-steps", "8", "--draws", "3",
-        cwd=tmp_path,
+        "--every", "10", "--methods", "idw,dps,pnp,smc", "--diffusion-steps", "8", "--draws",
+        "3", "--strength", "0.5", cwd=tmp_path,
     )  # fmt: skip
-    assert "field   dps" in result.stdout and "field   smc" in result.stdout
+    assert all(f"field   {m}" in result.stdout for m in ("dps", "pnp", "smc"))
     folder = only_run_folder(tmp_path / "runs")
     fields = xr.open_dataset(folder / "fields.nc")
-    assert set(fields.data_vars) >= {"rain_dps", "rain_dps_std", "rain_smc", "rain_smc_std"}
+    names = [f"rain_{m}{s}" for m in ("dps", "pnp", "smc") for s in ("", "_std")]
+    assert set(fields.data_vars) >= set(names)
     assert "rain_bayes" not in fields and "prior_wet_fraction" not in fields
-    for name in ("rain_dps", "rain_smc", "rain_dps_std", "rain_smc_std"):
+    for name in names:
         assert np.isfinite(fields[name].values).all() and (fields[name].values >= 0).all()
     record = json.loads((folder / "provenance.json").read_text())
     assert record["parameters"]["diffusion"]["steps"] == 8
+    assert record["parameters"]["diffusion"]["strength"] == 0.5
     assert 1 <= record["summary"]["smc_ess_min"] <= 3
 
 

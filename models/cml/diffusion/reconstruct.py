@@ -1,5 +1,6 @@
 """Rain maps from links with the diffusion prior: the posterior of each map's field given
-its sublinks' attenuation, sampled by DPS or twisted SMC (`posterior`).
+its sublinks' attenuation, sampled by DPS, plug-and-play (DiffPIR) or twisted SMC
+(`posterior`).
 
 The prior was trained on cells of its own size (2 km, `RainPriorModel.cell_km`); maps are
 sampled on a grid of that cell over the requested area and interpolated bilinearly onto
@@ -18,24 +19,26 @@ import numpy as np
 from ..grid import Grid
 from ..likelihood import LinkLikelihood
 from ..path_operator import PathOperator
-from .posterior import dps, smc
+from .posterior import dps, pnp, smc
 from .prior import RainPriorModel
 from .transform import to_rain
 
 
 @dataclass(frozen=True)
 class DiffusionSettings:
-    """sampler: "dps" or "smc"; steps: reverse steps; draws: DPS samples or SMC particles
-    per map; scale: DPS's guidance step (chosen on the validation day); noise_db,
+    """sampler: "dps", "pnp" or "smc"; steps: reverse steps; draws: samples (DPS, PnP) or
+    particles (SMC) per map; scale: DPS's guidance step; strength: PnP's λ (the weight of
+    the prior's estimate against the data; both chosen on the validation day); noise_db,
     relative_noise, wet_antenna: the likelihood (as the GRF-HMC reconstruction's);
     maps_per_batch: maps sampled together; clip: bounds of x̂₀ in the model's space
     (−1 dry, 1.3 ≈ 280 mm/h); wet_mm_h: a map is sampled when a link's chain rain is above
     it."""
 
-    sampler: Literal["dps", "smc"] = "dps"
+    sampler: Literal["dps", "pnp", "smc"] = "pnp"
     steps: int = 100
     draws: int = 4
     scale: float = 1.0
+    strength: float = 1.0
     noise_db: float = 0.3
     relative_noise: float = 0.1
     wet_antenna: bool = True
@@ -102,6 +105,9 @@ def reconstruct_diffusion(
                       device=device, on_step=report)  # fmt: skip
         if s.sampler == "dps":
             out = dps(prior.noise, potential, (len(batch), *shape), scale=s.scale,
+                      samples=s.draws, **common)  # type: ignore[arg-type]  # fmt: skip
+        elif s.sampler == "pnp":
+            out = pnp(prior.noise, potential, (len(batch), *shape), strength=s.strength,
                       samples=s.draws, **common)  # type: ignore[arg-type]  # fmt: skip
         else:
             out = smc(prior.noise, potential, (len(batch), *shape), particles=s.draws,
