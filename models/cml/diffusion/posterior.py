@@ -97,9 +97,7 @@ def dps(
             on_step(i + 1, steps)
     if clip is not None:  # the last guidance step may leave the data's range
         x = x.clamp(*clip)
-    weights = torch.full((rows, samples), 1.0 / samples, dtype=dtype, device=device)
-    ess = torch.full((steps,), float(samples), dtype=dtype)
-    return Samples(x.reshape(rows, samples, *grid), weights, ess)
+    return _unweighted(x, rows, samples, steps)
 
 
 def pnp(
@@ -151,9 +149,15 @@ def pnp(
             x = x0
         if on_step is not None:
             on_step(i + 1, steps)
-    weights = torch.full((rows, samples), 1.0 / samples, dtype=dtype, device=device)
-    ess = torch.full((steps,), float(samples), dtype=dtype)
-    return Samples(x.reshape(rows, samples, *grid), weights, ess)
+    return _unweighted(x, rows, samples, steps)
+
+
+def _unweighted(x: Any, rows: int, samples: int, steps: int) -> Samples:
+    """Samples of equal weight (DPS, PnP): x (rows·samples, ...) regrouped per row, the
+    effective sample size the draw count at every step."""
+    weights = torch.full((rows, samples), 1.0 / samples, dtype=x.dtype, device=x.device)
+    ess = torch.full((steps,), float(samples), dtype=x.dtype)
+    return Samples(x.reshape(rows, samples, *x.shape[1:]), weights, ess)
 
 
 def _proximal(
