@@ -43,9 +43,7 @@ def simulator(repeats: int) -> None:
         params = sim.options.params
         state, intervals = pm.start(frames, times, params, 1)
         for step in intervals:
-            leak = pm.leak_step(state, params, step.dt_s)
-            pm.reference_interval(step.level, step.eps, step.shot, step.noise, state, leak,
-                                  step.t0, step.t1, params.refractory_us)  # fmt: skip
+            pm.reference_interval(step, state, params)
 
     anchor = best(plain, 1)
     print("| simulator (64 × 48 px, 0.1 s, noisy) | events / s | ratio |\n|---|---|---|")

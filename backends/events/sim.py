@@ -87,18 +87,10 @@ class SimBackend(EventSimulatorBackend):
 
         params = self.options.params
         state, intervals = pm.start(frames, times, params, self.options.seed)
-        chunks = []
+        chunks, most = [], 0
         for step in intervals:
-            leak = pm.leak_step(state, params, step.dt_s)
-            size = pm.capacity(step.level, step.eps, state, leak)
-            xs, ys = np.empty(size, np.int64), np.empty(size, np.int64)
-            ts, ps = np.empty(size, np.float64), np.empty(size, np.int64)
-            noise = step.noise
-            n = pm._interval(step.level, step.eps, step.shot, noise.chance, noise.when,
-                             noise.polarity, state.lp, state.base, state.theta_on,
-                             state.theta_off, leak, state.last_us, step.t0, step.t1,
-                             params.refractory_us, xs, ys, ts, ps)  # fmt: skip
-            chunks.append((xs[:n], ys[:n], ts[:n], ps[:n]))
+            events, most = pm.run_interval(step, state, params, 2 * most)
+            chunks.append(events)
         return tuple(np.concatenate(c) for c in zip(*chunks, strict=True))
 
     def _packets(self, window_us: int, limit_us: int | None) -> Iterator[Events]:

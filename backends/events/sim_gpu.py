@@ -8,6 +8,7 @@ arithmetic gives identically on both."""
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -40,13 +41,14 @@ class SimGpuBackend(TorchDeviceOption, SimBackend):
         params = self.options.params
         state, intervals = pm.start(frames, times, params, self.options.seed)
         device, f64 = self.options.device, torch.float64
+        omega = 2 * math.pi * params.cutoff_hz
 
         def on_device(array: np.ndarray) -> Any:
             return torch.as_tensor(array, dtype=f64, device=device)
 
         lp, base = on_device(state.lp), on_device(state.base)
         theta_on, theta_off = on_device(state.theta_on), on_device(state.theta_off)
-        leak_factor, last = on_device(state.leak), on_device(state.last_us)
+        fall_per_s, last = on_device(pm.leak_rate(state, params)), on_device(state.last_us)
         height, width = frames.shape[1:]
         xs, ys = torch.meshgrid(torch.arange(width, device=device),
                                 torch.arange(height, device=device), indexing="xy")  # fmt: skip
@@ -58,30 +60,49 @@ class SimGpuBackend(TorchDeviceOption, SimBackend):
 
         for step in intervals:
             t0, t1, noise = step.t0, step.t1, step.noise
-            level, eps = on_device(step.level), on_device(step.eps)
-            leak = step.dt_s * params.leak_hz * leak_factor * theta_on
-            start = lp
-            end = start + eps * (level - start)
-            lp = end
-            ref = base - leak
-            slope = end - start
+            dt = t1 - t0
+            first, closing = on_device(step.level0), on_device(step.level1)
+            change = closing - first
+            b0 = on_device(step.bright0)
+            db = on_device(step.bright1) - b0
+            m = on_device(step.steps)
+            h, h_s = dt / m, step.dt_s / m
+            fall = fall_per_s * h_s
             noisy = on_device(noise.chance) < on_device(step.shot)
+            p, ref = lp, base
+            for j in range(int(step.steps.max())):
+                live = j < m
+                after = first + change * ((j + 1) / m)
+                if omega > 0:
+                    before = first + change * (j / m)
+                    w = omega * (b0 + db * ((j + 0.5) / m)) * h_s
+                    q = p + w / (1 + 0.5 * w) * (0.5 * (before + after) - p)
+                else:
+                    q = after
+                q = torch.where(live, q, p)
+                crossing = live & ~noisy
+                ta = t0 + h * j
+                end = q + fall
+                slope = end - p
+                for sign, theta in ((1, theta_on), (-1, theta_off)):
+                    moving = slope > 0 if sign > 0 else slope < 0
+                    active = crossing & (sign * (end - ref) >= theta)
+                    while bool(active.any()):
+                        ref = torch.where(active, ref + sign * theta, ref)
+                        frac = torch.where(moving, (ref - p) / slope, 0.0)
+                        t = torch.floor(ta + frac.clamp_min(0.0) * h + 0.5)
+                        fired = active & (t - last >= params.refractory_us)
+                        emit(fired, t, torch.full_like(t, 1 if sign > 0 else 0))
+                        last = torch.where(fired, t, last)
+                        active = active & (sign * (end - ref) >= theta)
+                ref = torch.where(crossing, ref - fall, ref)
+                p = q
+            lp = p
             if params.shot_noise_hz > 0:
-                t_noise = torch.floor(t0 + on_device(noise.when) * (t1 - t0) + 0.5)
+                t_noise = torch.floor(t0 + on_device(noise.when) * dt + 0.5)
                 emit(noisy, t_noise, (on_device(noise.polarity) < 0.5).long())
                 last = torch.where(noisy, t_noise, last)
-            for sign, theta in ((1, theta_on), (-1, theta_off)):
-                moving = slope > 0 if sign > 0 else slope < 0
-                active = ~noisy & (sign * (end - ref) >= theta)
-                while bool(active.any()):
-                    ref = torch.where(active, ref + sign * theta, ref)
-                    frac = torch.where(moving, (ref - start) / slope, 0.0)
-                    t = torch.floor(t0 + frac.clamp_min(0.0) * (t1 - t0) + 0.5)
-                    fired = active & (t - last >= params.refractory_us)
-                    emit(fired, t, torch.full_like(t, 1 if sign > 0 else 0))
-                    last = torch.where(fired, t, last)
-                    active = active & (sign * (end - ref) >= theta)
-            base = torch.where(noisy, end, ref)
+            base = torch.where(noisy, p, ref)
         events = torch.cat(found, dim=1) if found else torch.zeros(4, 0, dtype=torch.long)
-        x, y, t, p = events.cpu().numpy()
-        return x, y, t.astype(np.float64), p
+        x, y, t, p_ = events.cpu().numpy()
+        return x, y, t.astype(np.float64), p_
