@@ -6,9 +6,9 @@
    steady states per second at batch 1, 64, 1024 and 8192 on each device; crn.ode for one.
 3. cml.sim_gpu against cml.sim (numpy): max |difference| of the simulated rsl (dB), and the
    seconds each takes to simulate a 1,000-link, 24 h network.
-4. events.sim_gpu on cuda against events.sim (numba): the same events (noisy preset) and
-   events per second, 346 × 260 and 1280 × 720; the voxel grid in torch on cuda against the
-   numba pass.
+4. events.sim_gpu on cuda, fused kernel and torch, against events.sim (numba, rows on all
+   CPU cores): the same events (noisy and default presets), seconds and ratio, 346 × 260
+   and 1280 × 720; the voxel grid in torch on cuda against the numba pass.
 5. quantum.aer_gpu and pennylane's lightning.gpu against their CPU tiers, where installed.
 6. mea.jaxley_gpu against mea.jaxley, where jax has a CUDA backend: spike templates and
    stimulation thresholds of 64 parameter sets (max |difference|), and simulations per
@@ -108,24 +108,32 @@ def cml() -> None:
 
 
 def events() -> None:
+    import numba
     import torch
 
     from substrates.backends.registry import create_backend
     from substrates.datasets.events.representations import voxel_grid, voxel_grid_torch
     from substrates.datasets.events.synthetic import drifting_texture
 
-    print("\n| events.sim | events | numba s | cuda s | cuda / numba | identical |")
-    print("|---|---|---|---|---|---|")
+    print(f"\nnumba threads: {numba.get_num_threads()}")
+    print(
+        "\n| events.sim | preset | events | numba s | kernel | cuda s | cuda / numba | identical |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     for width, height, duration in ((346, 260, 0.2), (1280, 720, 0.1)):
         frames, times = drifting_texture(width, height, duration, (200, 50), seed=1)
-        cpu = create_backend("events.sim", {"preset": "noisy", "seed": 3})
-        gpu = create_backend("events.sim_gpu", {"preset": "noisy", "seed": 3})
-        a = cpu.simulate(frames, times)
-        b = gpu.simulate(frames, times)
-        cpu_s = best(lambda f=frames, t=times, s=cpu: s.simulate(f, t), 1, warm=True)
-        gpu_s = best(lambda f=frames, t=times, s=gpu: s.simulate(f, t), 1, warm=True)
-        print(f"| {width} × {height}, {duration} s | {len(a):,} | {cpu_s:.2f} | {gpu_s:.2f} | "
-              f"{cpu_s / gpu_s:.1f}x | {np.array_equal(a.array, b.array)} |")  # fmt: skip
+        for preset in ("noisy", "default"):
+            cpu = create_backend("events.sim", {"preset": preset, "seed": 3})
+            a = cpu.simulate(frames, times)
+            cpu_s = best(lambda f=frames, t=times, s=cpu: s.simulate(f, t), 1, warm=True)
+            for kernel in ("fused", "torch"):
+                gpu = create_backend("events.sim_gpu", {"preset": preset, "seed": 3,
+                                                        "kernel": kernel})  # fmt: skip
+                b = gpu.simulate(frames, times)
+                gpu_s = best(lambda f=frames, t=times, s=gpu: s.simulate(f, t), 1, warm=True)
+                print(f"| {width} × {height}, {duration} s | {preset} | {len(a):,} | "
+                      f"{cpu_s:.2f} | {kernel} | {gpu_s:.2f} | {cpu_s / gpu_s:.1f}x | "
+                      f"{np.array_equal(a.array, b.array)} |")  # fmt: skip
     grid_cpu = voxel_grid(a, 5).numpy()
     grid_gpu = voxel_grid_torch(a, 5, "cuda").cpu().numpy()
     numba_s = best(lambda: voxel_grid(a, 5), 2, warm=True)

@@ -1,5 +1,7 @@
-"""`events.sim_gpu`: the pixel model (pixel_model.py) in torch, all pixels at once, on CUDA;
-the same code on the CPU device equals `events.sim` event for event.
+"""`events.sim_gpu`: the pixel model (pixel_model.py) on CUDA — by default as one fused
+kernel a frame interval (pixel_cuda.py, numba.cuda), else (`kernel: torch`) in torch, all
+pixels at once; both equal `events.sim` event for event. The CPU device runs the torch
+code, and the fused kernel too where numba's CUDA simulator is on (the tests).
 
 Random draws come from the same numpy Generator as `events.sim`, and the lin-log levels are
 taken on the host with numpy (libm and CUDA logarithms may differ in the last bit, which
@@ -9,18 +11,37 @@ arithmetic gives identically on both."""
 from __future__ import annotations
 
 import math
+import os
 from typing import Any, ClassVar, Literal
 
 import numpy as np
+from pydantic import model_validator
 
+from ..base import BackendOptions, Unavailability
 from ..gpu import TorchDeviceOption
 from .sim import SimBackend, SimOptions
 
 
 class SimGpuOptions(SimOptions):
-    """device: cuda, or cpu (the same code on the CPU, for checking)."""
+    """device: cuda, or cpu (the same code on the CPU, for checking); kernel: fused (one
+    numba.cuda launch a frame interval) or torch (a launch per operation); default fused
+    on cuda, torch on cpu."""
 
     device: Literal["cuda", "cpu"] = "cuda"
+    kernel: Literal["fused", "torch"] | None = None
+
+    @property
+    def fused(self) -> bool:
+        """Whether the fused kernel runs."""
+        return self.kernel == "fused" or (self.kernel is None and self.device == "cuda")
+
+    @model_validator(mode="after")
+    def _fused_needs_cuda(self) -> SimGpuOptions:
+        simulator = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
+        if self.fused and self.device == "cpu" and not simulator:
+            raise ValueError("kernel: fused runs on CUDA (on the CPU only under numba's CUDA "
+                             "simulator, NUMBA_ENABLE_CUDASIM=1); use kernel: torch")  # fmt: skip
+        return self
 
 
 class SimGpuBackend(TorchDeviceOption, SimBackend):
@@ -33,7 +54,27 @@ class SimGpuBackend(TorchDeviceOption, SimBackend):
 
     options: SimGpuOptions
 
+    @classmethod
+    def unavailability(cls, options: BackendOptions) -> Unavailability | None:
+        problem = super().unavailability(options)
+        if problem is not None or not getattr(options, "fused", False):
+            return problem
+        from numba import config, cuda
+
+        if not getattr(config, "ENABLE_CUDASIM", 0) and not cuda.is_available():
+            return Unavailability("missing-package", "numba cannot use the GPU (no CUDA "
+                                  "driver or NVVM for numba.cuda): install numba-cuda, or "
+                                  "use kernel: torch")  # fmt: skip
+        return None
+
     def _run(self, frames: np.ndarray, times: np.ndarray) -> tuple[np.ndarray, ...]:
+        if self.options.fused:
+            from . import pixel_cuda
+
+            return pixel_cuda.simulate(frames, times, self.options.params, self.options.seed)
+        return self._run_torch(frames, times)
+
+    def _run_torch(self, frames: np.ndarray, times: np.ndarray) -> tuple[np.ndarray, ...]:
         import torch
 
         from . import pixel_model as pm

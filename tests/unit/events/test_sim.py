@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -171,6 +175,34 @@ def test_refractory_period_spaces_each_pixels_events() -> None:
     assert len(held) < len(free) / 2
 
 
+def test_the_fused_cuda_kernel_equals_numba_under_the_cuda_simulator() -> None:
+    """events.sim_gpu's fused kernel, run by numba's CUDA simulator (its own process: the
+    simulator is chosen when numba starts), against events.sim on every preset and on an
+    interval whose events outgrow the kernel's first buffer."""
+    script = textwrap.dedent("""
+        import numpy as np
+        from substrates.backends.registry import create_backend
+        from substrates.datasets.events.synthetic import drifting_texture
+
+        def same(frames, times, options):
+            cpu = create_backend("events.sim", options).simulate(frames, times).array
+            fused = create_backend("events.sim_gpu", {**options, "device": "cpu",
+                                                      "kernel": "fused"})
+            return len(cpu) > 40 and np.array_equal(fused.simulate(frames, times).array, cpu)
+
+        frames, times = drifting_texture(12, 10, 0.03, (300, -120), seed=2)
+        for preset in ("clean", "noisy", "default"):
+            print(same(frames, times, {"preset": preset, "seed": 5}))
+        jump = np.stack([np.full((32, 36), 50.0), np.full((32, 36), 200.0)])
+        print(same(jump, np.array([0, 1_000]), {"preset": "default", "seed": 1,
+                   "dvs": {"shot_noise_hz": 0, "refractory_us": 0}}))
+    """)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}, timeout=900)  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split() == ["True"] * 4
+
+
 def test_bad_frames_and_a_missing_gpu_are_refused(monkeypatch) -> None:
     sim = create_backend("events.sim")
     with pytest.raises(CapabilityError, match="strictly increasing"):
@@ -184,6 +216,9 @@ def test_bad_frames_and_a_missing_gpu_are_refused(monkeypatch) -> None:
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     with pytest.raises(BackendUnavailableError, match="no CUDA device"):
         create_backend("events.sim_gpu")
+    monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)
+    with pytest.raises(ValueError, match="kernel: fused runs on CUDA"):
+        create_backend("events.sim_gpu", {"device": "cpu", "kernel": "fused"})
 
 
 def test_a_video_file_drives_the_simulator(tmp_path) -> None:
