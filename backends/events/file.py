@@ -1,5 +1,5 @@
 """`events.file`: a recorded event file — Prophesee EVT 2.0 / EVT 3.0 `.raw`, `.dat`,
-iniVation `.aedat4`, HDF5 (DSEC layout) or our Parquet — served as packets."""
+iniVation `.aedat4` or `.aedat` (3.x), HDF5 (DSEC layout) or our Parquet — served as packets."""
 
 from __future__ import annotations
 

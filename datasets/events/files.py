@@ -1,5 +1,6 @@
 """Read and write event files: Prophesee EVT 2.0 / 2.1 / 3.0 `.raw` (with the `%` header),
-`.dat`, iniVation `.aedat4` (aedat4.py) and plain HDF5 (hdf5.py). Every problem is an
+`.dat`, iniVation `.aedat4` (aedat4.py) and `.aedat` 3.x (aedat3.py), and plain HDF5
+(hdf5.py). Every problem is an
 EventError naming the file and the byte offset; words that carry no CD event (triggers,
 OTHERS, CONTINUED) are skipped and counted, never dropped silently."""
 
@@ -21,7 +22,9 @@ WORD_BYTES = {"evt2": 4, "evt21": 8, "evt3": 2}
 HEADER_SCAN = 1 << 20
 """Bytes searched for the `%` header (headers are a few hundred bytes)."""
 CODECS = {"evt2": evt2, "evt21": evt21, "evt3": evt3}
-UNKNOWN_TYPE = "unknown event file type; use .raw (EVT 2.0/2.1/3.0), .dat, .aedat4 or .h5"
+UNKNOWN_TYPE = (
+    "unknown event file type; use .raw (EVT 2.0/2.1/3.0), .dat, .aedat (3.x), .aedat4 or .h5"
+)
 MAX_VENDOR_SHARE = 0.5
 """Most of a file's words that may carry no CD event (triggers, OTHERS, CONTINUED): the
 formats allow them, but a file made mostly of them is damaged or of another format."""
@@ -51,6 +54,12 @@ def read_events(path: str | os.PathLike[str], width: int | None = None,
         from .aedat4 import read_aedat4
 
         return read_aedat4(path), FileInfo("aedat4", 0, "header", {})
+    if suffix == ".aedat":
+        from .aedat3 import read_aedat3
+
+        events, info = read_aedat3(path, width, height)
+        return events, FileInfo("aedat3", info.skipped_events, info.sensor_from,
+                                {"source": info.source or "", "version": info.version})  # fmt: skip
     if suffix in (".h5", ".hdf5"):
         from .hdf5 import read_hdf5
 

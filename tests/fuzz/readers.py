@@ -250,6 +250,24 @@ def _read_sbml(path: Path) -> Any:
     return read_sbml(path)
 
 
+def _aedat3(folder: Path) -> bytes:
+    """AEDAT 3.1 from libcaer's byte layout: a special-event packet, two polarity ones."""
+    import struct
+
+    def packet(kind: int, records: list[tuple[int, int]], overflow: int = 0) -> bytes:
+        n = len(records)
+        head = struct.pack("<HHIIIIII", kind, 1, 8, 4, overflow, n, n, n)
+        return head + b"".join(struct.pack("<Ii", d, t) for d, t in records)
+
+    rng = np.random.default_rng(2)
+    events = [((int(x) << 17) | (int(y) << 2) | (int(p) << 1) | 1, int(t))
+              for x, y, p, t in zip(rng.integers(0, 128, 40), rng.integers(0, 128, 40),
+                                    rng.integers(0, 2, 40), np.sort(rng.integers(0, 9000, 40)),
+                                    strict=True)]  # fmt: skip
+    header = b"#!AER-DAT3.1\r\n#Source 1: DVS128\r\n#!END-HEADER\r\n"
+    return header + packet(0, [(3, 0)]) + packet(1, events[:20]) + packet(1, events[20:], 1)
+
+
 def _read_events(path: Path) -> Any:
     from substrates.datasets.events.files import read_events
 
@@ -309,6 +327,7 @@ def readers() -> dict[str, Reader]:
         "dat": Reader(".dat", _events("dat"), _read_events, (EventError,),
                       ((b"Width 32", b"Width " + tera),)),
         "hdf5": Reader(".h5", _hdf5, _read_events, (EventError,)),
+        "aedat3": Reader(".aedat", _aedat3, _read_events, (EventError,)),
         "aedat4": Reader(".aedat4", _events("aedat4"), _read_events, (EventError,),
                          examples=15),  # each read spawns the decoder's process
         "litke": Reader(".bin", _litke, _read_litke, (SubstratesError,)),

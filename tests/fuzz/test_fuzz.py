@@ -17,7 +17,7 @@ HERE = Path(__file__).parent
 MEMORY = 4 << 30
 READERS = ["config", "grid", "qasm", "qpy", "fg", "uai", "sbml", "sbml_antimony", "bif",
            "xmlbif", "evt2", "evt3", "dat", "hdf5",
-           "aedat4", "litke", "nwb", "opensense", "openmrg"]  # fmt: skip
+           "aedat3", "aedat4", "litke", "nwb", "opensense", "openmrg"]  # fmt: skip
 
 
 def _limited() -> None:
