@@ -21,7 +21,12 @@ class HhFitParameters(MethodParameters):
     stimulation: str | None = option(
         None, "BIDS events.tsv sidecar with the electrical stimulation (onset s, "
         "electrical_stimulation_site E1 or E1-E2, electrical_stimulation_current A); "
-        "replaces the recording file's own", metavar="FILE", input="file",
+        "replaces the recording file's own; with --stimulation-times, a protocol table "
+        "(no onset column) of the pulses in order", metavar="FILE", input="file",
+    )  # fmt: skip
+    stimulation_times: str | None = option(
+        None, "where the pulse times are in the recording: ttl (a Litke recording's TTL "
+        "line) or neo:NAME (a neo event channel)", metavar="WHERE",
     )  # fmt: skip
     simulator: str = option(
         "mea_sim",

@@ -26,12 +26,14 @@ from .provenance import now, provenance, recording_failure
 def run_hh_fit(
     *, hardware: str | Path, recording: str | None, simulator: str | Path, simulations: int,
     cells: int, seed: int | None, out: str | Path, progress: Progress | None = None,
-    stimulation: str | None = None,
+    stimulation: str | None = None, stimulation_times: str | None = None,
 ) -> RunFolder:  # fmt: skip
     """Fit the cell of `hardware` (a recording file's config, with `recording` to name the
     file, or a simulator's config: then `cells` sessions with seeds seed, seed + 1, …, by
     default from the config's) with the CellModel of `simulator`, from `simulations` NPE
-    simulations per cell (NPE seeded with seed + cell, by default 0 + cell)."""
+    simulations per cell (NPE seeded with seed + cell, by default 0 + cell). `stimulation`:
+    a BIDS events.tsv, or with `stimulation_times` ("ttl": the Litke TTL line; "neo:NAME":
+    a neo event channel) a protocol table of the pulses those times mark, in order."""
     source, recording_file = hardware, recording
     resolved = load_config(source)
     if resolved.config.substrate != "mea":
@@ -56,11 +58,14 @@ def run_hh_fit(
     if simulated and stimulation is not None:
         raise SubstratesError("--stimulation needs a recording-file source (--source mea_nwb, "
                               "mea_litke or mea_neo with --recording)")  # fmt: skip
+    if stimulation_times is not None and stimulation is None:
+        raise SubstratesError("--stimulation-times needs --stimulation: the protocol table of "
+                              "what each pulse was")  # fmt: skip
     count = cells if simulated else 1  # sessions to simulate, or the one recording
     observed = None
     skipped_rows = None
     if not simulated:  # a bad file is refused before any folder is made
-        recording, skipped_rows = _recorded(backend, stimulation)
+        recording, skipped_rows = _recorded(backend, stimulation, stimulation_times)
         try:
             observed = observe(recording, engine.cell_model(recording.positions_um), seed or 0)
         except ValueError as error:
@@ -68,7 +73,8 @@ def run_hh_fit(
     folder = RunFolder.create(out, "hh-fit")
     parameters = {"recording": recording_file, "simulator": str(engine_config.path),
                   "simulations": simulations, "cells": count, "seed": seed,
-                  "stimulation": stimulation, "stimulation_rows_skipped": skipped_rows}  # fmt: skip
+                  "stimulation": stimulation, "stimulation_times": stimulation_times,
+                  "stimulation_rows_skipped": skipped_rows}  # fmt: skip
     record = provenance("hh-fit", resolved, backend, parameters)
     record["simulator_backend"] = engine.to_dict()
     folder.write_json("provenance.json", record)
@@ -91,7 +97,7 @@ def run_hh_fit(
                 recording, truth = _read(folder.file(name)), session.ground_truth().parameters
                 label = f"seed {first + k}"
             else:
-                recording, truth = _recorded(backend, stimulation)[0], None
+                recording, truth = _recorded(backend, stimulation, stimulation_times)[0], None
                 label = str(backend.options.path)
             model = engine.cell_model(recording.positions_um)
             try:
@@ -113,9 +119,11 @@ def run_hh_fit(
     return folder
 
 
-def _recorded(backend: MEABackend, stimulation: str | None) -> tuple[Any, int | None]:
-    """The backend's recording, with its stimulation from a BIDS events.tsv when given
-    (and how many of the sidecar's rows were other events)."""
+def _recorded(backend: MEABackend, stimulation: str | None, times: str | None
+              ) -> tuple[Any, int | None]:  # fmt: skip
+    """The backend's recording, with its stimulation from a BIDS events.tsv when given, or
+    from a protocol table at the pulse times the recording marks (and how many of the
+    table's rows were other events)."""
     recording = backend.recording()
     if stimulation is None:
         return recording, None
@@ -123,10 +131,31 @@ def _recorded(backend: MEABackend, stimulation: str | None) -> tuple[Any, int | 
     from ...datasets.mea.recording import RecordingError
 
     try:
-        sidecar = read_events_tsv(stimulation, recording.electrode_ids)
+        onsets = None if times is None else _pulse_times(recording, times)
+        sidecar = read_events_tsv(stimulation, recording.electrode_ids, onsets)
     except RecordingError as error:
         raise SubstratesError(str(error)) from None
     return replace(recording, stimulation=sidecar.stimulation), sidecar.skipped_rows
+
+
+def _pulse_times(recording: Any, times: str) -> Any:
+    """Pulse onsets (s) from the recording: its TTL line or a neo event channel."""
+    from ...datasets.mea.litke_bin import LitkeSource
+    from ...datasets.mea.neo_files import NeoSource
+    from ...datasets.mea.triggers import neo_event_onsets, ttl_onsets
+
+    if times == "ttl":
+        if not isinstance(recording.source, LitkeSource):
+            raise SubstratesError("--stimulation-times ttl reads the TTL line of a Litke "
+                                  "recording (--source mea_litke)")  # fmt: skip
+        return ttl_onsets(recording.source.ttl(), recording.sampling_hz)
+    if times.startswith("neo:") and len(times) > 4:
+        if not isinstance(recording.source, NeoSource):
+            raise SubstratesError("--stimulation-times neo:NAME reads an event channel of a "
+                                  "neo recording (--source mea_neo)")  # fmt: skip
+        source = recording.source
+        return neo_event_onsets(source.rawio, times[4:], source.stream)
+    raise SubstratesError(f"--stimulation-times {times!r}: 'ttl' or 'neo:<event channel>'")
 
 
 def _write_session(session: MEABackend, path: Path) -> None:

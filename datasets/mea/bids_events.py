@@ -12,6 +12,10 @@ Columns (tab-separated, a header row, `n/a` for missing values, as BIDS writes t
   `triphasic` (default: `biphasic`).
 Rows without a stimulation site (other events) are skipped and counted.
 
+With `onsets_s` (the pulse times found in the recording: a TTL line or a neo event channel,
+see triggers.py) the table is a protocol: no `onset` or `duration` column, one row a
+pulse in the order they were given, and as many rows as pulses.
+
 Example:
     >>> import tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "events.tsv"
@@ -53,9 +57,10 @@ class SidecarStimulation:
 
 
 def read_events_tsv(
-    path: str | os.PathLike[str], electrode_ids: Iterable[int]
+    path: str | os.PathLike[str], electrode_ids: Iterable[int], onsets_s: np.ndarray | None = None
 ) -> SidecarStimulation:
-    """Stimulation events of a BIDS `events.tsv` for a recording with these electrode ids.
+    """Stimulation events of a BIDS `events.tsv` for a recording with these electrode ids
+    (or, with `onsets_s`, of a protocol table whose rows are the pulses at those times).
 
     Raises RecordingError naming the file, the row and the field for anything else: a
     missing column, a site that is not an electrode of the recording, a current that is
@@ -74,10 +79,16 @@ def read_events_tsv(
     except (UnicodeDecodeError, csv.Error) as error:
         raise RecordingError(f"{path}: not a tab-separated text file ({error})") from None
     header = set(rows[0]) if rows else set()
-    missing = [c for c in REQUIRED if c not in header]
+    protocol = onsets_s is not None
+    needed = REQUIRED[2:] if protocol else REQUIRED
+    missing = [c for c in needed if c not in header]
     if missing:
         raise RecordingError(f"{path}: no column {', '.join(missing)} (BIDS events.tsv with "
                              "electrical stimulation columns)")  # fmt: skip
+    if protocol and "onset" in header:
+        raise RecordingError(f"{path}: has an 'onset' column, but the pulse times come "
+                             "from the recording: give a protocol without onsets, or no "
+                             "times")  # fmt: skip
     times, electrodes, currents, shapes, weights = [], [], [], [], []
     skipped = 0
     for number, row in enumerate(rows, start=2):  # row 1 is the header
@@ -86,7 +97,7 @@ def read_events_tsv(
             skipped += 1
             continue
         where = f"{path}: row {number}"
-        onset = _number(row.get("onset"), f"{where}, field 'onset'")
+        onset = 0.0 if protocol else _number(row.get("onset"), f"{where}, field 'onset'")
         current = _number(row.get("electrical_stimulation_current"),
                           f"{where}, field 'electrical_stimulation_current'")  # fmt: skip
         if onset < 0:
@@ -108,6 +119,11 @@ def read_events_tsv(
         weights.append(signs)
     if not times:
         raise RecordingError(f"{path}: no row names a stimulation site")
+    if onsets_s is not None:
+        if len(onsets_s) != len(times):
+            raise RecordingError(f"{path}: {len(times)} stimulation rows, but the recording "
+                                 f"marks {len(onsets_s)} pulses")  # fmt: skip
+        times = [float(t) for t in np.sort(onsets_s)]
     order = np.argsort(times, kind="stable")
     stimulation = Stimulation(
         np.asarray(times, float)[order],

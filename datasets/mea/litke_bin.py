@@ -146,6 +146,24 @@ class LitkeSource(TraceSource):
     def block(self, start: int, end: int, channels: np.ndarray) -> np.ndarray:
         return self.unpack(start, end)[:, channels + 1]
 
+    def ttl(self) -> np.ndarray:
+        """The TTL line (electrode 0) of every sample read, int16 ADC units, decoded from
+        its own bytes of each sample (the other electrodes are not unpacked)."""
+        parts = []
+        for k, data in enumerate(self.files):
+            count = int(self.starts[k + 1] - self.starts[k])
+            if count <= 0:
+                continue
+            first = self.header.header_bytes if k == 0 else 0
+            end = first + count * self.step
+            b0 = np.asarray(data[first : end : self.step], np.int32)
+            b1 = np.asarray(data[first + 1 : end : self.step], np.int32)
+            if self.header.electrodes % 2:  # a 16-bit big-endian word
+                parts.append(((b0 << 8) | b1).astype(np.uint16).view(np.int16))
+            else:
+                parts.append((((b0 << 4) | (b1 >> 4)) - 2048).astype(np.int16))
+        return np.concatenate(parts) if parts else np.zeros(0, np.int16)
+
 
 def dataset_files(path: Path) -> list[Path]:
     """The files of the dataset at `path`: a folder's .bin files in name order, or the one

@@ -61,25 +61,28 @@ def test_simulated_session_then_its_nwb_file(tmp_path) -> None:
     assert parameters["stimulation_rows_skipped"] == 1
 
     # the same samples as a Litke multi-file dataset built from the published byte layout
-    # (header in the first file only), its electrode map as a CSV, the stimulation beside it
+    # (header in the first file only), its electrode map as a CSV, the pulses marked on its
+    # TTL line and what each was in a protocol table beside it (no onsets)
     gain_uv = _litke_dataset_from_pynwb(
         folder / "cell0.nwb", tmp_path / "data000", tmp_path / "map.csv",
-        tmp_path / "litke_events.tsv",
+        tmp_path / "litke_protocol.tsv",
     )  # fmt: skip
     (tmp_path / "litke.yaml").write_text(
         "substrate: mea\nbackend: mea.litke\n"
         f"options: {{electrode_map: map.csv, gain_uv: {gain_uv}}}\n"
     )
     substrates("run", "hh-fit", "--source", "litke.yaml", "--recording", "data000",
-               "--stimulation", "litke_events.tsv", "--simulations", "80", "--out", "litke",
-               cwd=tmp_path)  # fmt: skip
+               "--stimulation", "litke_protocol.tsv", "--stimulation-times", "ttl",
+               "--simulations", "80", "--out", "litke", cwd=tmp_path)  # fmt: skip
     litke_rows = pq.read_table(only_run_folder(tmp_path / "litke") / "results.parquet").to_pylist()
     assert abs(held_out(litke_rows) - held_out(rows)) <= 0.02
 
 
 def _litke_dataset_from_pynwb(nwb_path, folder, map_csv, tsv_path) -> float:
     """The NWB session's samples as 12-bit Litke files (three, the header in the first),
-    electrode n + 1 for the NWB file's channel n; returns the gain (µV per ADC unit)."""
+    electrode n + 1 for the NWB file's channel n, each stimulation a 0.2 ms pulse of −1000
+    on the TTL line (electrode 0) and a row of the protocol table at tsv_path; returns the
+    gain (µV per ADC unit)."""
     import pandas as pd
     import pynwb
 
@@ -100,6 +103,9 @@ def _litke_dataset_from_pynwb(nwb_path, folder, map_csv, tsv_path) -> float:
     gain_uv = float(np.ceil(np.abs(microvolts).max() / 2000 * 100) / 100)
     units = np.clip(np.round(microvolts / gain_uv), -2048, 2047).astype(int)
     samples = np.concatenate([np.zeros((len(units), 1), int), units], axis=1)  # TTL first
+    for onset in np.sort(table["start_time"].to_numpy()):
+        first = round(float(onset) * rate)
+        samples[first : first + 4, 0] = -1000
     folder.mkdir()
     third = -(-len(samples) // 3)
     for k in range(3):
@@ -118,11 +124,11 @@ def _litke_dataset_from_pynwb(nwb_path, folder, map_csv, tsv_path) -> float:
             ("-" if float(w) < 0 else "+") + f"E{number[e]}"
             for e, w in zip(found[1:], weights[1:], strict=True)
         )
-        rows.append({"onset": row.start_time, "duration": row.stop_time - row.start_time,
-                     "electrical_stimulation_site": site,
+        rows.append({"onset": row.start_time, "electrical_stimulation_site": site,
                      "electrical_stimulation_current": row.amplitude * float(weights[0]),
                      "electrical_stimulation_waveform": row.shape})  # fmt: skip
-    pd.DataFrame(rows).to_csv(tsv_path, sep="\t", index=False)
+    protocol = pd.DataFrame(rows).sort_values("onset", kind="stable").drop(columns="onset")
+    protocol.to_csv(tsv_path, sep="\t", index=False)
     return gain_uv
 
 
