@@ -10,8 +10,10 @@ from .base import FileOptions, RecordedFile
 
 
 class NeoOptions(FileOptions):
-    """rawio: a neo.rawio class name (None: neo picks by the file name); rawio_options: its
-    other arguments; units: the samples' units after neo's gain where the file says none;
+    """path: a file, or the folder of a folder format (Open Ephys binary: rawio
+    OpenEphysBinaryRawIO). rawio: a neo.rawio class name (None: neo picks by the file
+    name); rawio_options: its other arguments; units: the samples' units after neo's gain
+    where the file says none;
     stream: the signal stream; rows × columns at pitch_um: the electrode grid, in channel
     order, or probe: a probeinterface file with the electrode positions instead."""
 
@@ -29,6 +31,8 @@ class NeoBackend(RecordedFile):
     name: ClassVar[str] = "mea.neo"
     Options: ClassVar = NeoOptions
     requires: ClassVar = ("neo",)
+
+    accepts_folders: ClassVar[bool] = True
 
     options: NeoOptions
 

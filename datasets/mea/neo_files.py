@@ -29,8 +29,9 @@ class NeoSource(TraceSource):
 def read_neo(path: str | os.PathLike[str], positions_um: np.ndarray, rawio: str | None = None,
              options: dict[str, Any] | None = None, units: str | None = None,
              stream: int = 0) -> Recording:  # fmt: skip
-    """The recording of one neo stream. `rawio`: a neo.rawio class name (None: neo picks by
-    the file name); `options`: its arguments besides the file; `units`: the samples' units
+    """The recording of one neo stream, of a file or of a folder format's folder (Open
+    Ephys binary, Neuralynx, …). `rawio`: a neo.rawio class name (None: neo picks by the
+    file name); `options`: its arguments besides the file; `units`: the samples' units
     after neo's gain where the file does not say."""
     import neo.rawio
 
@@ -43,7 +44,8 @@ def read_neo(path: str | os.PathLike[str], positions_um: np.ndarray, rawio: str 
             kind = getattr(neo.rawio, rawio, None)
             if kind is None:
                 raise RecordingError(f"{path}: neo has no RawIO named {rawio!r}")
-        reader = kind(filename=str(path), **(options or {}))
+        where = "dirname" if os.path.isdir(path) else "filename"  # folder formats: Open Ephys, …
+        reader = kind(**{where: str(path)}, **(options or {}))
         reader.parse_header()
     except RecordingError:
         raise

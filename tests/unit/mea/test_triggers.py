@@ -80,3 +80,57 @@ def test_a_protocol_pairs_its_rows_with_the_pulses_in_order(tmp_path) -> None:
                      "electrical_stimulation_current\n0.1\t0\tE3\t-1e-6\n")  # fmt: skip
     with pytest.raises(RecordingError, match="has an 'onset' column"):
         read_events_tsv(timed, [3], onsets_s=np.array([0.1]))
+
+
+def open_ephys_folder(root, first_sample: int, onsets: list[int]) -> np.ndarray:
+    """An Open Ephys binary recording (GUI 0.6 layout: structure.oebin, continuous.dat of
+    int16, sample_numbers.npy; a TTL_1 event folder with the rising and falling edges of
+    each pulse), written with numpy and json from Open Ephys' documentation; returns the
+    samples."""
+    import json
+
+    rec = root / "experiment1" / "recording1"
+    continuous = rec / "continuous" / "Rhythm_FPGA-100.0"
+    events = rec / "events" / "Rhythm_FPGA-100.0" / "TTL_1"
+    continuous.mkdir(parents=True)
+    events.mkdir(parents=True)
+    rate, count, channels = 20_000.0, 40_000, 4
+    data = np.random.default_rng(0).integers(-500, 500, (count, channels)).astype("<i2")
+    (continuous / "continuous.dat").write_bytes(data.tobytes())
+    clock = np.arange(first_sample, first_sample + count, dtype=np.int64)
+    np.save(continuous / "sample_numbers.npy", clock)
+    np.save(continuous / "timestamps.npy", clock / rate)
+    edges = np.repeat(np.asarray(onsets, np.int64) + first_sample, 2)
+    edges[1::2] += 10
+    states = np.tile(np.array([1, -1], np.int16), len(onsets))
+    np.save(events / "sample_numbers.npy", edges)
+    np.save(events / "timestamps.npy", edges / rate)
+    np.save(events / "states.npy", states)
+    np.save(events / "full_words.npy", (states > 0).astype(np.uint64))
+    stream = {"folder_name": "Rhythm_FPGA-100.0/", "sample_rate": rate, "num_channels": channels,
+              "source_processor_name": "Rhythm FPGA", "source_processor_id": 100,
+              "stream_name": "Rhythm_FPGA-100.0", "recorded_processor": "Record Node",
+              "recorded_processor_id": 101,
+              "channels": [{"channel_name": f"CH{i + 1}", "description": "", "identifier": "",
+                            "history": "", "bit_volts": 0.195, "units": "uV"}
+                           for i in range(channels)]}  # fmt: skip
+    ttl = {"folder_name": "Rhythm_FPGA-100.0/TTL_1/", "channel_name": "TTL Input",
+           "description": "", "identifier": "", "sample_rate": rate, "type": "int16",
+           "num_channels": 8, "source_processor": "Rhythm FPGA",
+           "stream_name": "Rhythm_FPGA-100.0"}  # fmt: skip
+    layout = {"GUI version": "0.6.4", "continuous": [stream], "events": [ttl], "spikes": []}
+    (rec / "structure.oebin").write_text(json.dumps(layout))
+    return data
+
+
+def test_an_open_ephys_folder_gives_its_samples_and_its_ttl_onsets(tmp_path) -> None:
+    pytest.importorskip("neo")
+    from substrates.datasets.mea.neo_files import read_neo
+
+    onsets = [5_000, 12_345, 30_000]  # samples after the recording's first
+    data = open_ephys_folder(tmp_path, 60_000, onsets)
+    recording = read_neo(tmp_path, np.zeros((4, 2)), rawio="OpenEphysBinaryRawIO")
+    assert recording.sampling_hz == 20_000 and recording.samples == len(data)
+    assert np.allclose(recording.get_traces(0, 100), data[:100] * 0.195)
+    found = neo_event_onsets(recording.source.rawio, "TTL Input")
+    assert np.allclose(found, np.array(onsets) / 20_000)  # from the first sample, not the clock
