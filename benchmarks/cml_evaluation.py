@@ -146,22 +146,26 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=15, help="minutes per map")
     parser.add_argument("--guidance", default="1.0", help="DPS guidance, comma-separated")
     parser.add_argument("--strength", default="1.0", help="PnP's λ, comma-separated")
+    parser.add_argument("--dry-limit", default="none",
+                        help="dB under which the chain's dry steps are censored (none: read "
+                             "as no rain), comma-separated")  # fmt: skip
     parser.add_argument("--draws", type=int, default=4)
     parser.add_argument("--steps", type=int, default=100, help="reverse diffusion steps")
     args = parser.parse_args()
     methods = args.methods.split(",")
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
-        settings = [(float(g), float(s)) for g in args.guidance.split(",")
-                    for s in args.strength.split(",")]  # fmt: skip
-        for guidance, strength in settings:
+        limits = [None if v == "none" else float(v) for v in args.dry_limit.split(",")]
+        settings = [(float(g), float(s), d) for g in args.guidance.split(",")
+                    for s in args.strength.split(",") for d in limits]  # fmt: skip
+        for guidance, strength, dry_limit in settings:
             fields, seconds = [], {}
             for run_args in runs(args.case, folder):
                 began = time.perf_counter()
                 run = substrates.run(
                     "cml-reconstruct", **run_args, every=args.every, methods=methods,
                     guidance=guidance, strength=strength, draws=args.draws,
-                    diffusion_steps=args.steps,
+                    diffusion_steps=args.steps, dry_limit_db=dry_limit,
                     out=folder / "runs", progress=False,
                 )  # fmt: skip
                 fields.append(xr.load_dataset(run.path / "fields.nc"))
@@ -170,7 +174,8 @@ def main() -> None:
                 print(f"{run_args['start']} to {run_args['end']}: {run.summary['steps']} maps, "
                       f"{time.perf_counter() - began:.0f} s", flush=True)  # fmt: skip
             maps = sum(f.sizes["time"] for f in fields)
-            print(f"\n{args.case}, DPS guidance {guidance:g}, PnP λ {strength:g}, "
+            dry = "dry steps as no rain" if dry_limit is None else f"dry steps < {dry_limit:g} dB"
+            print(f"\n{args.case}, DPS guidance {guidance:g}, PnP λ {strength:g}, {dry}, "
                   f"{args.draws} draws, "
                   f"{args.steps} steps, {maps} maps of {args.every} min:\n")  # fmt: skip
             table(score(fields, methods))

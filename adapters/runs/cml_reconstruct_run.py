@@ -81,6 +81,7 @@ def run_cml_reconstruct(
     out: str | Path,
     near_km: float = 5.0,
     progress: Progress | None = None,
+    dry_limit_db: float | None = None,
 ) -> RunFolder:
     """Reconstruct rain fields every `every` minutes of [start, end] and score them.
 
@@ -90,7 +91,8 @@ def run_cml_reconstruct(
     true_baseline: see `link_inputs` (simulator only); precision: of the Bayesian maps;
     iterations, chains: HMC's, per map; diffusion_steps, draws, guidance (DPS), strength
     (PnP): the diffusion samplers' (dps, pnp, smc); prior: their weights file (default:
-    the shipped prior).
+    the shipped prior); dry_limit_db: the Bayesian methods read the chain's dry steps as
+    "attenuation below this" instead of "no rain" (None).
     """
     every_min = every
     if iterations < 2 or chains < 1:
@@ -102,10 +104,12 @@ def run_cml_reconstruct(
         raise SubstratesError(f"--every must be at least 1 minute, got {every_min}")
     if device.startswith("cuda") and (reason := no_cuda_reason()):
         raise SubstratesError(f"--device {device}: {reason}")
-    settings = BayesianSettings(chains=chains, iterations=iterations, warmup=iterations // 2)
-    diffusion = DiffusionSettings(
-        steps=diffusion_steps, draws=draws, scale=guidance, strength=strength
-    )
+    if dry_limit_db is not None and not dry_limit_db > 0:
+        raise SubstratesError(f"--dry-limit-db must be positive dB, got {dry_limit_db}")
+    settings = BayesianSettings(chains=chains, iterations=iterations, warmup=iterations // 2,
+                                dry_limit_db=dry_limit_db)  # fmt: skip
+    diffusion = DiffusionSettings(steps=diffusion_steps, draws=draws, scale=guidance,
+                                  strength=strength, dry_limit_db=dry_limit_db)  # fmt: skip
     if prior is not None and not Path(prior).is_file():
         raise SubstratesError(f"--prior {prior}: no such file")
     resolved, backend = _cml_source(hardware, data)

@@ -28,7 +28,8 @@ class BayesianSettings:
     `leapfrog` steps each; noise_db, relative_noise: observation error (dB, share of A);
     wet_antenna: model Pastorek wet-antenna attenuation; level_window: time steps pooled
     when fitting the prior's levels; steps_per_batch: at most this many time steps are
-    sampled together (memory grows with it; batches are split evenly)."""
+    sampled together (memory grows with it; batches are split evenly); dry_limit_db:
+    read the chain's dry steps (0 dB) as "below this attenuation" (None: as no rain)."""
 
     chains: int = 4
     iterations: int = 300
@@ -40,6 +41,7 @@ class BayesianSettings:
     level_window: int = 15
     steps_per_batch: int = 32
     prior: RainPrior = field(default_factory=RainPrior)
+    dry_limit_db: float | None = None
 
 
 @dataclass
@@ -122,7 +124,12 @@ def _sample(
         return torch.as_tensor(a[rows], dtype=dtype, device=device)
 
     likelihood = LinkLikelihood.of(
-        operator, attenuation_db[rows], s.noise_db, s.relative_noise, s.wet_antenna
+        operator,
+        attenuation_db[rows],
+        s.noise_db,
+        s.relative_noise,
+        s.wet_antenna,
+        s.dry_limit_db,
     )
     theta, level = put(threshold(out.wet_fraction)), put(out.median_mm_h)
 

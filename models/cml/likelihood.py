@@ -16,6 +16,12 @@ class LinkLikelihood:
     """Gaussian errors of standard deviation noise_db + relative_noise · A (dB) on each
     observed sublink; missing sublinks (NaN) contribute nothing.
 
+    With `dry_limit_db`, an attenuation of exactly 0 dB (the chain's baseline followed the
+    link all step: it called the link dry) is censored, not a measurement: it says only
+    that the rain attenuation stayed below the limit, and costs nothing until the field's
+    attenuation passes it (then Gaussian in the excess). Without it (None), zeros are
+    measurements of no rain.
+
     observed: (rows, links, sublinks) attenuation in dB, a torch tensor on the operator's
     device; rows are independent maps (or chains of one map).
     """
@@ -25,6 +31,8 @@ class LinkLikelihood:
     seen: Any
     sigma_db: Any
     wet_antenna: bool
+    censored: Any = None
+    dry_limit_db: float = 0.0
 
     @classmethod
     def of(
@@ -34,6 +42,7 @@ class LinkLikelihood:
         noise_db: float,
         relative_noise: float,
         wet_antenna: bool,
+        dry_limit_db: float | None = None,
     ) -> LinkLikelihood:
         """From a (rows, links, sublinks) array of attenuation in dB, NaN where missing."""
         import torch
@@ -41,7 +50,11 @@ class LinkLikelihood:
         observed = torch.as_tensor(attenuation_db, dtype=operator.dtype, device=operator.device)
         seen = torch.isfinite(observed)
         observed = torch.nan_to_num(observed)
-        return cls(operator, observed, seen, noise_db + relative_noise * observed, wet_antenna)
+        sigma = noise_db + relative_noise * observed
+        if dry_limit_db is None:
+            return cls(operator, observed, seen, sigma, wet_antenna)
+        censored = seen & (observed == 0)
+        return cls(operator, observed, seen, sigma, wet_antenna, censored, dry_limit_db)
 
     def potential(self, rain_mm_h: Any) -> Any:
         """Φ = ½ Σ ((A(rain) − observed)/σ)² per row, for rain (rows, ny, nx) in mm/h."""
@@ -49,4 +62,7 @@ class LinkLikelihood:
 
         modelled = self.operator.attenuation(rain_mm_h, self.wet_antenna)
         residual = torch.where(self.seen, (modelled - self.observed) / self.sigma_db, 0.0)
+        if self.censored is not None:
+            excess = (modelled - self.dry_limit_db).clamp_min(0.0) / self.sigma_db
+            residual = torch.where(self.censored, excess, residual)
         return 0.5 * (residual**2).sum((1, 2))

@@ -32,7 +32,8 @@ class DiffusionSettings:
     relative_noise, wet_antenna: the likelihood (as the GRF-HMC reconstruction's);
     maps_per_batch: maps sampled together; clip: bounds of x̂₀ in the model's space
     (−1 dry, 1.3 ≈ 280 mm/h); wet_mm_h: a map is sampled when a link's chain rain is above
-    it."""
+    it; dry_limit_db: read the chain's dry steps (0 dB) as "below this attenuation" (None:
+    as no rain)."""
 
     sampler: Literal["dps", "pnp", "smc"] = "pnp"
     steps: int = 100
@@ -45,6 +46,7 @@ class DiffusionSettings:
     maps_per_batch: int = 8
     clip: tuple[float, float] = (-1.0, 1.3)
     wet_mm_h: float = 0.1
+    dry_limit_db: float | None = None
 
 
 @dataclass
@@ -91,7 +93,12 @@ def reconstruct_diffusion(
     for batch in batches:
         rows = np.repeat(batch, s.draws)
         likelihood = LinkLikelihood.of(
-            operator, attenuation_db[rows], s.noise_db, s.relative_noise, s.wet_antenna
+            operator,
+            attenuation_db[rows],
+            s.noise_db,
+            s.relative_noise,
+            s.wet_antenna,
+            s.dry_limit_db,
         )
 
         def potential(x0: Any, likelihood: LinkLikelihood = likelihood) -> Any:
