@@ -1,7 +1,8 @@
 """A Recording as an `mne.io.RawArray` (volts, electrode positions in metres, stimulation as
 annotations so `mne.Epochs` works around pulses, bipolar pairs kept: `stim 3-4 1.5uA
 biphasic` opposes the currents, `stim 3+4 ...` gives both the same) or as a SpikeInterface
-recording with its probe (µm). Both read only the requested span."""
+recording with its probe (µm). Both read only the requested span; the SpikeInterface one
+reads it lazily, as SpikeInterface asks for traces (mea_preprocessing.py filters through it)."""
 
 from __future__ import annotations
 
@@ -48,17 +49,41 @@ def _site(electrodes: tuple[int, ...], currents_ua: tuple[float, ...]) -> str:
 
 
 def to_spikeinterface(recording: Recording, start: int = 0, end: int | None = None) -> Any:
-    """Samples [start, end) as a SpikeInterface NumpyRecording (µV) with its probe."""
-    import probeinterface as pi
-    import spikeinterface.core as si
+    """Samples [start, end) as a SpikeInterface recording (µV, float32) with its probe,
+    read lazily from `recording` when SpikeInterface asks for traces."""
+    end = recording.samples if end is None else end
+    return lazy_spikeinterface(recording).frame_slice(start_frame=start, end_frame=end)
 
-    traces = recording.get_traces(start, end)
-    names = [f"E{int(e)}" for e in recording.electrode_ids]
-    result = si.NumpyRecording([traces], sampling_frequency=recording.sampling_hz,
-                               channel_ids=names)  # fmt: skip
+
+def lazy_spikeinterface(recording: Recording) -> Any:
+    """The whole of `recording` as a SpikeInterface recording (µV, float32, channels named
+    E<electrode id>) with its probe (µm); samples are read only when asked for."""
+    import probeinterface as pi
+    from spikeinterface.core import BaseRecording, BaseRecordingSegment
+
+    class Segment(BaseRecordingSegment):  # type: ignore[misc]
+        def __init__(self) -> None:
+            super().__init__(sampling_frequency=recording.sampling_hz)
+
+        def get_num_samples(self) -> int:
+            return recording.samples
+
+        def get_traces(self, start_frame: int | None = None, end_frame: int | None = None,
+                       channel_indices: Any = None) -> np.ndarray:  # fmt: skip
+            channels = None if channel_indices is None else all_channels[channel_indices]
+            return recording.get_traces(start_frame or 0, end_frame, channels)
+
+    class Extractor(BaseRecording):  # type: ignore[misc]
+        def __init__(self) -> None:
+            names = [f"E{int(e)}" for e in recording.electrode_ids]
+            super().__init__(recording.sampling_hz, names, np.float32)
+            self.add_recording_segment(Segment())
+
+    all_channels = np.arange(recording.channels)
+    result = Extractor()
     probe = pi.Probe(ndim=2, si_units="um")
     probe.set_contacts(positions=recording.positions_um, shapes="circle",
                        shape_params={"radius": 5})  # fmt: skip
-    probe.set_device_channel_indices(np.arange(recording.channels))
+    probe.set_device_channel_indices(all_channels)
     probed = result.set_probe(probe)  # in place from SpikeInterface 0.103 on, a copy before
     return result if probed is None else probed

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..conversions.mea_preprocessing import DEFAULT_PREPROCESSING
 from ..runs.folder import RunFolder
 from .method import SEED_MAX, Method, MethodParameters, option, summary_report
 
@@ -27,6 +28,13 @@ class HhFitParameters(MethodParameters):
     stimulation_times: str | None = option(
         None, "where the pulse times are in the recording: ttl (a Litke recording's TTL "
         "line) or neo:NAME (a neo event channel)", metavar="WHERE",
+    )  # fmt: skip
+    preprocess: str = option(
+        DEFAULT_PREPROCESSING, "spike detection runs on the traces after this "
+        "SpikeInterface chain, steps in order: bandpass:LOW-HIGH, highpass:LOW, notch:FREQ "
+        "(Hz), cmr (common median reference), car (common average), whiten; or none. The "
+        "electrical image the cell is fitted to always comes from the unfiltered traces, "
+        "less each spike's local baseline", metavar="CHAIN",
     )  # fmt: skip
     simulator: str = option(
         "mea_sim",
@@ -57,7 +65,9 @@ METHOD = Method(
         "Fit a multi-compartment Hodgkin–Huxley cell (channel densities, axial "
         "resistivity, axon radius, position over the array) to one cell's extracellular "
         "recording: spontaneous spikes give its electrical image, stimulation trials its "
-        "activation thresholds on half of the stimulated electrodes; neural posterior "
+        "activation thresholds on half of the stimulated electrodes (spikes detected after "
+        "--preprocess: by default band-pass 300–6000 Hz and common median reference, so DC "
+        "offsets, drift and mains do not reach detection); neural posterior "
         "estimation (sbi) over the simulator's prior, then Levenberg–Marquardt through "
         "jaxley on the image, then a grid over channel densities and height to match the "
         "thresholds. The fitted cell predicts spike or no spike for the held-out "

@@ -15,8 +15,10 @@ import pyarrow as pa
 
 from ...backends.errors import SubstratesError
 from ...backends.mea.base import MEABackend
-from ...models.hh.fit import CellFit, fit_cell, observe
+from ...datasets.mea.recording import Recording
+from ...models.hh.fit import CellFit, Observed, fit_cell, observe
 from ..config import ConfigError, backend_from_config, load_config
+from ..conversions.mea_preprocessing import DEFAULT_PREPROCESSING
 from .folder import RunFolder
 from .plots import close_figure, hh_fit_figure
 from .progress import Progress
@@ -27,13 +29,16 @@ def run_hh_fit(
     *, hardware: str | Path, recording: str | None, simulator: str | Path, simulations: int,
     cells: int, seed: int | None, out: str | Path, progress: Progress | None = None,
     stimulation: str | None = None, stimulation_times: str | None = None,
+    preprocess: str = DEFAULT_PREPROCESSING,
 ) -> RunFolder:  # fmt: skip
     """Fit the cell of `hardware` (a recording file's config, with `recording` to name the
     file, or a simulator's config: then `cells` sessions with seeds seed, seed + 1, …, by
     default from the config's) with the CellModel of `simulator`, from `simulations` NPE
     simulations per cell (NPE seeded with seed + cell, by default 0 + cell). `stimulation`:
     a BIDS events.tsv, or with `stimulation_times` ("ttl": the Litke TTL line; "neo:NAME":
-    a neo event channel) a protocol table of the pulses those times mark, in order."""
+    a neo event channel) a protocol table of the pulses those times mark, in order.
+    `preprocess`: the SpikeInterface chain spikes are detected on (mea_preprocessing.py;
+    'none': the raw traces); the image to fit always comes from the raw traces."""
     source, recording_file = hardware, recording
     resolved = load_config(source)
     if resolved.config.substrate != "mea":
@@ -61,21 +66,22 @@ def run_hh_fit(
     if stimulation_times is not None and stimulation is None:
         raise SubstratesError("--stimulation-times needs --stimulation: the protocol table of "
                               "what each pulse was")  # fmt: skip
+    steps = _steps(preprocess, backend.capabilities.sampling_hz if simulated else None)
     count = cells if simulated else 1  # sessions to simulate, or the one recording
+    where = str(getattr(backend.options, "path", backend.name))  # what errors name
     observed = None
     skipped_rows = None
     if not simulated:  # a bad file is refused before any folder is made
-        recording, skipped_rows = _recorded(backend, stimulation, stimulation_times)
-        try:
-            observed = observe(recording, engine.cell_model(recording.positions_um), seed or 0)
-        except ValueError as error:
-            raise SubstratesError(f"{backend.options.path}: {error}") from None
+        data, skipped_rows = _recorded(backend, stimulation, stimulation_times)
+        steps = _steps(preprocess, data.sampling_hz)
+        observed = _observe(data, engine, seed or 0, steps, where)
     folder = RunFolder.create(out, "hh-fit")
     parameters = {"recording": recording_file, "simulator": str(engine_config.path),
                   "simulations": simulations, "cells": count, "seed": seed,
                   "stimulation": stimulation, "stimulation_times": stimulation_times,
-                  "stimulation_rows_skipped": skipped_rows}  # fmt: skip
+                  "stimulation_rows_skipped": skipped_rows, "preprocess": preprocess}  # fmt: skip
     record = provenance("hh-fit", resolved, backend, parameters)
+    record["preprocessing"] = {"library": "spikeinterface", "pipeline": steps}
     record["simulator_backend"] = engine.to_dict()
     folder.write_json("provenance.json", record)
     began = time.perf_counter()
@@ -94,14 +100,16 @@ def run_hh_fit(
                 session = type(backend)({**backend.options.model_dump(), "seed": first + k})
                 name = f"cell{k}.nwb"
                 _write_session(session, folder.file(name))
-                recording, truth = _read(folder.file(name)), session.ground_truth().parameters
+                data, truth = _read(folder.file(name)), session.ground_truth().parameters
                 label = f"seed {first + k}"
             else:
-                recording, truth = _recorded(backend, stimulation, stimulation_times)[0], None
-                label = str(backend.options.path)
-            model = engine.cell_model(recording.positions_um)
+                data, truth = _recorded(backend, stimulation, stimulation_times)[0], None
+                label = where
+            model = engine.cell_model(data.positions_um)
+            if simulated:
+                observed = _observe(data, engine, (seed or 0) + k, steps, label)
             try:
-                fit = fit_cell(recording, model, simulations, (seed or 0) + k, step, observed)
+                fit = fit_cell(data, model, simulations, (seed or 0) + k, step, observed)
             except ValueError as error:
                 raise SubstratesError(f"{label}: {error}") from None
             rows += _rows(k, fit, truth)
@@ -119,8 +127,30 @@ def run_hh_fit(
     return folder
 
 
+def _steps(spec: str, sampling_hz: float | None) -> list[dict[str, Any]]:
+    """The SpikeInterface pipeline of `spec`, or one line naming what is wrong with it."""
+    from ..conversions.mea_preprocessing import PreprocessingError, parse_preprocessing
+
+    try:
+        return parse_preprocessing(spec, sampling_hz)
+    except PreprocessingError as error:
+        raise SubstratesError(f"--preprocess: {error}") from None
+
+
+def _observe(recording: Recording, engine: MEABackend, seed: int, steps: list[dict[str, Any]],
+             label: str) -> Observed:  # fmt: skip
+    """What the fit needs from `recording`, spikes detected after `steps`."""
+    from ..conversions.mea_preprocessing import preprocess
+
+    try:
+        return observe(recording, engine.cell_model(recording.positions_um), seed,
+                       preprocess(recording, steps))  # fmt: skip
+    except ValueError as error:
+        raise SubstratesError(f"{label}: {error}") from None
+
+
 def _recorded(backend: MEABackend, stimulation: str | None, times: str | None
-              ) -> tuple[Any, int | None]:  # fmt: skip
+              ) -> tuple[Recording, int | None]:  # fmt: skip
     """The backend's recording, with its stimulation from a BIDS events.tsv when given, or
     from a protocol table at the pulse times the recording marks (and how many of the
     table's rows were other events)."""
@@ -164,7 +194,7 @@ def _write_session(session: MEABackend, path: Path) -> None:
     write_nwb(session.recording(), path, f"simulated by {session.name}: {session.to_dict()}")
 
 
-def _read(path: Path) -> Any:
+def _read(path: Path) -> Recording:
     from ...datasets.mea.nwb import read_nwb
 
     return read_nwb(path)

@@ -1,7 +1,9 @@
 """`mea.jaxley`: a simulated array under one retinal-ganglion-cell-like jaxley cell
 (cell.py, simulation.py). Its recording is a session: spontaneous spikes at Poisson times,
 then a stimulation protocol (single electrodes at a range of currents, and pairs driven
-together or in opposition) in shuffled trials, with white electrode noise, stored as int16.
+together or in opposition) in shuffled trials, with white electrode noise and, on request,
+what an amplifier adds (DC offsets, drift, mains interference: amplifier.py), stored as
+int16.
 The cell's parameters are hidden (drawn from the prior with `seed`, or given); ground_truth()
 tells them. Stimulation artefacts are not simulated: the traces hold the cell's response
 and noise only."""
@@ -13,7 +15,7 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from ..base import BackendOptions
 from ..errors import SubstratesError
@@ -36,6 +38,9 @@ class JaxleyOptions(BackendOptions):
     stim_electrodes electrodes with the largest spikes alone at each of currents_ua, and
     every pair of the first pair_electrodes at pair_currents_ua together and opposed);
     noise_uv (RMS at the electrodes), membrane_noise_ua_cm2 (white membrane current);
+    the amplifier's baseline (offset_uv: DC offsets drawn in ±offset_uv per channel;
+    drift_uv at drift_hz; line_uv of mains at line_hz; all 0 by default, drawn from their
+    own stream of `seed` so a session with them differs from the clean one by them alone);
     the simulation (dt_ms, celsius, disk_radius_um of the electrodes, float64, batch)."""
 
     morphology: str | None = None
@@ -60,6 +65,11 @@ class JaxleyOptions(BackendOptions):
     trial_ms: float = Field(10.0, gt=0)
     noise_uv: float = Field(5.0, ge=0)
     membrane_noise_ua_cm2: float = Field(25.0, ge=0)
+    offset_uv: float = Field(0.0, ge=0)
+    drift_uv: float = Field(0.0, ge=0)
+    drift_hz: float = Field(1.0, gt=0)
+    line_uv: float = Field(0.0, ge=0)
+    line_hz: float = Field(50.0, gt=0)
     dt_ms: float = Field(0.01, gt=0)
     celsius: float = 28.0
     disk_radius_um: float = Field(5.0, ge=0)
@@ -74,6 +84,13 @@ class JaxleyOptions(BackendOptions):
         if any(not 0 < v <= MAX_CURRENT_UA for v in values):
             raise ValueError(f"currents must lie in (0, {MAX_CURRENT_UA}] µA, the model's range")
         return values
+
+    @model_validator(mode="after")
+    def _below_nyquist(self) -> JaxleyOptions:
+        for name in ("drift_hz", "line_hz"):
+            if getattr(self, name) >= self.sampling_hz / 2:
+                raise ValueError(f"{name} must lie below half of sampling_hz")
+        return self
 
 
 class JaxleyBackend(MEASimulatorBackend):
@@ -189,7 +206,16 @@ class JaxleyBackend(MEASimulatorBackend):
         return spiked
 
     def _stored(self, traces: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        traces += rng.normal(0.0, self.options.noise_uv, traces.shape).astype(np.float32)
+        o = self.options
+        traces += rng.normal(0.0, o.noise_uv, traces.shape).astype(np.float32)
+        if o.offset_uv or o.drift_uv or o.line_uv:
+            from .amplifier import baseline_uv
+
+            own = np.random.default_rng((o.seed, 17))  # its own stream: the rest unchanged
+            samples, channels = traces.shape
+            traces += baseline_uv(samples, channels, o.sampling_hz, offset_uv=o.offset_uv,
+                                  drift_uv=o.drift_uv, drift_hz=o.drift_hz, line_uv=o.line_uv,
+                                  line_hz=o.line_hz, rng=own)  # fmt: skip
         return np.clip(np.round(traces / GAIN_UV), -32768, 32767).astype(np.int16)
 
     def protocol(self, template: np.ndarray, start_s: float) -> Stimulation:

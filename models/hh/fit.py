@@ -1,6 +1,9 @@
 """Fit one cell's Hodgkin–Huxley model to a recording, and predict held-out stimulation.
 
-From the recording alone: spontaneous spikes (detection.py) give the electrical image;
+From the recording alone: spontaneous spikes (detection.py, on the recording as
+preprocessed for detection where one is given) give the electrical image, taken from the
+unfiltered traces less a baseline per spike (features.baselined_image) so that no
+filter distorts what the model must reproduce;
 stimulation trials give evoked spikes, grouped into patterns and split (patterns.py); the
 fitting electrodes' activation curves give thresholds (activation.py). NPE over the
 model's prior (inference.py) gives a posterior at those features; Levenberg–Marquardt
@@ -23,11 +26,11 @@ from ...datasets.mea.recording import Recording
 from .activation import fit_activation
 from .calibrate import Target, calibrate, score
 from .detection import evoked_spikes, spontaneous_spikes
-from .features import electrical_image
+from .features import baselined_image, electrical_image
 from .inference import Observation, Posterior, npe
 from .patterns import Responses, fitting_electrodes, responses, split
 from .refine import Refined, refine
-from .summary import features
+from .summary import align, features
 
 BEFORE_MS = 1.0
 """Electrical images start this long before the reference channel's trough (ms)."""
@@ -104,8 +107,12 @@ class Observed:
                       np.array(list(self.thresholds_ua.values())), o.shape)  # fmt: skip
 
 
-def observe(recording: Recording, model: CellModel, seed: int = 0) -> Observed:
-    """Everything the fit needs from `recording`; ValueError says what it lacks."""
+def observe(recording: Recording, model: CellModel, seed: int = 0,
+            detection: Recording | None = None) -> Observed:  # fmt: skip
+    """Everything the fit needs from `recording`; ValueError says what it lacks.
+    `detection`: the same samples preprocessed for spike detection (filtered,
+    re-referenced); spontaneous and evoked spikes are found in it, the image to fit is
+    taken from `recording` (default: detection on `recording` itself)."""
     fs = recording.sampling_hz
     if abs(model.sampling_hz - fs) > 1e-6:
         raise ValueError(f"the model samples at {model.sampling_hz:g} Hz, the recording at "
@@ -117,13 +124,19 @@ def observe(recording: Recording, model: CellModel, seed: int = 0) -> Observed:
                              f"the model's ±{model.max_current_ua:g} µA")  # fmt: skip
     before = round(BEFORE_MS * 1e-3 * fs)
     after = model.template_samples - before
-    spont = spontaneous_spikes(recording, before, after)
+    detected = detection or recording
+    if detected.samples != recording.samples or detected.channels != recording.channels:
+        raise ValueError("the preprocessed recording differs in samples or channels")
+    spont = spontaneous_spikes(detected, before, after)
     if len(spont.samples) < MIN_SPIKES:
         raise ValueError(f"{len(spont.samples)} spontaneous spikes found; at least "
                          f"{MIN_SPIKES} are needed for an electrical image")  # fmt: skip
-    image = electrical_image(recording, spont.samples, before, after)
-    found = responses(recording, evoked_spikes(recording, image, spont, seed=seed))
-    electrodes = fitting_electrodes(found, image)
+    matched = electrical_image(detected, spont.samples, before, after)
+    found = responses(recording, evoked_spikes(detected, matched, spont, seed=seed))
+    # the trough of a filtered trace may sit a sample off the unfiltered one's
+    image, sample_noise = baselined_image(recording, spont.samples, before, after)
+    image = align(image, spont.channel, before)
+    electrodes = fitting_electrodes(found, matched)  # the detection image: least noise
     if not electrodes:
         raise ValueError("no single-electrode stimulation in the recording to fit thresholds")
     fitting, held_out = split(found, electrodes)
@@ -136,7 +149,7 @@ def observe(recording: Recording, model: CellModel, seed: int = 0) -> Observed:
                                 np.array([r.trials for r in curve]))  # fmt: skip
         thresholds[e] = float(np.clip(fitted.threshold_ua, 0.5, model.max_current_ua))
     x = features(image, np.array(list(thresholds.values())), fs, before)
-    noise = spont.noise_uv / np.sqrt(len(spont.samples))
+    noise = sample_noise / np.sqrt(len(spont.samples))
     observation = Observation(spont.channel, before, electrodes, shape, noise, x)
     return Observed(len(spont.samples), image, spont.channel, before, fitting, held_out,
                     thresholds, observation)  # fmt: skip

@@ -1,6 +1,7 @@
-"""`substrates run hh-fit` as a user runs it: a simulated session, written as NWB and fitted
-from that file, scored against its hidden cell; the same code on that NWB file through the
-mea_nwb config; bad input."""
+"""`substrates run hh-fit` as a user runs it: a simulated session carrying what amplifiers
+add (DC offsets, drift, mains), written as NWB and fitted from that file, scored against
+its hidden cell; the same code on that NWB file through the mea_nwb config, with a BIDS
+sidecar, and as a Litke dataset; bad input."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from .cli import only_run_folder, substrates
 pytest.importorskip("jaxley")
 pytest.importorskip("sbi")
 SESSION = ("substrate: mea\nbackend: mea.jaxley\n"
-           "options: {spontaneous_s: 2.0, trials: 4, stim_electrodes: 4, seed: 5}\n")  # fmt: skip
+           "options: {spontaneous_s: 2.0, trials: 4, stim_electrodes: 4, seed: 5,\n"
+           "          offset_uv: 100, drift_uv: 50, line_uv: 20}\n")  # fmt: skip
 
 
 @pytest.mark.slow
@@ -33,6 +35,9 @@ def test_simulated_session_then_its_nwb_file(tmp_path) -> None:
     assert len(held) > 20 and np.mean([r["correct"] for r in held]) >= 0.85
     record = json.loads((folder / "provenance.json").read_text())
     assert record["status"] == "complete" and record["summary"]["cells"] == 1
+    assert record["parameters"]["preprocess"] == "bandpass:300-6000,cmr"
+    assert [s["name"] for s in record["preprocessing"]["pipeline"]] == [
+        "bandpass_filter", "common_reference"]  # fmt: skip
     assert (folder / "hh_fit.png").stat().st_size > 10_000 and (folder / "cell0.nwb").is_file()
 
     again = substrates("run", "hh-fit", "--source", "mea_nwb", "--recording",
@@ -181,6 +186,9 @@ def _quiet_file(path) -> None:
         (("--source", "events_sim"), "needs an mea source"),
         (("--simulations", "3"), "--simulations must be"),
         (("--stimulation", "events.tsv"), "--stimulation needs a recording-file source"),
+        (("--preprocess", "bandpass:300"), "--preprocess: preprocessing step 'bandpass:300'"),
+        (("--source", "mea_nwb", "--recording", "quiet.nwb", "--preprocess", "highpass:15000"),
+         "frequencies must lie below"),
     ],
 )  # fmt: skip
 def test_bad_input_exits_2(tmp_path, args, message) -> None:
