@@ -210,21 +210,37 @@ def _rows(cell: int, fit: CellFit, truth: dict[str, float] | None) -> list[dict[
             "truth": None if truth is None else truth[p.name],
             "npe_best": float(fit.posterior.best[k]), "npe_mean": float(mean[k]),
             "npe_sd": float(sd[k]),
-            "refined": float(fit.refined.theta[k]), "calibrated": float(fit.calibrated[k]),
+            "refined": float(fit.refined.theta[k]),
+            "calibrated": float(fit.candidates["calibrated"][k]),
             "fitted": float(fit.theta[k]), "chosen": fit.chosen,
         })  # fmt: skip
-    sets = (("fitting", fit.fitting, fit.predicted_fitting),
-            ("held-out", fit.held_out, fit.predicted_held_out))  # fmt: skip
-    for group, found, predicted in sets:
-        for r, spike in zip(found, predicted, strict=True):
+    for name, theta in fit.candidates.items():  # what each candidate would have given
+        rows.append({
+            "cell": cell, "kind": "candidate", "name": name, "chosen": fit.chosen,
+            "score": fit.scores[name], "held_out_accuracy": fit.accuracy_held_out_of(name),
+            "error_prior_fraction": None if truth is None else _error(fit, theta, truth),
+        })  # fmt: skip
+    sets: list[tuple[str, list[Any], np.ndarray, dict[str, np.ndarray]]] = [
+        ("fitting", fit.fitting, fit.predicted_fitting, {}),  # candidates: held-out only
+        ("held-out", fit.held_out, fit.predicted_held_out, fit.predicted_held_out_by),
+    ]
+    for group, found, predicted, by in sets:
+        for k, (r, spike) in enumerate(zip(found, predicted, strict=True)):
             rows.append({
                 "cell": cell, "kind": "pattern", "name": r.pattern.label(), "set": group,
                 "electrodes": len(r.pattern.channels),
                 "total_current_ua": float(np.abs(r.pattern.currents_ua).sum()),
                 "trials": r.trials, "spikes": r.spikes, "observed_probability": r.probability,
                 "predicted_spike": bool(spike), "correct": bool(spike) == (r.probability > 0.5),
+                **{f"predicted_{c}": bool(v[k]) for c, v in by.items()},
             })  # fmt: skip
     return rows
+
+
+def _error(fit: CellFit, theta: np.ndarray, truth: dict[str, float]) -> float:
+    """Mean distance of `theta` from the truth, each parameter in its prior's width."""
+    return float(np.mean([p.distance(v, truth[p.name]) / (p.high - p.low)
+                          for p, v in zip(fit.parameters, theta, strict=True)]))  # fmt: skip
 
 
 def _summary(fits: list[tuple[CellFit, dict[str, float] | None]]) -> dict[str, Any]:
@@ -236,10 +252,14 @@ def _summary(fits: list[tuple[CellFit, dict[str, float] | None]]) -> dict[str, A
         "mean_fitting_accuracy": float(np.nanmean([f.accuracy_fitting for f, _ in fits])),
         "chosen": ",".join(f.chosen for f, _ in fits),
     }  # fmt: skip
-    if all(t is not None for _, t in fits):
-        for key, pick in (("npe", lambda f: f.posterior.best), ("fitted", lambda f: f.theta)):
-            errors = [[p.distance(v, t[p.name]) / (p.high - p.low)
-                       for p, v in zip(f.parameters, pick(f), strict=True)]
-                      for f, t in fits]  # fmt: skip
-            summary[f"mean_error_{key}_prior_fraction"] = float(np.mean(errors))
+    for name in fits[0][0].predicted_held_out_by:  # candidates, then baselines
+        summary[f"mean_held_out_accuracy_{name}"] = float(
+            np.nanmean([f.accuracy_held_out_of(name) for f, _ in fits])
+        )
+    truths = [t for _, t in fits if t is not None]
+    if len(truths) == len(fits):
+        for name in ("npe", "refined", "calibrated", "fitted"):
+            summary[f"mean_error_{name}_prior_fraction"] = float(np.mean([
+                _error(f, f.theta if name == "fitted" else f.candidates[name], t)
+                for (f, _), t in zip(fits, truths, strict=True)]))  # fmt: skip
     return summary

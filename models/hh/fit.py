@@ -9,9 +9,10 @@ fitting electrodes' activation curves give thresholds (activation.py). NPE over 
 model's prior (inference.py) gives a posterior at those features; Levenberg–Marquardt
 through the simulator (refine.py) refines its most probable samples on the image; a grid
 over channel densities and height (calibrate.py) then matches the thresholds too. Of the
-three (NPE, refined, calibrated), the one that scores best on both data (image χ² and
-threshold errors) is the fitted cell, which then predicts spike or no spike for every
-held-out pattern (the majority of its trials observed)."""
+three (NPE, refined, calibrated), the one with the highest likelihood of both data
+(image χ² and threshold errors, each in units of its own noise) is the fitted cell, which
+then predicts spike or no spike for every held-out pattern (the majority of its trials
+observed); every candidate's predictions are kept beside it."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ import numpy as np
 from ...backends.mea.base import CellModel, Parameter
 from ...datasets.mea.recording import Recording
 from .activation import fit_activation
+from .baselines import majority_baseline, threshold_baseline
 from .calibrate import Target, calibrate, score
 from .detection import evoked_spikes, spontaneous_spikes
 from .features import baselined_image, electrical_image
@@ -43,21 +45,33 @@ one that fits the image best (Levenberg–Marquardt can stall against the prior'
 @dataclass(frozen=True)
 class CellFit:
     """The fitted cell (theta, from `chosen`: 'npe', 'refined' or 'calibrated'), how it was
-    reached (the calibrated cell in `calibrated`), and
-    its predictions (bool per pattern) for the fitting and held-out patterns."""
+    reached (each candidate's parameters in `candidates`, its score, lower better, in
+    `scores`), and predictions (bool per pattern) for the fitting and held-out patterns:
+    the fitted cell's, and for the held-out ones every candidate's and the two baselines'
+    (`predicted_held_out_by`: 'threshold_baseline', 'majority'; baselines.py), so what
+    the choice gained or lost, and what the model adds, can be read off."""
 
     parameters: tuple[Parameter, ...]
     theta: np.ndarray
     chosen: str
     posterior: Posterior
     refined: Refined
-    calibrated: np.ndarray
+    candidates: dict[str, np.ndarray]
+    scores: dict[str, float]
     thresholds_ua: dict[int, float]
     spikes: int
     fitting: list[Responses]
     held_out: list[Responses]
     predicted_fitting: np.ndarray
-    predicted_held_out: np.ndarray
+    predicted_held_out_by: dict[str, np.ndarray]
+
+    @property
+    def predicted_held_out(self) -> np.ndarray:
+        return self.predicted_held_out_by[self.chosen]
+
+    def accuracy_held_out_of(self, candidate: str) -> float:
+        """Held-out accuracy had `candidate` been chosen."""
+        return self._accuracy(self.held_out, self.predicted_held_out_by[candidate])
 
     @staticmethod
     def _accuracy(found: list[Responses], predicted: np.ndarray) -> float:
@@ -97,6 +111,7 @@ class Observed:
     fitting: list[Responses]
     held_out: list[Responses]
     thresholds_ua: dict[int, float]
+    thresholds_log_sd: dict[int, float]
     observation: Observation
 
     @property
@@ -104,7 +119,8 @@ class Observed:
         """What a fitted cell must reproduce, for calibration and the final choice."""
         o = self.observation
         return Target(self.image, self.channel, self.before, o.image_noise_uv, o.electrodes,
-                      np.array(list(self.thresholds_ua.values())), o.shape)  # fmt: skip
+                      np.array(list(self.thresholds_ua.values())), o.shape,
+                      np.array(list(self.thresholds_log_sd.values())))  # fmt: skip
 
 
 def observe(recording: Recording, model: CellModel, seed: int = 0,
@@ -141,18 +157,19 @@ def observe(recording: Recording, model: CellModel, seed: int = 0,
         raise ValueError("no single-electrode stimulation in the recording to fit thresholds")
     fitting, held_out = split(found, electrodes)
     shape = Counter(r.pattern.shape for r in fitting).most_common(1)[0][0]
-    thresholds = {}
+    thresholds, log_sd = {}, {}
     for e in electrodes:
         curve = [r for r in fitting if r.pattern.channels[0] == e and r.pattern.shape == shape]
         fitted = fit_activation(np.array([r.pattern.currents_ua[0] for r in curve]),
                                 np.array([r.spikes for r in curve]),
                                 np.array([r.trials for r in curve]))  # fmt: skip
         thresholds[e] = float(np.clip(fitted.threshold_ua, 0.5, model.max_current_ua))
+        log_sd[e] = fitted.threshold_log_sd
     x = features(image, np.array(list(thresholds.values())), fs, before)
     noise = sample_noise / np.sqrt(len(spont.samples))
     observation = Observation(spont.channel, before, electrodes, shape, noise, x)
     return Observed(len(spont.samples), image, spont.channel, before, fitting, held_out,
-                    thresholds, observation)  # fmt: skip
+                    thresholds, log_sd, observation)  # fmt: skip
 
 
 def fit_cell(recording: Recording, model: CellModel, simulations: int = 1000, seed: int = 0,
@@ -171,7 +188,13 @@ def fit_cell(recording: Recording, model: CellModel, simulations: int = 1000, se
     scores = score(model, np.array(list(candidates.values())), target)
     chosen = list(candidates)[int(np.argmin(scores))]
     theta = candidates[chosen]
-    return CellFit(model.parameters, theta, chosen, posterior, refined, calibrated,
-                   seen.thresholds_ua, seen.spikes, seen.fitting, seen.held_out,
-                   predict(model, theta, seen.fitting, recording.channels),
-                   predict(model, theta, seen.held_out, recording.channels))  # fmt: skip
+    held_out = {name: predict(model, c, seen.held_out, recording.channels)
+                for name, c in candidates.items()}  # fmt: skip
+    held_out["threshold_baseline"] = threshold_baseline(
+        seen.held_out, list(seen.thresholds_ua.values())
+    )
+    held_out["majority"] = majority_baseline(seen.held_out)
+    return CellFit(model.parameters, theta, chosen, posterior, refined, candidates,
+                   dict(zip(candidates, map(float, scores), strict=True)), seen.thresholds_ua,
+                   seen.spikes, seen.fitting, seen.held_out,
+                   predict(model, theta, seen.fitting, recording.channels), held_out)  # fmt: skip

@@ -33,9 +33,21 @@ def test_simulated_session_then_its_nwb_file(tmp_path) -> None:
     assert len(parameters) == 8 and all(r["truth"] is not None for r in parameters)
     held = [r for r in patterns if r["set"] == "held-out"]
     assert len(held) > 20 and np.mean([r["correct"] for r in held]) >= 0.85
+    # every candidate's score, held-out accuracy and error beside the chosen one's
+    candidates = {r["name"]: r for r in rows if r["kind"] == "candidate"}
+    assert set(candidates) == {"npe", "refined", "calibrated"}
+    chosen = min(candidates.values(), key=lambda r: r["score"])
+    assert chosen["chosen"] == chosen["name"] == parameters[0]["chosen"]
+    for name, row in candidates.items():
+        assert row["error_prior_fraction"] >= 0
+        right = np.mean([r[f"predicted_{name}"] == (r["observed_probability"] > 0.5) for r in held])
+        assert row["held_out_accuracy"] == pytest.approx(right)
     record = json.loads((folder / "provenance.json").read_text())
     assert record["status"] == "complete" and record["summary"]["cells"] == 1
     assert record["parameters"]["preprocess"] == "bandpass:300-6000,cmr"
+    summary = record["summary"]
+    assert 0 <= summary["mean_held_out_accuracy_majority"] <= 1
+    assert 0 <= summary["mean_held_out_accuracy_threshold_baseline"] <= 1
     assert [s["name"] for s in record["preprocessing"]["pipeline"]] == [
         "bandpass_filter", "common_reference"]  # fmt: skip
     assert (folder / "hh_fit.png").stat().st_size > 10_000 and (folder / "cell0.nwb").is_file()

@@ -71,3 +71,30 @@ def test_activation_curve_is_the_maximum_likelihood_logistic() -> None:
     assert abs(ours.threshold_ua - 1.2) < 0.05
     with pytest.raises(ValueError, match=r"0\.\.trials"):
         fit_activation(currents, trials + 1, trials)
+
+
+def test_threshold_uncertainty_matches_the_spread_of_repeated_experiments() -> None:
+    """The posterior SD of log I50 against brute force: the SD of the fitted log I50 over
+    300 repeats of the same experiment (8 trials at each of the simulator's 12 currents),
+    and the asymptotic (Fisher) SE when 400 trials trace the curve."""
+    from substrates.models.hh.activation import threshold_log_sd
+
+    rng = np.random.default_rng(5)
+    currents = np.array([round(1.5 * 1.25**k, 2) for k in range(12)])
+    probability = 1 / (1 + np.exp(-(currents - 4.0) / 0.4))
+    eight = np.full(12, 8)
+    repeats = [rng.binomial(eight, probability) for _ in range(300)]
+    spread = np.std([np.log(fit_activation(currents, k, eight).threshold_ua) for k in repeats])
+    ours = np.median([threshold_log_sd(currents, k, eight) for k in repeats[:40]])
+    assert ours == pytest.approx(spread, rel=0.25), (ours, spread)
+
+    z = (currents - 4.0) / 0.4
+    weight = 400 * probability * (1 - probability)
+    gradient = np.stack([-np.ones(12) / 0.4, -z], axis=1)  # d z / d(I50, log s)
+    fisher = (weight[:, None, None] * gradient[:, :, None] * gradient[:, None, :]).sum(axis=0)
+    asymptotic = np.sqrt(np.linalg.inv(fisher)[0, 0]) / 4.0
+    many = threshold_log_sd(currents, rng.binomial(np.full(12, 400), probability), np.full(12, 400))
+    assert many == pytest.approx(asymptotic, rel=0.15)
+    # a step between two currents: known only to lie between them
+    step = fit_activation(currents, (currents > 4.0) * 8, eight).threshold_log_sd
+    assert 0.5 < step / (np.log(currents[6] / currents[5]) / np.sqrt(12)) < 1.2

@@ -51,6 +51,38 @@ def test_refinement_walks_back_to_the_truth(session) -> None:
     assert np.all(np.abs(refined.theta - truth)[geometry] < 0.01 * span[geometry])
 
 
+@pytest.mark.slow
+def test_calibration_does_not_trade_the_image_for_noisy_thresholds(session) -> None:
+    """From the true cell, with its exact image at the noise of 25 spikes and thresholds
+    6% below the model's (what membrane noise does to I50, as measured on the simulated
+    sessions), calibration keeps the channel densities (the old score, image χ² per
+    sample plus threshold errors in units of 0.1, moved gNa 11% of its prior away on
+    the default session); and a cell whose thresholds are truly off by 50% is moved."""
+    from substrates.models.hh.calibrate import Target, calibrate, score
+    from substrates.models.hh.summary import align
+
+    model = session.cell_model(session.positions_um)
+    truth = session.hidden
+    template = model.templates(truth[None])[0]
+    channel = int(template.min(axis=1).argmin())
+    electrodes = [int(e) for e in np.argsort(template.min(axis=1))[:3]]
+    exact = model.thresholds(truth[None], np.array(electrodes), "triphasic")[0]
+    noise = np.full(len(template), 5.0 / np.sqrt(25))
+    target = Target(align(template, channel, 20), channel, 20, noise, electrodes,
+                    exact * np.exp(-0.06), "triphasic", np.full(3, 0.05))  # fmt: skip
+    span = np.array([p.high - p.low for p in model.parameters])
+    kept = calibrate(model, truth, target)
+    assert np.all(np.abs(kept - truth) / span < 0.02), (kept - truth) / span
+    assert score(model, kept[None], target)[0] <= score(model, truth[None], target)[0]
+
+    names = [p.name for p in model.parameters]
+    gna = names.index("gna_s_cm2")
+    wrong = truth.copy()
+    wrong[gna] = model.parameters[gna].inside(truth[gna] * 1.5)
+    moved = calibrate(model, wrong, target)
+    assert abs(moved[gna] - truth[gna]) < abs(wrong[gna] - truth[gna])
+
+
 def _fit_from_nwb(backend, folder, preprocessing: str = DEFAULT_PREPROCESSING):
     """The session of `backend` written as NWB, read back and fitted as hh-fit does."""
     from substrates.adapters.conversions.mea_preprocessing import parse_preprocessing, preprocess
