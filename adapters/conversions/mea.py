@@ -57,7 +57,8 @@ def to_spikeinterface(recording: Recording, start: int = 0, end: int | None = No
 
 def lazy_spikeinterface(recording: Recording) -> Any:
     """The whole of `recording` as a SpikeInterface recording (µV, float32, channels named
-    E<electrode id>) with its probe (µm); samples are read only when asked for."""
+    E<electrode id>) with its probe (µm; none where electrodes share a position, as in a
+    file read without its geometry); samples are read only when asked for."""
     import probeinterface as pi
     from spikeinterface.core import BaseRecording, BaseRecordingSegment
 
@@ -81,6 +82,8 @@ def lazy_spikeinterface(recording: Recording) -> Any:
 
     all_channels = np.arange(recording.channels)
     result = Extractor()
+    if len(np.unique(recording.positions_um, axis=0)) < recording.channels:
+        return result  # probeinterface refuses shared positions; filters need no probe
     probe = pi.Probe(ndim=2, si_units="um")
     probe.set_contacts(positions=recording.positions_um, shapes="circle",
                        shape_params={"radius": 5})  # fmt: skip

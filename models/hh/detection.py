@@ -98,6 +98,27 @@ def _peaks(signal: Any, end: int, step: int, level: float, dead: int) -> np.ndar
     return np.array([f[0] for f in found], dtype=np.int64)
 
 
+class Windows:
+    """Windows of `width` samples of some channels, served from chunks of about `chunk_s`
+    read at once: a recording preprocessed through SpikeInterface pays its filters'
+    margins and a common reference over every channel once per chunk, not per window.
+    Starts asked in increasing order read each chunk once."""
+
+    def __init__(self, recording: Recording, channels: np.ndarray, width: int,
+                 chunk_s: float = 1.0) -> None:  # fmt: skip
+        self.recording, self.channels, self.width = recording, channels, width
+        self.chunk = max(width, round(chunk_s * recording.sampling_hz))
+        self.start, self.block = 0, np.zeros((0, len(channels)), np.float32)
+
+    def __call__(self, start: int) -> np.ndarray:
+        """(width, channels) µV from sample `start` (inside the recording)."""
+        if not self.start <= start <= self.start + len(self.block) - self.width:
+            end = min(self.recording.samples, start + self.chunk)
+            self.start, self.block = start, self.recording.get_traces(start, end, self.channels)
+        offset = start - self.start
+        return self.block[offset : offset + self.width]
+
+
 def evoked_spikes(recording: Recording, image: np.ndarray, spontaneous: SpontaneousSpikes,
                   window_ms: float = 3.0, channels: int = 6, half_ms: float = 0.5,
                   null_windows: int = 300, seed: int = 0) -> np.ndarray:  # fmt: skip
@@ -121,8 +142,10 @@ def evoked_spikes(recording: Recording, image: np.ndarray, spontaneous: Spontane
     weights = energy / np.maximum(spontaneous.noise_uv[strongest], 1e-9) ** 2
     width = round(window_ms * 1e-3 * fs) + 2 * half
 
+    windows = Windows(recording, strongest, width)
+
     def match(start: int) -> float:
-        data = recording.get_traces(start, start + width, strongest).T
+        data = windows(start).T
         best = [np.correlate(d, s, mode="valid").max() / e
                 for d, s, e in zip(data, snippets, energy, strict=True)]  # fmt: skip
         return float(np.dot(best, weights) / weights.sum())
@@ -139,7 +162,7 @@ def evoked_spikes(recording: Recording, image: np.ndarray, spontaneous: Spontane
     if quiet <= 0 or len(far) < 10:
         raise ValueError("too little quiet recording without spikes to calibrate evoked-spike "
                          "detection")  # fmt: skip
-    threshold = max(match(int(s)) for s in far[:null_windows])
+    threshold = max(match(int(s)) for s in np.sort(far[:null_windows]))
     spiked = np.zeros(len(recording.stimulation), bool)
     for k, t in enumerate(recording.stimulation.time_s):
         start = max(0, round(t * fs) - half)  # a trough right after the pulse still matches

@@ -23,7 +23,7 @@ SESSION = ("substrate: mea\nbackend: mea.jaxley\n"
 @pytest.mark.slow
 def test_simulated_session_then_its_nwb_file(tmp_path) -> None:
     (tmp_path / "session.yaml").write_text(SESSION)
-    result = substrates("run", "hh-fit", "--source", "session.yaml", "--simulations", "80",
+    result = substrates("run", "hh-fit", "--source", "session.yaml", "--simulations", "200",
                         "--out", "sim", cwd=tmp_path)  # fmt: skip
     assert "mean_held_out_accuracy" in result.stdout
     folder = only_run_folder(tmp_path / "sim")
@@ -53,7 +53,7 @@ def test_simulated_session_then_its_nwb_file(tmp_path) -> None:
     assert (folder / "hh_fit.png").stat().st_size > 10_000 and (folder / "cell0.nwb").is_file()
 
     again = substrates("run", "hh-fit", "--source", "mea_nwb", "--recording",
-                       str(folder / "cell0.nwb"), "--simulations", "80", "--out", "file",
+                       str(folder / "cell0.nwb"), "--simulations", "200", "--out", "file",
                        cwd=tmp_path)  # fmt: skip
     rows = pq.read_table(only_run_folder(tmp_path / "file") / "results.parquet").to_pylist()
     assert all(r["truth"] is None for r in rows if r["kind"] == "parameter")
@@ -63,7 +63,7 @@ def test_simulated_session_then_its_nwb_file(tmp_path) -> None:
     # with an unrelated event among the rows: the fit is the same, row for row
     _events_tsv_from_pynwb(folder / "cell0.nwb", tmp_path / "events.tsv")
     substrates("run", "hh-fit", "--source", "mea_nwb", "--recording", str(folder / "cell0.nwb"),
-               "--stimulation", "events.tsv", "--simulations", "80", "--out", "sidecar",
+               "--stimulation", "events.tsv", "--simulations", "200", "--out", "sidecar",
                cwd=tmp_path)  # fmt: skip
     sidecar = only_run_folder(tmp_path / "sidecar")
     again_rows = pq.read_table(sidecar / "results.parquet").to_pylist()
@@ -90,7 +90,7 @@ def test_simulated_session_then_its_nwb_file(tmp_path) -> None:
     )
     substrates("run", "hh-fit", "--source", "litke.yaml", "--recording", "data000",
                "--stimulation", "litke_protocol.tsv", "--stimulation-times", "ttl",
-               "--simulations", "80", "--out", "litke", cwd=tmp_path)  # fmt: skip
+               "--simulations", "200", "--out", "litke", cwd=tmp_path)  # fmt: skip
     litke_rows = pq.read_table(only_run_folder(tmp_path / "litke") / "results.parquet").to_pylist()
     assert abs(held_out(litke_rows) - held_out(rows)) <= 0.02
 

@@ -122,3 +122,13 @@ def test_mains_above_nyquist_is_refused() -> None:
 
     with pytest.raises(ValueError, match="line_hz must lie below half of sampling_hz"):
         JaxleyOptions(line_hz=12_000)
+
+
+def test_electrodes_without_distinct_positions_are_still_filtered(raw) -> None:
+    pytest.importorskip("spikeinterface")
+    from dataclasses import replace
+
+    unplaced = replace(raw, positions_um=np.zeros((9, 2)))
+    filtered = preprocess(unplaced, parse_preprocessing("highpass:300,cmr"))
+    placed = preprocess(raw, parse_preprocessing("highpass:300,cmr"))
+    assert np.array_equal(filtered.get_traces(1000, 2000), placed.get_traces(1000, 2000))
