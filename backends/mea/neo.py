@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from .base import FileOptions, RecordedFile
 
@@ -15,7 +15,9 @@ class NeoOptions(FileOptions):
     name); rawio_options: its other arguments; units: the samples' units after neo's gain
     where the file says none;
     stream: the signal stream; rows × columns at pitch_um: the electrode grid, in channel
-    order, or probe: a probeinterface file with the electrode positions instead."""
+    order, or probe: a probeinterface file with the electrode positions instead, or
+    positions_from_file: the positions the file itself holds (MaxWell; 3Brain at
+    pitch_um where it is given, else at its plate's pitch)."""
 
     rawio: str | None = None
     rawio_options: dict[str, Any] = Field(default_factory=dict)
@@ -25,6 +27,13 @@ class NeoOptions(FileOptions):
     columns: int = Field(1, ge=1)
     pitch_um: float = Field(17.5, gt=0)
     probe: str | None = None
+    positions_from_file: bool = False
+
+    @model_validator(mode="after")
+    def _one_geometry(self) -> NeoOptions:
+        if self.positions_from_file and self.probe is not None:
+            raise ValueError("give probe or positions_from_file, not both")
+        return self
 
 
 class NeoBackend(RecordedFile):
@@ -42,9 +51,13 @@ class NeoBackend(RecordedFile):
         from ...datasets.mea.recording import RecordingError
 
         o = self.options
+        geometry = None  # positions_from_file: read_neo takes them from the file
         try:
-            geometry = grid(o.rows, o.columns, o.pitch_um) if o.probe is None else (
-                from_probe_file(o.probe))  # fmt: skip
+            if o.probe is not None:
+                geometry = from_probe_file(o.probe)
+            elif not o.positions_from_file:
+                geometry = grid(o.rows, o.columns, o.pitch_um)
         except (OSError, ValueError) as error:
             raise RecordingError(f"options.probe: {error}") from None
-        return read_neo(o.path, geometry, o.rawio, o.rawio_options, o.units, o.stream)
+        pitch = o.pitch_um if "pitch_um" in o.model_fields_set else None
+        return read_neo(o.path, geometry, o.rawio, o.rawio_options, o.units, o.stream, pitch)

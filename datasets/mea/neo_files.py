@@ -1,7 +1,9 @@
 """Recordings in any format neo reads (MaxWell, MCS, 3Brain, Open Ephys, raw binary, ...):
 neo's RawIO gives the samples a block at a time, the gain and each channel's offset (MCS and
 3Brain files have them: applied); units must be known (µV, mV or V, from the file or
-stated), and the electrode positions come with the call."""
+stated); the electrode positions come with the call, or from the file where its format
+holds them (MaxWell: the `mapping` table's x, y per channel; 3Brain: each channel's row
+and column on the plate, at the plate's pitch, read by probeinterface)."""
 
 from __future__ import annotations
 
@@ -26,13 +28,16 @@ class NeoSource(TraceSource):
                                                  channel_indexes=list(channels))  # fmt: skip
 
 
-def read_neo(path: str | os.PathLike[str], positions_um: np.ndarray, rawio: str | None = None,
+def read_neo(path: str | os.PathLike[str], positions_um: np.ndarray | None,
+             rawio: str | None = None,
              options: dict[str, Any] | None = None, units: str | None = None,
-             stream: int = 0) -> Recording:  # fmt: skip
+             stream: int = 0, pitch_um: float | None = None) -> Recording:  # fmt: skip
     """The recording of one neo stream, of a file or of a folder format's folder (Open
     Ephys binary, Neuralynx, …). `rawio`: a neo.rawio class name (None: neo picks by the
     file name); `options`: its arguments besides the file; `units`: the samples' units
-    after neo's gain where the file does not say."""
+    after neo's gain where the file does not say; `positions_um` None: from the file
+    (MaxWell, 3Brain — at `pitch_um`, None: probeinterface's default for the plate; other
+    formats say they hold none)."""
     import neo.rawio
 
     try:
@@ -64,6 +69,9 @@ def read_neo(path: str | os.PathLike[str], positions_um: np.ndarray, rawio: str 
     if unit not in MICROVOLTS:
         raise RecordingError(f"{path}: field 'units': unknown units {unit!r}; state them "
                              f"({', '.join(MICROVOLTS)})")  # fmt: skip
+    if positions_um is None:
+        positions_um = _file_positions(path, type(reader).__name__, reader, stream_id, channels,
+                                       pitch_um)  # fmt: skip
     positions = np.asarray(positions_um, float)
     if positions.shape != (len(channels), 2):
         raise RecordingError(f"{path}: field 'signal_channels': {len(channels)} channels, but "
@@ -74,3 +82,34 @@ def read_neo(path: str | os.PathLike[str], positions_um: np.ndarray, rawio: str 
     offset_uv = offsets * MICROVOLTS[unit] if np.any(offsets != 0) else None  # MCS, 3Brain
     return Recording(NeoSource(reader, stream), samples, rate, gain, np.arange(len(channels)),
                      positions, offset_uv=offset_uv)  # fmt: skip
+
+
+def _file_positions(path: str | os.PathLike[str], kind: str, reader: Any, stream_id: str,
+                    channels: np.ndarray, pitch_um: float | None) -> np.ndarray:  # fmt: skip
+    """(channels, 2) µm from the file itself. MaxWell MaxOne (version 20160704:
+    `/mapping`) and MaxTwo (`wells/<well>/<rec>/settings/mapping`) files hold a `mapping`
+    table of channel, electrode, x, y (µm), matched here to neo's channels by id (the
+    table probeinterface's read_maxwell reads); 3Brain files list each channel's row and
+    column, in neo's channel order, which probeinterface's read_3brain places at the
+    plate's pitch."""
+    if kind == "BiocamRawIO":
+        import probeinterface
+
+        probe = probeinterface.read_3brain(str(path), mea_pitch=pitch_um)
+        return np.asarray(probe.contact_positions, float)[:, :2]
+    if kind != "MaxwellRawIO":
+        raise RecordingError(f"{path}: {kind} files hold no electrode positions that we "
+                             "read: give rows, columns and pitch_um, or probe")  # fmt: skip
+    import h5py
+
+    with h5py.File(path, "r") as file:
+        if "mapping" in file:
+            mapping = file["mapping"][:]
+        else:
+            mapping = file["wells"][stream_id][reader.rec_name]["settings"]["mapping"][:]
+    columns = zip(mapping["channel"], mapping["x"], mapping["y"], strict=True)
+    where = {str(int(c)): (float(x), float(y)) for c, x, y in columns}
+    missing = [c for c in channels["id"] if c not in where]
+    if missing:
+        raise RecordingError(f"{path}: field 'mapping': no position for channel {missing[0]}")
+    return np.array([where[c] for c in channels["id"]])
