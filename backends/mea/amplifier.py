@@ -1,7 +1,8 @@
 """What an MEA amplifier adds to every channel besides the cell and white noise: a DC
-offset, a slow baseline drift and mains interference. Real recordings always carry the
-first two (electrode polarisation, temperature); the simulator adds them on request so the
-fit's preprocessing is tested on what raw files hold."""
+offset, a slow baseline drift and mains interference, and after each stimulation pulse an
+artefact that scales with the current and decays over milliseconds. Real recordings
+always carry them (electrode polarisation, temperature, the stimulator's charge); the
+simulator adds them on request so the fit is tested on what raw files hold."""
 
 from __future__ import annotations
 
@@ -33,3 +34,24 @@ def baseline_uv(samples: int, channels: int, sampling_hz: float, *, offset_uv: f
         mains = np.sin(2 * np.pi * line_hz * t)[:, None] * (line_uv * scale)
         out += mains.astype(np.float32)
     return out
+
+
+def artefact_uv(currents_ua: np.ndarray, positions_um: np.ndarray, samples: int,
+                sampling_hz: float, *, uv_per_ua: float, length_um: float, decay_ms: float,
+                pulse_ms: float) -> np.ndarray:  # fmt: skip
+    """(samples, channels) float32 µV from a pulse's start: what one pulse of
+    `currents_ua` (channels,) on the array leaves on every electrode. Channel c's level is
+    uv_per_ua · Σ_e I_e / (1 + d_ce / length_um) (d_ce the distance between electrodes, µm),
+    held while the pulse lasts (`pulse_ms`), then falling as exp(−t / decay_ms).
+
+    >>> x = np.array([[0.0, 0.0], [60.0, 0.0]])
+    >>> a = artefact_uv(np.array([2.0, 0.0]), x, 100, 20000.0, uv_per_ua=100, length_um=60,
+    ...                 decay_ms=1.0, pulse_ms=0.15)
+    >>> a[0].tolist(), round(float(a[3 + 20, 0] / a[3, 0]), 3)
+    ([200.0, 100.0], 0.368)
+    """
+    distance = np.linalg.norm(positions_um[:, None] - positions_um[None], axis=-1)
+    level = uv_per_ua * (currents_ua @ (1 / (1 + distance / length_um)))
+    held = max(1, round(pulse_ms * 1e-3 * sampling_hz))
+    t_ms = np.maximum(np.arange(samples) - held, 0) * 1e3 / sampling_hz
+    return (np.exp(-t_ms / decay_ms)[:, None] * level[None]).astype(np.float32)

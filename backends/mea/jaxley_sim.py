@@ -2,11 +2,10 @@
 (cell.py, simulation.py). Its recording is a session: spontaneous spikes at Poisson times,
 then a stimulation protocol (single electrodes at a range of currents, and pairs driven
 together or in opposition) in shuffled trials, with white electrode noise and, on request,
-what an amplifier adds (DC offsets, drift, mains interference: amplifier.py), stored as
-int16.
+what an amplifier adds (DC offsets, drift, mains interference, the stimulation artefact
+and saturation: amplifier.py), stored as int16.
 The cell's parameters are hidden (drawn from the prior with `seed`, or given); ground_truth()
-tells them. Stimulation artefacts are not simulated: the traces hold the cell's response
-and noise only."""
+tells them."""
 
 from __future__ import annotations
 
@@ -41,6 +40,10 @@ class JaxleyOptions(BackendOptions):
     the amplifier's baseline (offset_uv: DC offsets drawn in ±offset_uv per channel;
     drift_uv at drift_hz; line_uv of mains at line_hz; all 0 by default, drawn from their
     own stream of `seed` so a session with them differs from the clean one by them alone);
+    the stimulation artefact (artefact_uv_per_ua µV per µA on the stimulating electrode,
+    falling with distance as 1/(1 + d/artefact_length_um), held for the pulse, then
+    decaying with artefact_ms; 0: none) and the amplifier's range (saturation_uv: traces
+    clip at ±saturation_uv; None: the int16 range);
     the simulation (dt_ms, celsius, disk_radius_um of the electrodes, float64, batch)."""
 
     morphology: str | None = None
@@ -70,6 +73,10 @@ class JaxleyOptions(BackendOptions):
     drift_hz: float = Field(1.0, gt=0)
     line_uv: float = Field(0.0, ge=0)
     line_hz: float = Field(50.0, gt=0)
+    artefact_uv_per_ua: float = Field(0.0, ge=0)
+    artefact_length_um: float = Field(60.0, gt=0)
+    artefact_ms: float = Field(1.0, gt=0)
+    saturation_uv: float | None = Field(None, gt=0)
     dt_ms: float = Field(0.01, gt=0)
     celsius: float = 28.0
     disk_radius_um: float = Field(5.0, ge=0)
@@ -203,7 +210,26 @@ class JaxleyBackend(MEASimulatorBackend):
                 kept = potential[:, max(0, -start) :]
                 start = max(0, start)
                 traces[start : start + kept.shape[1]] += kept.T[: len(traces) - start]
+        if self.options.artefact_uv_per_ua:
+            self._artefacts(stimulation, currents, traces)
         return spiked
+
+    def _artefacts(self, stimulation: Stimulation, currents: np.ndarray, traces: np.ndarray
+                   ) -> None:  # fmt: skip
+        """Adds each pulse's artefact (amplifier.artefact_uv) from its start, for 10 decay
+        times."""
+        from .amplifier import artefact_uv
+        from .simulation import PULSES
+
+        o, fs = self.options, self.options.sampling_hz
+        span = round(10 * o.artefact_ms * 1e-3 * fs)
+        for k, shape in enumerate(stimulation.shape):
+            pulse_ms = len(PULSES[shape]) * self._model.timing.phase_ms
+            start = round(stimulation.time_s[k] * fs)
+            wave = artefact_uv(currents[k], self.positions_um, span, fs,
+                               uv_per_ua=o.artefact_uv_per_ua, length_um=o.artefact_length_um,
+                               decay_ms=o.artefact_ms, pulse_ms=pulse_ms)  # fmt: skip
+            traces[start : start + span] += wave[: len(traces) - start]
 
     def _stored(self, traces: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         o = self.options
@@ -216,6 +242,8 @@ class JaxleyBackend(MEASimulatorBackend):
             traces += baseline_uv(samples, channels, o.sampling_hz, offset_uv=o.offset_uv,
                                   drift_uv=o.drift_uv, drift_hz=o.drift_hz, line_uv=o.line_uv,
                                   line_hz=o.line_hz, rng=own)  # fmt: skip
+        if o.saturation_uv is not None:
+            np.clip(traces, -o.saturation_uv, o.saturation_uv, out=traces)
         return np.clip(np.round(traces / GAIN_UV), -32768, 32767).astype(np.int16)
 
     def protocol(self, template: np.ndarray, start_s: float) -> Stimulation:

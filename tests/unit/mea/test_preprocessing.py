@@ -1,7 +1,7 @@
 """Preprocessing before spike detection: the spec's SpikeInterface steps, the filtered
 recording read window by window against scipy's filters on the whole trace and numpy's
-median reference, bad specs in one line; the simulator's amplifier baseline (offsets,
-drift, mains) and the image taken through it."""
+median reference, bad specs in one line; what the simulated amplifier adds (offsets,
+drift, mains, stimulation artefacts, saturation), each against its formula."""
 
 from __future__ import annotations
 
@@ -132,3 +132,36 @@ def test_electrodes_without_distinct_positions_are_still_filtered(raw) -> None:
     filtered = preprocess(unplaced, parse_preprocessing("highpass:300,cmr"))
     placed = preprocess(raw, parse_preprocessing("highpass:300,cmr"))
     assert np.array_equal(filtered.get_traces(1000, 2000), placed.get_traces(1000, 2000))
+
+
+def test_simulated_artefact_follows_each_pulse_and_saturates() -> None:
+    """A session with artefacts differs from the clean one by one artefact per pulse: the
+    amplifier.artefact_uv of its currents, from its start (to one int16 step); with a
+    saturation level no sample passes it."""
+    pytest.importorskip("jaxley")
+    from substrates.backends.mea.amplifier import artefact_uv
+    from substrates.backends.registry import create_backend
+
+    session = {"spontaneous_s": 0.3, "stim_electrodes": 2, "pair_electrodes": 2,
+               "currents_ua": [2.0, 6.0], "pair_currents_ua": [3.0], "trials": 1,
+               "rows": 2, "columns": 3, "seed": 4}  # fmt: skip
+    clean = create_backend("mea.jaxley", session)
+    art = {"artefact_uv_per_ua": 150.0, "artefact_length_um": 40.0, "artefact_ms": 0.8}
+    loud = create_backend("mea.jaxley", {**session, **art}).recording()
+    recording = clean.recording()
+    stim = recording.stimulation
+    expected = np.zeros((recording.samples, recording.channels), np.float32)
+    for k in range(len(stim)):
+        currents = np.zeros(recording.channels)
+        for e, c in zip(stim.electrodes[k], stim.currents(k), strict=True):
+            currents[e] += c
+        start = round(stim.time_s[k] * recording.sampling_hz)
+        shape = {"uv_per_ua": 150.0, "length_um": 40.0, "decay_ms": 0.8, "pulse_ms": 0.15}
+        wave = artefact_uv(currents, recording.positions_um, 160, recording.sampling_hz, **shape)
+        expected[start : start + 160] += wave
+    difference = loud.get_traces() - recording.get_traces()
+    assert np.abs(difference - expected).max() <= 0.25 + 1e-3
+    assert np.abs(expected).max() > 800  # 6 µA on its own electrode: 900 µV
+    clipped = create_backend("mea.jaxley", {**session, **art, "saturation_uv": 500.0})
+    traces = clipped.recording().get_traces()
+    assert np.abs(traces).max() <= 500.0 and (np.abs(traces) == 500.0).sum() > 10
