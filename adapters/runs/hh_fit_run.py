@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 
 from ...backends.errors import SubstratesError
-from ...backends.mea.base import MEABackend
+from ...backends.mea.base import CellModel, MEABackend
 from ...datasets.mea.recording import Recording
 from ...models.hh.fit import CellFit, Observed, fit_cell, observe
 from ..config import ConfigError, backend_from_config, load_config
@@ -74,7 +74,7 @@ def run_hh_fit(
     if not simulated:  # a bad file is refused before any folder is made
         data, skipped_rows = _recorded(backend, stimulation, stimulation_times)
         steps = _steps(preprocess, data.sampling_hz)
-        observed = _observe(data, engine, seed or 0, steps, where)
+        observed = _observe(data, engine.cell_model(data.positions_um), seed or 0, steps, where)
     folder = RunFolder.create(out, "hh-fit")
     parameters = {"recording": recording_file, "simulator": str(engine_config.path),
                   "simulations": simulations, "cells": count, "seed": seed,
@@ -102,12 +102,11 @@ def run_hh_fit(
                 _write_session(session, folder.file(name))
                 data, truth = _read(folder.file(name)), session.ground_truth().parameters
                 label = f"seed {first + k}"
-            else:
-                data, truth = _recorded(backend, stimulation, stimulation_times)[0], None
-                label = where
+            else:  # the one recording, read and observed before the folder was made
+                truth, label = None, where
             model = engine.cell_model(data.positions_um)
             if simulated:
-                observed = _observe(data, engine, (seed or 0) + k, steps, label)
+                observed = _observe(data, model, (seed or 0) + k, steps, label)
             try:
                 fit = fit_cell(data, model, simulations, (seed or 0) + k, step, observed)
             except ValueError as error:
@@ -137,14 +136,13 @@ def _steps(spec: str, sampling_hz: float | None) -> list[dict[str, Any]]:
         raise SubstratesError(f"--preprocess: {error}") from None
 
 
-def _observe(recording: Recording, engine: MEABackend, seed: int, steps: list[dict[str, Any]],
+def _observe(recording: Recording, model: CellModel, seed: int, steps: list[dict[str, Any]],
              label: str) -> Observed:  # fmt: skip
     """What the fit needs from `recording`, spikes detected after `steps`."""
     from ..conversions.mea_preprocessing import preprocess
 
     try:
-        return observe(recording, engine.cell_model(recording.positions_um), seed,
-                       preprocess(recording, steps))  # fmt: skip
+        return observe(recording, model, seed, preprocess(recording, steps))
     except ValueError as error:
         raise SubstratesError(f"{label}: {error}") from None
 
