@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 from ..conversions.mea_preprocessing import DEFAULT_PREPROCESSING
 from ..runs.folder import RunFolder
@@ -36,6 +37,12 @@ class HhFitParameters(MethodParameters):
         "electrical image the cell is fitted to always comes from the unfiltered traces, "
         "less each spike's local baseline", metavar="CHAIN",
     )  # fmt: skip
+    artefacts: Literal["remove", "keep"] = option(
+        "remove", "remove: estimate the stimulation artefact (per stimulating electrode, "
+        "linear in its current, samples on the amplifier's rail left out) jointly with "
+        "the evoked spikes and take it away before detection; keep: detect on the traces "
+        "as they are (artefacts already blanked by the hardware)",
+    )  # fmt: skip
     simulator: str = option(
         "mea_sim",
         "the cell simulator to fit with (mea_sim_gpu on a GPU)",
@@ -67,7 +74,8 @@ METHOD = Method(
         "recording: spontaneous spikes give its electrical image, stimulation trials its "
         "activation thresholds on half of the stimulated electrodes (spikes detected after "
         "--preprocess: by default band-pass 300–6000 Hz and common median reference, so DC "
-        "offsets, drift and mains do not reach detection); neural posterior "
+        "offsets, drift and mains do not reach detection; the stimulation artefact "
+        "is estimated and removed first, --artefacts); neural posterior "
         "estimation (sbi) over the simulator's prior, then Levenberg–Marquardt through "
         "jaxley on the image, then a grid over channel densities and height to match the "
         "thresholds; of the three, the cell with the highest likelihood of image and "

@@ -16,6 +16,7 @@ import pyarrow as pa
 from ...backends.errors import SubstratesError
 from ...backends.mea.base import CellModel, MEABackend
 from ...datasets.mea.recording import Recording
+from ...models.hh.artefacts import Artefacts
 from ...models.hh.fit import CellFit, Observed, fit_cell, observe
 from ..config import ConfigError, backend_from_config, load_config
 from ..conversions.mea_preprocessing import DEFAULT_PREPROCESSING
@@ -29,7 +30,7 @@ def run_hh_fit(
     *, hardware: str | Path, recording: str | None, simulator: str | Path, simulations: int,
     cells: int, seed: int | None, out: str | Path, progress: Progress | None = None,
     stimulation: str | None = None, stimulation_times: str | None = None,
-    preprocess: str = DEFAULT_PREPROCESSING,
+    preprocess: str = DEFAULT_PREPROCESSING, artefacts: str = "remove",
 ) -> RunFolder:  # fmt: skip
     """Fit the cell of `hardware` (a recording file's config, with `recording` to name the
     file, or a simulator's config: then `cells` sessions with seeds seed, seed + 1, …, by
@@ -38,7 +39,9 @@ def run_hh_fit(
     a BIDS events.tsv, or with `stimulation_times` ("ttl": the Litke TTL line; "neo:NAME":
     a neo event channel) a protocol table of the pulses those times mark, in order.
     `preprocess`: the SpikeInterface chain spikes are detected on (mea_preprocessing.py;
-    'none': the raw traces); the image to fit always comes from the raw traces."""
+    'none': the raw traces); the image to fit always comes from the raw traces.
+    `artefacts`: 'remove' the stimulation artefact before evoked spikes are detected
+    (models/hh/artefacts.py) or 'keep' the traces as they are."""
     source, recording_file = hardware, recording
     resolved = load_config(source)
     if resolved.config.substrate != "mea":
@@ -74,12 +77,14 @@ def run_hh_fit(
     if not simulated:  # a bad file is refused before any folder is made
         data, skipped_rows = _recorded(backend, stimulation, stimulation_times)
         steps = _steps(preprocess, data.sampling_hz)
-        observed = _observe(data, engine.cell_model(data.positions_um), seed or 0, steps, where)
+        observed = _observe(data, engine.cell_model(data.positions_um), seed or 0, steps, where,
+                            artefacts == "remove")  # fmt: skip
     folder = RunFolder.create(out, "hh-fit")
     parameters = {"recording": recording_file, "simulator": str(engine_config.path),
                   "simulations": simulations, "cells": count, "seed": seed,
                   "stimulation": stimulation, "stimulation_times": stimulation_times,
-                  "stimulation_rows_skipped": skipped_rows, "preprocess": preprocess}  # fmt: skip
+                  "stimulation_rows_skipped": skipped_rows, "preprocess": preprocess,
+                  "artefacts": artefacts}  # fmt: skip
     record = provenance("hh-fit", resolved, backend, parameters)
     record["preprocessing"] = {"library": "spikeinterface", "pipeline": steps}
     record["simulator_backend"] = engine.to_dict()
@@ -87,6 +92,7 @@ def run_hh_fit(
     began = time.perf_counter()
     rows: list[dict[str, Any]] = []
     fits: list[tuple[CellFit, dict[str, float] | None]] = []
+    removed: list[Artefacts] = []
     total = simulations * count
     with recording_failure(folder, record):
         for k in range(count):
@@ -106,13 +112,17 @@ def run_hh_fit(
                 truth, label = None, where
             model = engine.cell_model(data.positions_um)
             if simulated:
-                observed = _observe(data, model, (seed or 0) + k, steps, label)
+                observed = _observe(data, model, (seed or 0) + k, steps, label,
+                                    artefacts == "remove")  # fmt: skip
+            assert observed is not None
             try:
                 fit = fit_cell(data, model, simulations, (seed or 0) + k, step, observed)
             except ValueError as error:
                 raise SubstratesError(f"{label}: {error}") from None
             rows += _rows(k, fit, truth)
             fits.append((fit, truth))
+            if observed.artefacts is not None:
+                removed.append(observed.artefacts)
     columns = list(dict.fromkeys(key for row in rows for key in row))  # parameters', patterns'
     folder.write_table("results.parquet", pa.Table.from_pylist(
         [{key: row.get(key) for key in columns} for row in rows]))  # fmt: skip
@@ -120,6 +130,11 @@ def run_hh_fit(
     folder.save_figure("hh_fit.png", figure)
     close_figure(figure)
     summary = _summary(fits)
+    if removed:  # what artefact removal took away, over every cell's session
+        summary["artefact_peak_uv"] = max(a.peak_uv for a in removed)
+        summary["artefact_saturated_fraction"] = float(
+            np.mean([a.saturated_fraction for a in removed])
+        )
     record.update(status="complete", finished_at=now(), summary=summary,
                   wall_time_s=round(time.perf_counter() - began, 3))  # fmt: skip
     folder.write_json("provenance.json", record)
@@ -137,12 +152,12 @@ def _steps(spec: str, sampling_hz: float | None) -> list[dict[str, Any]]:
 
 
 def _observe(recording: Recording, model: CellModel, seed: int, steps: list[dict[str, Any]],
-             label: str) -> Observed:  # fmt: skip
+             label: str, remove_artefacts: bool) -> Observed:  # fmt: skip
     """What the fit needs from `recording`, spikes detected after `steps`."""
     from ..conversions.mea_preprocessing import preprocess
 
     try:
-        return observe(recording, model, seed, preprocess(recording, steps))
+        return observe(recording, model, seed, preprocess(recording, steps), remove_artefacts)
     except ValueError as error:
         raise SubstratesError(f"{label}: {error}") from None
 

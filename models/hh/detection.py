@@ -1,8 +1,7 @@
 """Spikes of one cell in a recording: spontaneous ones by threshold on the channel where
 the cell is largest, refined by matching the electrical image that gives; evoked ones
-after each stimulation pulse by matching that image channel by channel (each channel at
-its own best lag, since a spike started on the axon reaches the electrodes in another
-order than one started at the soma)."""
+after each stimulation pulse by matching that image channel by channel (matched_filter.py),
+once the stimulation artefact is removed (artefacts.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from ...datasets.mea.recording import Recording
+from ...datasets.mea.recording import Recording, Stimulation
+from .artefacts import Artefacts, remove_artefacts
+from .matched_filter import MatchedFilter
 
 MAD_TO_SD = 1 / 0.6745
 """A Gaussian's standard deviation per median absolute deviation."""
@@ -119,36 +120,37 @@ class Windows:
         return self.block[offset : offset + self.width]
 
 
+@dataclass(frozen=True)
+class EvokedSpikes:
+    """spiked: (events,) bool, whether the cell spiked after each stimulation pulse;
+    threshold: the matched-filter score above which a window is a spike; artefacts: what
+    artefact removal estimated (None when it was not asked for)."""
+
+    spiked: np.ndarray
+    threshold: float
+    artefacts: Artefacts | None
+
+
 def evoked_spikes(recording: Recording, image: np.ndarray, spontaneous: SpontaneousSpikes,
                   window_ms: float = 3.0, channels: int = 6, half_ms: float = 0.5,
-                  null_windows: int = 300, seed: int = 0) -> np.ndarray:  # fmt: skip
-    """(events,) bool: whether the cell spiked after each stimulation pulse.
+                  null_windows: int = 300, seed: int = 0, raw: Recording | None = None,
+                  artefacts: bool = True, mask_ms: float = 0.25) -> EvokedSpikes:  # fmt: skip
+    """Whether the cell spiked after each stimulation pulse of `recording` (the traces
+    spikes are detected on).
 
-    Each of the `channels` channels with the deepest troughs in `image` (channels, samples)
-    µV is cross-correlated with its own trough ± half_ms snippet over the window after the
-    pulse, and its best match normalised by the snippet's energy; the channels' matches are
-    averaged with weights energy/noise² (a multi-channel matched filter that lets each
-    channel keep its own lag). A pulse counts as a spike when the match exceeds the largest
-    one among `null_windows` windows of the quiet recording that hold no spontaneous spike."""
+    The window from half_ms before each pulse to window_ms after it is scored by the
+    matched filter (matched_filter.py) built from `image` (channels, samples) µV on its
+    `channels` strongest channels; a pulse counts as a spike when its score exceeds the
+    largest among `null_windows` windows of the quiet recording that hold no spontaneous
+    spike. With `artefacts`, each window first loses the stimulation artefact,
+    estimated jointly with the spikes (artefacts.py); `raw` (default `recording`): the
+    unfiltered traces, where amplifier saturation shows (mask_ms either side of it left
+    out)."""
     fs = recording.sampling_hz
     half = max(1, round(half_ms * 1e-3 * fs))
-    strongest = np.argsort(image.min(axis=1))[:channels]
-    snippets = []
-    for c in strongest:
-        t = int(np.clip(image[c].argmin(), half, image.shape[1] - half))
-        snippets.append(image[c, t - half : t + half])
-    snippets = np.array(snippets)
-    energy = (snippets**2).sum(axis=1)
-    weights = energy / np.maximum(spontaneous.noise_uv[strongest], 1e-9) ** 2
+    matched = MatchedFilter(image, spontaneous.noise_uv, channels, half)
     width = round(window_ms * 1e-3 * fs) + 2 * half
-
-    windows = Windows(recording, strongest, width)
-
-    def match(start: int) -> float:
-        data = windows(start).T
-        best = [np.correlate(d, s, mode="valid").max() / e
-                for d, s, e in zip(data, snippets, energy, strict=True)]  # fmt: skip
-        return float(np.dot(best, weights) / weights.sum())
+    windows = Windows(recording, matched.channels, width)
 
     quiet = quiet_end(recording) - width
     rng = np.random.default_rng(seed)
@@ -162,10 +164,36 @@ def evoked_spikes(recording: Recording, image: np.ndarray, spontaneous: Spontane
     if quiet <= 0 or len(far) < 10:
         raise ValueError("too little quiet recording without spikes to calibrate evoked-spike "
                          "detection")  # fmt: skip
-    threshold = max(match(int(s)) for s in np.sort(far[:null_windows]))
-    spiked = np.zeros(len(recording.stimulation), bool)
-    for k, t in enumerate(recording.stimulation.time_s):
-        start = max(0, round(t * fs) - half)  # a trough right after the pulse still matches
-        if start + width <= recording.samples:
-            spiked[k] = match(start) > threshold
-    return spiked
+    null = np.stack([windows(int(s)) for s in np.sort(far[:null_windows])]).astype(float)
+    threshold = float(matched.scores(null)[0].max())
+
+    starts = np.array([max(0, round(t * fs) - half) for t in recording.stimulation.time_s],
+                      dtype=np.int64)  # a trough right after the pulse still matches  # fmt: skip
+    margin = max(0, round(mask_ms * 1e-3 * fs))
+    inside = (starts >= margin) & (starts + width + margin <= recording.samples)
+    spiked = np.zeros(len(starts), bool)
+    if not inside.any():
+        return EvokedSpikes(spiked, threshold, None)
+    order = np.argsort(starts[inside])
+    kept = np.flatnonzero(inside)[order]
+    block = np.zeros((len(kept), width, len(matched.channels)))
+    for row, k in enumerate(kept):
+        block[row] = windows(int(starts[k]))
+    if not artefacts:
+        spiked[kept] = matched.scores(block)[0] > threshold
+        return EvokedSpikes(spiked, threshold, None)
+    unfiltered = Windows(raw or recording, matched.channels, width + 2 * margin)
+    edges = np.stack([unfiltered(int(starts[k]) - margin) for k in kept]).astype(float)
+    stimulation = _events(recording.stimulation, kept)
+    spiked[kept], removed = remove_artefacts(block, edges, stimulation, matched, threshold,
+                                             margin)  # fmt: skip
+    return EvokedSpikes(spiked, threshold, removed)
+
+
+def _events(stimulation: Stimulation, chosen: np.ndarray) -> Stimulation:
+    """The events `chosen` of `stimulation`, in that order."""
+    weights = stimulation.weights
+    return Stimulation(stimulation.time_s[chosen],
+                       tuple(stimulation.electrodes[k] for k in chosen),
+                       stimulation.current_ua[chosen], tuple(stimulation.shape[k] for k in chosen),
+                       None if weights is None else tuple(weights[k] for k in chosen))  # fmt: skip

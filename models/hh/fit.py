@@ -4,7 +4,8 @@ From the recording alone: spontaneous spikes (detection.py, on the recording as
 preprocessed for detection where one is given) give the electrical image, taken from the
 unfiltered traces less a baseline per spike (features.baselined_image) so that no
 filter distorts what the model must reproduce;
-stimulation trials give evoked spikes, grouped into patterns and split (patterns.py); the
+stimulation trials give evoked spikes once the stimulation artefact is removed
+(artefacts.py), grouped into patterns and split (patterns.py); the
 fitting electrodes' activation curves give thresholds (activation.py). NPE over the
 model's prior (inference.py) gives a posterior at those features; Levenberg–Marquardt
 through the simulator (refine.py) refines its most probable samples on the image; a grid
@@ -25,6 +26,7 @@ import numpy as np
 from ...backends.mea.base import CellModel, Parameter
 from ...datasets.mea.recording import Recording
 from .activation import fit_activation
+from .artefacts import Artefacts
 from .baselines import majority_baseline, threshold_baseline
 from .calibrate import Target, calibrate, score
 from .detection import evoked_spikes, spontaneous_spikes
@@ -102,7 +104,8 @@ def predict(model: CellModel, theta: np.ndarray, found: list[Responses], channel
 class Observed:
     """What a recording shows of its cell: spikes, electrical image (aligned on `channel`'s
     trough at sample `before`), patterns split into fitting and held out, thresholds on
-    the fitting electrodes (µA), and the observation NPE conditions on."""
+    the fitting electrodes (µA), the observation NPE conditions on, and the stimulation
+    artefact removed before evoked spikes were detected (None: removal not asked for)."""
 
     spikes: int
     image: np.ndarray
@@ -113,6 +116,7 @@ class Observed:
     thresholds_ua: dict[int, float]
     thresholds_log_sd: dict[int, float]
     observation: Observation
+    artefacts: Artefacts | None = None
 
     @property
     def target(self) -> Target:
@@ -124,11 +128,13 @@ class Observed:
 
 
 def observe(recording: Recording, model: CellModel, seed: int = 0,
-            detection: Recording | None = None) -> Observed:  # fmt: skip
+            detection: Recording | None = None, artefacts: bool = True) -> Observed:  # fmt: skip
     """Everything the fit needs from `recording`; ValueError says what it lacks.
     `detection`: the same samples preprocessed for spike detection (filtered,
     re-referenced); spontaneous and evoked spikes are found in it, the image to fit is
-    taken from `recording` (default: detection on `recording` itself)."""
+    taken from `recording` (default: detection on `recording` itself).
+    `artefacts`: estimate and remove the stimulation artefact before evoked spikes
+    are detected (artefacts.py; saturation is read from `recording`)."""
     fs = recording.sampling_hz
     if abs(model.sampling_hz - fs) > 1e-6:
         raise ValueError(f"the model samples at {model.sampling_hz:g} Hz, the recording at "
@@ -148,7 +154,9 @@ def observe(recording: Recording, model: CellModel, seed: int = 0,
         raise ValueError(f"{len(spont.samples)} spontaneous spikes found; at least "
                          f"{MIN_SPIKES} are needed for an electrical image")  # fmt: skip
     matched = electrical_image(detected, spont.samples, before, after)
-    found = responses(recording, evoked_spikes(detected, matched, spont, seed=seed))
+    evoked = evoked_spikes(detected, matched, spont, seed=seed, raw=recording,
+                           artefacts=artefacts)  # fmt: skip
+    found = responses(recording, evoked.spiked)
     # the trough of a filtered trace may sit a sample off the unfiltered one's
     image, sample_noise = baselined_image(recording, spont.samples, before, after)
     image = align(image, spont.channel, before)
@@ -169,7 +177,7 @@ def observe(recording: Recording, model: CellModel, seed: int = 0,
     noise = sample_noise / np.sqrt(len(spont.samples))
     observation = Observation(spont.channel, before, electrodes, shape, noise, x)
     return Observed(len(spont.samples), image, spont.channel, before, fitting, held_out,
-                    thresholds, log_sd, observation)  # fmt: skip
+                    thresholds, log_sd, observation, evoked.artefacts)  # fmt: skip
 
 
 def fit_cell(recording: Recording, model: CellModel, simulations: int = 1000, seed: int = 0,

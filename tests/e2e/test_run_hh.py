@@ -1,5 +1,6 @@
 """`substrates run hh-fit` as a user runs it: a simulated session carrying what amplifiers
-add (DC offsets, drift, mains), written as NWB and fitted from that file, scored against
+add (DC offsets, drift, mains, stimulation artefacts clipped at the amplifier's range),
+written as NWB and fitted from that file, scored against
 its hidden cell; the same code on that NWB file through the mea_nwb config, with a BIDS
 sidecar, and as a Litke dataset; bad input."""
 
@@ -17,7 +18,8 @@ pytest.importorskip("jaxley")
 pytest.importorskip("sbi")
 SESSION = ("substrate: mea\nbackend: mea.jaxley\n"
            "options: {spontaneous_s: 2.0, trials: 4, stim_electrodes: 4, seed: 5,\n"
-           "          offset_uv: 100, drift_uv: 50, line_uv: 20}\n")  # fmt: skip
+           "          offset_uv: 100, drift_uv: 50, line_uv: 20,\n"
+           "          artefact_uv_per_ua: 100, saturation_uv: 1000}\n")  # fmt: skip
 
 
 @pytest.mark.slow
@@ -46,6 +48,8 @@ def test_simulated_session_then_its_nwb_file(tmp_path) -> None:
     assert record["status"] == "complete" and record["summary"]["cells"] == 1
     assert record["parameters"]["preprocess"] == "bandpass:300-6000,cmr"
     summary = record["summary"]
+    assert record["parameters"]["artefacts"] == "remove"
+    assert summary["artefact_peak_uv"] > 300 and 0 < summary["artefact_saturated_fraction"] < 0.2
     assert 0 <= summary["mean_held_out_accuracy_majority"] <= 1
     assert 0 <= summary["mean_held_out_accuracy_threshold_baseline"] <= 1
     assert [s["name"] for s in record["preprocessing"]["pipeline"]] == [
