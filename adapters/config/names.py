@@ -14,7 +14,7 @@ QuantumName = Literal[
     "quantum.aer", "quantum.aer_gpu", "quantum.ibm", "quantum.ibm_fake", "quantum.pennylane",
 ]  # fmt: skip
 MEAName = Literal[
-    "mea_litke", "mea_neo", "mea_nwb", "mea_sim", "mea_sim_gpu",
+    "mea_litke", "mea_neo", "mea_nwb", "mea_sim", "mea_sim_512", "mea_sim_gpu",
     "mea.jaxley", "mea.jaxley_gpu", "mea.litke", "mea.neo", "mea.nwb",
 ]  # fmt: skip
 EventsName = Literal[

@@ -14,8 +14,9 @@ class HhFitParameters(MethodParameters):
     """Parameters of `substrates run hh-fit`."""
 
     hardware: str = option(
-        "mea_sim", "mea config file or shipped name: mea_sim, mea_sim_gpu, mea_nwb, mea_litke, "
-        "mea_neo", flags=("--source", "--hardware"), metavar="CONFIG", input="config",
+        "mea_sim", "mea config file or shipped name: mea_sim, mea_sim_512 (512 electrodes, "
+        "three cells), mea_sim_gpu, mea_nwb, mea_litke, mea_neo",
+        flags=("--source", "--hardware"), metavar="CONFIG", input="config",
     )  # fmt: skip
     recording: str | None = option(
         None, "recording file for a file config", metavar="FILE", input="file"
@@ -42,6 +43,12 @@ class HhFitParameters(MethodParameters):
         "linear in its current, samples on the amplifier's rail left out) jointly with "
         "the evoked spikes and take it away before detection; keep: detect on the traces "
         "as they are (artefacts already blanked by the hardware)",
+    )  # fmt: skip
+    sorter: Literal["none", "tridesclous2", "spykingcircus2"] = option(
+        "none", "none: the recording holds one cell; or a SpikeInterface sorter run on the "
+        "quiet recording before stimulation (needs `pip install hdbscan`), each unit with "
+        "enough spikes and evoked responses then fitted; a simulated session's sorting is "
+        "scored against its cells (set array_cells in the simulator config)",
     )  # fmt: skip
     simulator: str = option(
         "mea_sim",

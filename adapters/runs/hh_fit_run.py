@@ -14,13 +14,14 @@ import numpy as np
 import pyarrow as pa
 
 from ...backends.errors import SubstratesError
-from ...backends.mea.base import CellModel, MEABackend
+from ...backends.mea.base import CellModel, GroundTruth, MEABackend
 from ...datasets.mea.recording import Recording
 from ...models.hh.artefacts import Artefacts
 from ...models.hh.fit import CellFit, Observed, fit_cell, observe
 from ..config import ConfigError, backend_from_config, load_config
 from ..conversions.mea_preprocessing import DEFAULT_PREPROCESSING
 from .folder import RunFolder
+from .hh_fit_units import Unit, sorted_units, true_troughs
 from .plots import close_figure, hh_fit_figure
 from .progress import Progress
 from .provenance import now, provenance, recording_failure
@@ -30,7 +31,7 @@ def run_hh_fit(
     *, hardware: str | Path, recording: str | None, simulator: str | Path, simulations: int,
     cells: int, seed: int | None, out: str | Path, progress: Progress | None = None,
     stimulation: str | None = None, stimulation_times: str | None = None,
-    preprocess: str = DEFAULT_PREPROCESSING, artefacts: str = "remove",
+    preprocess: str = DEFAULT_PREPROCESSING, artefacts: str = "remove", sorter: str = "none",
 ) -> RunFolder:  # fmt: skip
     """Fit the cell of `hardware` (a recording file's config, with `recording` to name the
     file, or a simulator's config: then `cells` sessions with seeds seed, seed + 1, …, by
@@ -41,7 +42,10 @@ def run_hh_fit(
     `preprocess`: the SpikeInterface chain spikes are detected on (mea_preprocessing.py;
     'none': the raw traces); the image to fit always comes from the raw traces.
     `artefacts`: 'remove' the stimulation artefact before evoked spikes are detected
-    (models/hh/artefacts.py) or 'keep' the traces as they are."""
+    (models/hh/artefacts.py) or 'keep' the traces as they are. `sorter`: 'none' (the
+    recording holds one cell) or a SpikeInterface sorter (tridesclous2, spykingcircus2)
+    whose units are each fitted where their spikes and evoked responses suffice
+    (hh_fit_units.py); a simulated session's sorting is scored against its cells."""
     source, recording_file = hardware, recording
     resolved = load_config(source)
     if resolved.config.substrate != "mea":
@@ -77,14 +81,15 @@ def run_hh_fit(
     if not simulated:  # a bad file is refused before any folder is made
         data, skipped_rows = _recorded(backend, stimulation, stimulation_times)
         steps = _steps(preprocess, data.sampling_hz)
-        observed = _observe(data, engine.cell_model(data.positions_um), seed or 0, steps, where,
-                            artefacts == "remove")  # fmt: skip
+        if sorter == "none":
+            observed = _observe(data, engine.cell_model(data.positions_um), seed or 0, steps,
+                                where, artefacts == "remove")  # fmt: skip
     folder = RunFolder.create(out, "hh-fit")
     parameters = {"recording": recording_file, "simulator": str(engine_config.path),
                   "simulations": simulations, "cells": count, "seed": seed,
                   "stimulation": stimulation, "stimulation_times": stimulation_times,
                   "stimulation_rows_skipped": skipped_rows, "preprocess": preprocess,
-                  "artefacts": artefacts}  # fmt: skip
+                  "artefacts": artefacts, "sorter": sorter}  # fmt: skip
     record = provenance("hh-fit", resolved, backend, parameters)
     record["preprocessing"] = {"library": "spikeinterface", "pipeline": steps}
     record["simulator_backend"] = engine.to_dict()
@@ -101,28 +106,45 @@ def run_hh_fit(
                 if progress:
                     progress("simulations", k * simulations + done, total)
 
+            truths: GroundTruth | None = None
             if simulated:
                 first = backend.options.seed if seed is None else seed
                 session = type(backend)({**backend.options.model_dump(), "seed": first + k})
                 name = f"cell{k}.nwb"
                 _write_session(session, folder.file(name))
-                data, truth = _read(folder.file(name)), session.ground_truth().parameters
+                data, truths = _read(folder.file(name)), session.ground_truth()
                 label = f"seed {first + k}"
             else:  # the one recording, read and observed before the folder was made
-                truth, label = None, where
+                label = where
             model = engine.cell_model(data.positions_um)
-            if simulated:
-                observed = _observe(data, model, (seed or 0) + k, steps, label,
-                                    artefacts == "remove")  # fmt: skip
-            assert observed is not None
-            try:
-                fit = fit_cell(data, model, simulations, (seed or 0) + k, step, observed)
-            except ValueError as error:
-                raise SubstratesError(f"{label}: {error}") from None
-            rows += _rows(k, fit, truth)
-            fits.append((fit, truth))
-            if observed.artefacts is not None:
-                removed.append(observed.artefacts)
+            targets: list[tuple[Observed, GroundTruth | None]] = []
+            if sorter != "none":
+                found, sorting = _units(data, model, (seed or 0) + k, steps, sorter,
+                                        artefacts == "remove", truths, label,
+                                        session if simulated else None)  # fmt: skip
+                record.setdefault("sorting", []).append(sorting)
+                targets = [(u.observed, None if truths is None or u.cell is None
+                            else truths.cells[u.cell]) for u in found]  # fmt: skip
+            else:
+                if simulated:
+                    observed = _observe(data, model, (seed or 0) + k, steps, label,
+                                        artefacts == "remove")  # fmt: skip
+                assert observed is not None
+                targets = [(observed, truths)]
+            for seen, cell in targets:
+                truth = None if cell is None else cell.parameters
+                try:
+                    fit = fit_cell(data, model, simulations, (seed or 0) + k, step, seen)
+                except ValueError as error:
+                    raise SubstratesError(f"{label}: {error}") from None
+                rows += _rows(len(fits), fit, truth,
+                              None if cell is None else _true_outcomes(data, cell))  # fmt: skip
+                fits.append((fit, truth))
+                if seen.artefacts is not None:
+                    removed.append(seen.artefacts)
+        if not fits:
+            raise SubstratesError(f"{where}: no sorted unit had the spikes and evoked responses "
+                                  "to fit (see provenance.json: sorting)")  # fmt: skip
     columns = list(dict.fromkeys(key for row in rows for key in row))  # parameters', patterns'
     folder.write_table("results.parquet", pa.Table.from_pylist(
         [{key: row.get(key) for key in columns} for row in rows]))  # fmt: skip
@@ -130,6 +152,11 @@ def run_hh_fit(
     folder.save_figure("hh_fit.png", figure)
     close_figure(figure)
     summary = _summary(fits)
+    if "sorting" in record:
+        summary["units_fitted"] = len(fits)
+        scores = [s["accuracy"] for r in record["sorting"] for s in r.get("scores", [])]
+        if scores:
+            summary["mean_sorting_accuracy"] = float(np.mean(scores))
     if removed:  # what artefact removal took away, over every cell's session
         summary["artefact_peak_uv"] = max(a.peak_uv for a in removed)
         summary["artefact_saturated_fraction"] = float(
@@ -160,6 +187,19 @@ def _observe(recording: Recording, model: CellModel, seed: int, steps: list[dict
         return observe(recording, model, seed, preprocess(recording, steps), remove_artefacts)
     except ValueError as error:
         raise SubstratesError(f"{label}: {error}") from None
+
+
+def _units(data: Recording, model: CellModel, seed: int, steps: list[dict[str, Any]],
+           sorter: str, artefacts: bool, truths: GroundTruth | None, label: str,
+           session: MEABackend | None) -> tuple[list[Unit], dict[str, Any]]:  # fmt: skip
+    """The sorted units of `data` worth fitting, and the sorting's record."""
+    from ..conversions.mea_preprocessing import preprocess
+
+    troughs = None
+    if truths is not None and session is not None:  # scoring only: the generating model
+        troughs = true_troughs(session.cell_model(data.positions_um), truths, data.sampling_hz)
+    return sorted_units(data, preprocess(data, steps), model, seed, sorter, artefacts, troughs,
+                        label)  # fmt: skip
 
 
 def _recorded(backend: MEABackend, stimulation: str | None, times: str | None
@@ -213,7 +253,18 @@ def _read(path: Path) -> Recording:
     return read_nwb(path)
 
 
-def _rows(cell: int, fit: CellFit, truth: dict[str, float] | None) -> list[dict[str, Any]]:
+def _true_outcomes(data: Recording, cell: GroundTruth) -> dict[Any, float]:
+    """Pattern → the fraction of its trials that truly made `cell` spike (the
+    simulator's record: it scores the prediction, never feeds the fit)."""
+    from ...models.hh.patterns import responses
+
+    return {r.pattern: r.probability for r in responses(data, cell.evoked)}
+
+
+def _rows(cell: int, fit: CellFit, truth: dict[str, float] | None,
+          outcomes: dict[Any, float] | None = None) -> list[dict[str, Any]]:  # fmt: skip
+    """results.parquet's rows of one fitted cell; `outcomes`: each pattern's true spike
+    probability where the simulator knows it (columns true_probability, correct_vs_truth)."""
     rows = []
     mean, sd = fit.posterior.spread(fit.parameters)
     for k, p in enumerate(fit.parameters):
@@ -247,6 +298,9 @@ def _rows(cell: int, fit: CellFit, truth: dict[str, float] | None) -> list[dict[
                 "predicted_spike": bool(spike), "correct": bool(spike) == (r.probability > 0.5),
                 **{f"predicted_{c}": bool(v[k]) for c, v in by.items()},
             })  # fmt: skip
+            if outcomes is not None and r.pattern in outcomes:
+                rows[-1]["true_probability"] = outcomes[r.pattern]
+                rows[-1]["correct_vs_truth"] = bool(spike) == (outcomes[r.pattern] > 0.5)
     return rows
 
 
@@ -269,10 +323,10 @@ def _summary(fits: list[tuple[CellFit, dict[str, float] | None]]) -> dict[str, A
         summary[f"mean_held_out_accuracy_{name}"] = float(
             np.nanmean([f.accuracy_held_out_of(name) for f, _ in fits])
         )
-    truths = [t for _, t in fits if t is not None]
-    if len(truths) == len(fits):
+    known = [(f, t) for f, t in fits if t is not None]  # sorted units may match no cell
+    if known:
         for name in ("npe", "refined", "calibrated", "fitted"):
             summary[f"mean_error_{name}_prior_fraction"] = float(np.mean([
                 _error(f, f.theta if name == "fitted" else f.candidates[name], t)
-                for (f, _), t in zip(fits, truths, strict=True)]))  # fmt: skip
+                for f, t in known]))  # fmt: skip
     return summary

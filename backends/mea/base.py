@@ -4,7 +4,7 @@ pattern and give me the response; where it simulates cells, a CellModel to infer
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -58,12 +58,15 @@ class Parameter:
 class CellModel(ABC):
     """A biophysical cell over an electrode array, as a function of its parameters θ
     (rows ordered as `parameters`): what a fit simulates with. Currents in µA, electrode
-    potentials in µV; electrodes are channel indices of the array it was made for."""
+    potentials in µV; electrodes are channel indices of the array it was made for.
+    onset_ms: how long after a template's first sample the pulse that starts the spike
+    comes (a GroundTruth's spike times are those pulses)."""
 
     parameters: tuple[Parameter, ...]
     sampling_hz: float
     template_samples: int
     max_current_ua: float
+    onset_ms: float
 
     @abstractmethod
     def templates(self, theta: Any) -> Any:
@@ -87,11 +90,18 @@ class CellModel(ABC):
 class GroundTruth:
     """What a simulator hid in a session: the cell (parameter name → value), the times of
     the somatic pulses that start its spontaneous spikes (s), and whether each stimulation
-    event of the recording made it spike."""
+    event of the recording made it spike; `others`: the same for every other cell under
+    the array (none by default)."""
 
     parameters: dict[str, float]
     spike_times_s: np.ndarray
     evoked: np.ndarray
+    others: tuple[GroundTruth, ...] = ()
+
+    @property
+    def cells(self) -> tuple[GroundTruth, ...]:
+        """Every cell's truth, this one first (each without `others`)."""
+        return (replace(self, others=()), *self.others)
 
 
 class MEABackend(Backend):

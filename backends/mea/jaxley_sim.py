@@ -1,5 +1,5 @@
-"""`mea.jaxley`: a simulated array under one retinal-ganglion-cell-like jaxley cell
-(cell.py, simulation.py). Its recording is a session: spontaneous spikes at Poisson times,
+"""`mea.jaxley`: a simulated array under one retinal-ganglion-cell-like jaxley cell, or
+several (cell.py, simulation.py). Its recording is a session: spontaneous spikes at Poisson times,
 then a stimulation protocol (single electrodes at a range of currents, and pairs driven
 together or in opposition) in shuffled trials, with white electrode noise and, on request,
 what an amplifier adds (DC offsets, drift, mains interference, the stimulation artefact
@@ -9,6 +9,7 @@ tells them."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cached_property, lru_cache
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
@@ -29,10 +30,16 @@ GAIN_UV = 0.25
 
 class JaxleyOptions(BackendOptions):
     """The cell's morphology (an SWC file, cut into compartments of about compartment_um;
-    None: the built-in retinal ganglion cell); the array (layout: hexagonal or grid of
-    rows × columns at pitch_um, or `probe`, a probeinterface file), sampling_hz; the hidden
+    None: the built-in retinal ganglion cell, its axon in compartments of compartment_um:
+    a finer one than the fitting model's 20 µm simulates what a coarser model misses); the
+    array (layout: hexagonal or grid of rows × columns at pitch_um, or `probe`, a
+    probeinterface file), sampling_hz; the hidden
     cell (`cell`:
-    a value for each parameter, or None: drawn from the prior with `seed`); the session
+    a value for each parameter, or None: drawn from the prior with `seed`); array_cells:
+    how many cells lie under the array: the hidden one and array_cells − 1 others
+    (`others`), each drawn from the prior (so at its own place, orientation and depth)
+    from a stream of its own, firing its own Poisson train, and targeted by the protocol
+    in turn; the session
     (spontaneous_s at spontaneous_hz, then `trials` of each pattern every trial_ms: the
     stim_electrodes electrodes with the largest spikes alone at each of currents_ua, and
     every pair of the first pair_electrodes at pair_currents_ua together and opposed);
@@ -58,6 +65,7 @@ class JaxleyOptions(BackendOptions):
     seed: int = 0
     spontaneous_s: float = Field(5.0, ge=0)
     spontaneous_hz: float = Field(10.0, ge=0)
+    array_cells: int = Field(1, ge=1)
     stim_electrodes: int = Field(6, ge=0)
     currents_ua: list[float] = Field(
         default_factory=lambda: [round(1.5 * 1.25**k, 2) for k in range(12)]
@@ -152,6 +160,16 @@ class JaxleyBackend(MEASimulatorBackend):
         return np.array([self.options.cell[n] for n in names], float)
 
     @cached_property
+    def others(self) -> np.ndarray:
+        """(array_cells − 1, parameters): the other cells under the array, drawn from the
+        prior, each from a stream of its own (the hidden cell's draw is unchanged)."""
+        parameters = self._model.parameters
+        streams = (np.random.default_rng((self.options.seed, 23, k))
+                   for k in range(1, self.options.array_cells))  # fmt: skip
+        cells = [[rng.uniform(p.low, p.high) for p in parameters] for rng in streams]
+        return np.array(cells, float).reshape(-1, len(parameters))
+
+    @cached_property
     def capabilities(self) -> MEACapabilities:
         """Known without simulating: the session's duration is left open (None)."""
         from .simulation import MAX_CURRENT_UA
@@ -193,23 +211,26 @@ class JaxleyBackend(MEASimulatorBackend):
         return currents
 
     def _play(self, stimulation: Stimulation, traces: np.ndarray, seed: int) -> np.ndarray:
-        """Adds each event's response to `traces` (µV) and returns whether each spiked."""
+        """Adds every cell's response to each event to `traces` (µV) and returns whether
+        each cell spiked (cells, events), the hidden cell first."""
         model, fs = self._model, self.options.sampling_hz
         currents = self._currents(stimulation)
-        spiked = np.zeros(len(stimulation), bool)
+        cells = np.concatenate([self.hidden[None], self.others])
+        spiked = np.zeros((len(cells), len(stimulation)), bool)
         onset = round(model.timing.onset_ms * 1e-3 * fs)
-        for index, shape in enumerate(sorted(set(stimulation.shape))):
-            chosen = np.flatnonzero(np.array(stimulation.shape) == shape)
-            theta = np.repeat(self.hidden[None], len(chosen), axis=0)
-            hit, potentials = model.responses(theta, currents[chosen], shape,
-                                              self.options.membrane_noise_ua_cm2,
-                                              seed + 7919 * index)  # fmt: skip
-            spiked[chosen] = hit
-            for k, potential in zip(chosen, potentials, strict=True):
-                start = round(stimulation.time_s[k] * fs) - onset  # the window opens earlier
-                kept = potential[:, max(0, -start) :]
-                start = max(0, start)
-                traces[start : start + kept.shape[1]] += kept.T[: len(traces) - start]
+        for cell, hidden in enumerate(cells):
+            for index, shape in enumerate(sorted(set(stimulation.shape))):
+                chosen = np.flatnonzero(np.array(stimulation.shape) == shape)
+                theta = np.repeat(hidden[None], len(chosen), axis=0)
+                hit, potentials = model.responses(theta, currents[chosen], shape,
+                                                  self.options.membrane_noise_ua_cm2,
+                                                  seed + 7919 * index + 104729 * cell)  # fmt: skip
+                spiked[cell, chosen] = hit
+                for k, potential in zip(chosen, potentials, strict=True):
+                    start = round(stimulation.time_s[k] * fs) - onset  # the window opens earlier
+                    kept = potential[:, max(0, -start) :]
+                    start = max(0, start)
+                    traces[start : start + kept.shape[1]] += kept.T[: len(traces) - start]
         if self.options.artefact_uv_per_ua:
             self._artefacts(stimulation, currents, traces)
         return spiked
@@ -246,17 +267,27 @@ class JaxleyBackend(MEASimulatorBackend):
             np.clip(traces, -o.saturation_uv, o.saturation_uv, out=traces)
         return np.clip(np.round(traces / GAIN_UV), -32768, 32767).astype(np.int16)
 
-    def protocol(self, template: np.ndarray, start_s: float) -> Stimulation:
-        """The session's stimulation: patterns on the electrodes with the largest spikes in
-        `template` (channels, samples), each `trials` times, shuffled, from `start_s`."""
+    def protocol(self, templates: np.ndarray, start_s: float) -> Stimulation:
+        """The session's stimulation: for each cell of `templates` (cells, channels,
+        samples) in turn, patterns on the electrodes where its spikes are largest (an
+        electrode or pair already targeted is not repeated), each `trials` times,
+        shuffled, from `start_s`."""
         from ...datasets.mea.recording import Stimulation
 
         o = self.options
-        strongest = [int(e) for e in np.argsort(template.min(axis=1))[: o.stim_electrodes]]
-        patterns = [((e,), c, (1.0,)) for e in strongest for c in o.currents_ua]
-        for pair in combinations(strongest[: o.pair_electrodes], 2):
-            for current in o.pair_currents_ua:
-                patterns += [(pair, current, (1.0, 1.0)), (pair, current, (1.0, -1.0))]
+        patterns: list[tuple[tuple[int, ...], float, tuple[float, ...]]] = []
+        targeted: set[tuple[int, ...]] = set()
+        for template in templates:
+            strongest = [int(e) for e in np.argsort(template.min(axis=1))[: o.stim_electrodes]]
+            for e in (e for e in strongest if (e,) not in targeted):
+                targeted.add((e,))
+                patterns += [((e,), c, (1.0,)) for c in o.currents_ua]
+            for pair in combinations(strongest[: o.pair_electrodes], 2):
+                if pair in targeted or pair[::-1] in targeted:
+                    continue
+                targeted.add(pair)
+                for current in o.pair_currents_ua:
+                    patterns += [(pair, current, (1.0, 1.0)), (pair, current, (1.0, -1.0))]
         order = np.random.default_rng(o.seed + 3).permutation(len(patterns) * o.trials)
         chosen = [patterns[k % len(patterns)] for k in order]
         times = start_s + np.arange(len(chosen)) * o.trial_ms * 1e-3
@@ -269,23 +300,28 @@ class JaxleyBackend(MEASimulatorBackend):
 
         o, fs = self.options, self.options.sampling_hz
         rng = np.random.default_rng(o.seed)
-        template = self._model.templates(self.hidden[None])[0]
+        cells = np.concatenate([self.hidden[None], self.others])
+        templates = self._model.templates(cells)
         window_s = self._window / fs
-        spikes = _poisson(o.spontaneous_hz, o.spontaneous_s - window_s, window_s, rng)
-        stimulation = self.protocol(template, o.spontaneous_s + window_s)
+        spikes = [_poisson(o.spontaneous_hz, o.spontaneous_s - window_s, window_s,
+                           rng if k == 0 else np.random.default_rng((o.seed, 29, k)))
+                  for k in range(len(cells))]  # fmt: skip
+        stimulation = self.protocol(templates, o.spontaneous_s + window_s)
         samples = round((stimulation.time_s.max(initial=o.spontaneous_s) + 2 * window_s) * fs)
         traces = np.zeros((samples, len(self.positions_um)), np.float32)
-        for t in spikes:
-            start = round(t * fs)
-            traces[start : start + template.shape[1]] += template.T
+        for template, times in zip(templates, spikes, strict=True):
+            for t in times:
+                start = round(t * fs)
+                traces[start : start + template.shape[1]] += template.T
         evoked = self._play(stimulation, traces, o.seed + 1)
         recording = Recording(ArraySource(self._stored(traces, rng)), samples, fs, GAIN_UV,
                               np.arange(len(self.positions_um)), self.positions_um,
                               stimulation)  # fmt: skip
         names = [p.name for p in self._model.parameters]
-        pulses = spikes + self._model.timing.onset_ms * 1e-3
-        truth = GroundTruth(dict(zip(names, map(float, self.hidden), strict=True)), pulses, evoked)
-        return recording, truth
+        onset_s = self._model.timing.onset_ms * 1e-3
+        truths = [GroundTruth(dict(zip(names, map(float, theta), strict=True)), t + onset_s, hit)
+                  for theta, t, hit in zip(cells, spikes, evoked, strict=True)]  # fmt: skip
+        return recording, replace(truths[0], others=tuple(truths[1:]))
 
 
 @lru_cache(maxsize=8)
@@ -299,7 +335,10 @@ def _simulation(swc: str | None, compartment_um: float,
     from .swc import SWCError, read_swc
 
     try:
-        morphology = rgc() if swc is None else read_swc(swc, compartment_um)
+        if swc is None:
+            morphology = rgc(axon_compartment_um=compartment_um)
+        else:
+            morphology = read_swc(swc, compartment_um)
     except (OSError, SWCError) as error:
         raise SubstratesError(f"options.morphology: {error}") from None
     return CellSimulation(np.array(positions), morphology,

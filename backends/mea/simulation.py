@@ -103,6 +103,7 @@ class CellSimulation(CellModel):
         self.float64, self.platform, self.batch = float64, platform, batch
         self.sampling_hz = self.timing.sampling_hz
         self.template_samples = self.timing.samples
+        self.onset_ms = self.timing.onset_ms
         self.timing.per_sample  # noqa: B018 -- fails early on a bad sampling rate
         xy = self.electrodes_um[:, :2]
         self.parameters = cells.parameters(np.stack([xy.min(axis=0), xy.max(axis=0)]))

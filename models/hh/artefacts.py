@@ -18,9 +18,9 @@ where it matched, subtracted first); (2) each window less its artefact scored by
 matched filter and called a spike above the threshold set on quiet recording.
 
 Saturation: samples where the unfiltered trace sits on the channel's rail (its extreme
-value, met at least three times and held for consecutive samples) and `mask_ms` either side (what the band-pass spreads)
-carry nothing: they are left out of the fit, and a channel saturated over more than half
-of a window leaves that window's score."""
+value, met at least three times and held for consecutive samples) and `mask_ms` either
+side (what the band-pass spreads) carry nothing: they are left out of the fit, and a
+channel saturated over more than half of a window leaves that window's score."""
 
 from __future__ import annotations
 

@@ -78,6 +78,24 @@ def spontaneous_spikes(recording: Recording, before: int, after: int,
     return SpontaneousSpikes(found, channel, noise)
 
 
+def given_spikes(recording: Recording, samples: np.ndarray, before: int, after: int,
+                 chunk_s: float = 10.0) -> SpontaneousSpikes:  # fmt: skip
+    """A cell's spontaneous spikes as a spike sorter found them (`samples`, each near the
+    spike's trough), in the form spontaneous_spikes gives: those whose whole window
+    (`before` + `after` samples) lies before stimulation, the channel where their mean
+    is deepest, and per-channel noise (MAD) from the quiet recording's first chunk_s."""
+    from .features import electrical_image
+
+    end = quiet_end(recording)
+    head = recording.get_traces(0, min(end, round(chunk_s * recording.sampling_hz)))
+    noise = np.median(np.abs(head - np.median(head, axis=0)), axis=0) * MAD_TO_SD
+    kept = np.sort(samples[(samples >= before) & (samples + after <= end)]).astype(np.int64)
+    if not len(kept):
+        return SpontaneousSpikes(kept, 0, np.maximum(noise, 1e-9))
+    channel = int(electrical_image(recording, kept, before, after).min(axis=1).argmin())
+    return SpontaneousSpikes(kept, channel, np.maximum(noise, 1e-9))
+
+
 def _peaks(signal: Any, end: int, step: int, level: float, dead: int) -> np.ndarray:
     """Samples of local maxima of signal(a, b) (values for samples a..b−1, read in steps)
     above `level`, each the highest within `dead` samples."""

@@ -29,7 +29,7 @@ from .activation import fit_activation
 from .artefacts import Artefacts
 from .baselines import majority_baseline, threshold_baseline
 from .calibrate import Target, calibrate, score
-from .detection import evoked_spikes, spontaneous_spikes
+from .detection import evoked_spikes, given_spikes, spontaneous_spikes
 from .features import baselined_image, electrical_image
 from .inference import Observation, Posterior, npe
 from .patterns import Responses, fitting_electrodes, responses, split
@@ -128,13 +128,17 @@ class Observed:
 
 
 def observe(recording: Recording, model: CellModel, seed: int = 0,
-            detection: Recording | None = None, artefacts: bool = True) -> Observed:  # fmt: skip
+            detection: Recording | None = None, artefacts: bool = True,
+            spikes: np.ndarray | None = None) -> Observed:  # fmt: skip
     """Everything the fit needs from `recording`; ValueError says what it lacks.
     `detection`: the same samples preprocessed for spike detection (filtered,
     re-referenced); spontaneous and evoked spikes are found in it, the image to fit is
     taken from `recording` (default: detection on `recording` itself).
     `artefacts`: estimate and remove the stimulation artefact before evoked spikes
-    are detected (artefacts.py; saturation is read from `recording`)."""
+    are detected (artefacts.py; saturation is read from `recording`). `spikes`: the
+    cell's spontaneous spikes (samples near their troughs) as a spike sorter found them,
+    when the recording holds several cells; by default they are detected here, the
+    recording taken to hold one."""
     fs = recording.sampling_hz
     if abs(model.sampling_hz - fs) > 1e-6:
         raise ValueError(f"the model samples at {model.sampling_hz:g} Hz, the recording at "
@@ -149,7 +153,8 @@ def observe(recording: Recording, model: CellModel, seed: int = 0,
     detected = detection or recording
     if detected.samples != recording.samples or detected.channels != recording.channels:
         raise ValueError("the preprocessed recording differs in samples or channels")
-    spont = spontaneous_spikes(detected, before, after)
+    spont = (spontaneous_spikes(detected, before, after) if spikes is None
+             else given_spikes(detected, spikes, before, after))  # fmt: skip
     if len(spont.samples) < MIN_SPIKES:
         raise ValueError(f"{len(spont.samples)} spontaneous spikes found; at least "
                          f"{MIN_SPIKES} are needed for an electrical image")  # fmt: skip

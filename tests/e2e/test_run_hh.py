@@ -35,6 +35,7 @@ def test_simulated_session_then_its_nwb_file(tmp_path) -> None:
     assert len(parameters) == 8 and all(r["truth"] is not None for r in parameters)
     held = [r for r in patterns if r["set"] == "held-out"]
     assert len(held) > 20 and np.mean([r["correct"] for r in held]) >= 0.85
+    assert np.mean([r["correct_vs_truth"] for r in held]) >= 0.85  # the simulator's record
     # every candidate's score, held-out accuracy and error beside the chosen one's
     candidates = {r["name"]: r for r in rows if r["kind"] == "candidate"}
     assert set(candidates) == {"npe", "refined", "calibrated"}
@@ -97,6 +98,47 @@ def test_simulated_session_then_its_nwb_file(tmp_path) -> None:
                "--simulations", "200", "--out", "litke", cwd=tmp_path)  # fmt: skip
     litke_rows = pq.read_table(only_run_folder(tmp_path / "litke") / "results.parquet").to_pylist()
     assert abs(held_out(litke_rows) - held_out(rows)) <= 0.02
+
+
+CROWDED = ("substrate: mea\nbackend: mea.jaxley\n"
+           "options: {spontaneous_s: 10.0, trials: 4, stim_electrodes: 3, pair_electrodes: 2,\n"
+           "          seed: 11, array_cells: 2, artefact_uv_per_ua: 100}\n")  # fmt: skip
+
+
+@pytest.mark.slow
+def test_several_cells_sorted_then_each_fitted(tmp_path) -> None:
+    """Two cells under the array: spykingcircus2 sorts the quiet recording, the sorting
+    is scored against the simulator's cells by SpikeInterface's comparison, and each
+    unit with the spikes and evoked responses to fit is fitted and scored against the
+    cell it matched."""
+    pytest.importorskip("hdbscan")
+    (tmp_path / "crowded.yaml").write_text(CROWDED)
+    substrates("run", "hh-fit", "--source", "crowded.yaml", "--sorter", "spykingcircus2",
+               "--simulations", "200", "--out", "runs", cwd=tmp_path)  # fmt: skip
+    folder = only_run_folder(tmp_path / "runs")
+    record = json.loads((folder / "provenance.json").read_text())
+    assert record["parameters"]["sorter"] == "spykingcircus2"
+    (sorting,) = record["sorting"]
+    assert [s["cell"] for s in sorting["scores"]] == [0, 1]
+    assert all(s["accuracy"] >= 0.9 for s in sorting["scores"]), sorting["scores"]
+    summary = record["summary"]
+    assert summary["units_fitted"] == len(sorting["fitted_units"]) == 2  # no copies
+    assert summary["mean_sorting_accuracy"] >= 0.9
+    rows = pq.read_table(folder / "results.parquet").to_pylist()
+    assert {r["cell"] for r in rows} == set(range(summary["units_fitted"]))
+    matched = {s["unit"] for s in sorting["scores"]}
+    scored = [u for u in sorting["fitted_units"] if u in matched]
+    truths = {r["cell"] for r in rows if r["kind"] == "parameter" and r["truth"] is not None}
+    assert len(truths) == len(scored) >= 2  # fitted units that matched a cell get its truth
+    chosen = [r for r in rows if r["kind"] == "candidate" and r["chosen"] == r["name"]]
+    errors = [r["error_prior_fraction"] for r in chosen if r["cell"] in truths]
+    assert np.mean(errors) < 0.1
+    held = [r["correct"] for r in rows if r.get("set") == "held-out"]
+    assert len(held) > 20 and np.mean(held) >= 0.8
+    # matched units' predictions also scored against what their cell truly did
+    against_truth = [r["correct_vs_truth"] for r in rows
+                     if r.get("set") == "held-out" and r["cell"] in truths]  # fmt: skip
+    assert len(against_truth) > 20 and np.mean(against_truth) >= 0.8
 
 
 def _litke_dataset_from_pynwb(nwb_path, folder, map_csv, tsv_path) -> float:

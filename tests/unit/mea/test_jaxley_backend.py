@@ -105,3 +105,38 @@ def test_any_probeinterface_probe_is_an_array(tmp_path) -> None:
     assert np.array_equal(simulated.recording().positions_um, positions)
     with pytest.raises(SubstratesError, match=r"options\.probe"):
         create_backend("mea.jaxley", {**options, "probe": str(tmp_path / "none.json")}).recording()
+
+
+def test_several_cells_under_the_array(session) -> None:
+    """array_cells: 3 — the hidden cell and its spikes are the one-cell session's; the
+    others are drawn from the prior (inside the array's box, at other places), fire their
+    own trains, are targeted by the protocol in turn (so each is evoked), and what is
+    recorded is the sum of all three: the one-cell session's traces plus the others'
+    spikes (checked where only another cell fires)."""
+    crowded = create_backend("mea.jaxley", {**SMALL, "array_cells": 3})
+    truth, alone = crowded.ground_truth(), session.ground_truth()
+    assert len(truth.cells) == 3 and truth.cells[0].others == ()
+    assert truth.parameters == alone.parameters
+    assert np.array_equal(truth.spike_times_s, alone.spike_times_s)
+    positions = session.positions_um
+    for cell in truth.cells:
+        assert positions[:, 0].min() <= cell.parameters["x_um"] <= positions[:, 0].max()
+        assert cell.evoked.any()  # the protocol targets every cell
+    assert len({round(c.parameters["x_um"], 3) for c in truth.cells}) == 3
+    # its own stimulation covers every cell's strongest electrodes: longer than alone's
+    assert len(crowded.recording().stimulation) > len(session.recording().stimulation)
+    model = crowded.cell_model(positions)
+    other = truth.cells[1]
+    theta = np.array([[other.parameters[p.name] for p in model.parameters]])
+    template = model.templates(theta)[0]
+    fs = crowded.options.sampling_hz
+    onset = model.onset_ms * 1e-3
+    busy = np.concatenate([truth.cells[0].spike_times_s, truth.cells[2].spike_times_s])
+    alone_at = [t for t in other.spike_times_s if np.abs(busy - t).min() > 0.01]
+    assert alone_at  # a spike of cell 1 with no other cell firing within 10 ms
+    start = round((alone_at[0] - onset) * fs)
+    width = template.shape[1]
+    both = crowded.recording().get_traces(start, start + width)
+    one = session.recording().get_traces(start, start + width)
+    # the same noise stream: the difference is the other cell's template to an int16 step
+    assert np.abs(both - one - template.T).max() <= 0.25 + 1e-6

@@ -1,0 +1,89 @@
+"""Spike sorting for recordings that hold several cells, through SpikeInterface's own
+sorters (tridesclous2, spykingcircus2: pure Python, `pip install hdbscan` beside
+SpikeInterface), and sorting scored against a simulator's truth with SpikeInterface's
+ground-truth comparison.
+
+Only the quiet recording before stimulation is sorted: after it every pulse leaves an
+artefact and evoked spikes locked to it, which sorters are not built for; each unit's
+evoked spikes are then found by its own matched filter (models/hh/detection.py)."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...datasets.mea.recording import Recording
+
+SORTERS = ("tridesclous2", "spykingcircus2")
+"""SpikeInterface's internal sorters hh-fit can run (both need `hdbscan`)."""
+
+
+class SortingError(ValueError):
+    """A sorter is missing or failed; the message says which and why."""
+
+
+def sort_spontaneous(detection: Recording, sorter: str, end: int
+                     ) -> tuple[list[np.ndarray], int]:  # fmt: skip
+    """Each unit's spike samples (sorted) in the first `end` samples of `detection` (the
+    traces after preprocessing, float µV), by SpikeInterface's `sorter` with its default
+    parameters, less redundant units (SpikeInterface's `remove_redundant_units`: a unit
+    whose spikes fall within 0.5 ms of another's for 80% of them, the one with fewer
+    spikes dropped), and how many were dropped. The traces are written once to a
+    temporary binary folder (sorters reload their input from disk) and removed
+    afterwards."""
+    import spikeinterface.sorters as ss
+    from spikeinterface.curation import remove_redundant_units
+
+    from .mea import lazy_spikeinterface
+
+    if sorter not in SORTERS:
+        raise SortingError(f"unknown sorter {sorter!r}: {', '.join(SORTERS)}")
+    if not ss.sorter_dict[sorter].is_installed():
+        raise SortingError(f"{sorter} needs hdbscan: pip install hdbscan")
+    with tempfile.TemporaryDirectory(prefix="substrates-sort-") as scratch:
+        source = lazy_spikeinterface(detection).frame_slice(0, end)
+        saved = source.save(folder=Path(scratch) / "traces", format="binary", verbose=False,
+                            progress_bar=False)  # fmt: skip
+        try:
+            sorting = ss.run_sorter(sorter, saved, folder=Path(scratch) / "sorter",
+                                    remove_existing_folder=True, verbose=False)  # fmt: skip
+        except Exception as error:  # a sorter's own failure, whatever its type
+            raise SortingError(f"{sorter} failed: {str(error).splitlines()[-1]}") from None
+        kept = remove_redundant_units(sorting, align=False, delta_time=0.5,
+                                      remove_strategy="max_spikes")  # fmt: skip
+        units = [np.sort(np.asarray(kept.get_unit_spike_train(u), np.int64))
+                 for u in kept.get_unit_ids()]  # fmt: skip
+        return units, len(sorting.get_unit_ids()) - len(units)
+
+
+def score_sorting(units: list[np.ndarray], truths: list[np.ndarray], sampling_hz: float,
+                  delta_ms: float = 0.4
+                  ) -> tuple[list[dict[str, Any]], dict[int, int]]:  # fmt: skip
+    """SpikeInterface's ground-truth comparison of sorted `units` against the true
+    cells' spike samples `truths` (each near the trough, as sorters report them), spikes
+    matching within delta_ms: per true cell its matched unit (−1: none), accuracy,
+    recall and precision; and unit → true cell for every matched unit."""
+    from spikeinterface.comparison import compare_sorter_to_ground_truth
+    from spikeinterface.core import NumpySorting
+
+    def numpy_sorting(trains: list[np.ndarray]) -> Any:
+        return NumpySorting.from_unit_dict([{k: t for k, t in enumerate(trains)}], sampling_hz)
+
+    comparison = compare_sorter_to_ground_truth(
+        numpy_sorting(truths), numpy_sorting(units), delta_time=delta_ms, exhaustive_gt=True
+    )
+    performance = comparison.get_performance()
+    match = comparison.hungarian_match_12
+    scores, matched = [], {}
+    for cell in range(len(truths)):
+        unit = int(match[cell]) if cell in match.index else -1
+        if unit >= 0:
+            matched[unit] = cell
+        row = performance.loc[cell]
+        scores.append({"cell": cell, "unit": unit, "spikes": len(truths[cell]),
+                       "accuracy": float(row["accuracy"]), "recall": float(row["recall"]),
+                       "precision": float(row["precision"])})  # fmt: skip
+    return scores, matched

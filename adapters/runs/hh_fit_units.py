@@ -1,0 +1,79 @@
+"""hh-fit on a recording of several cells: the quiet recording before stimulation is
+spike-sorted (adapters/conversions/mea_sorting.py), each unit with enough spikes is
+observed from its own spikes (image, evoked responses through its own matched filter),
+and those whose evoked responses cross threshold on some fitting electrode are fitted.
+On a simulated session the sorting is scored against every true cell and each fitted
+unit is paired with the cell it matched."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...backends.errors import SubstratesError
+from ...backends.mea.base import CellModel, GroundTruth
+from ...datasets.mea.recording import Recording
+from ...models.hh.detection import quiet_end
+from ...models.hh.fit import MIN_SPIKES, Observed, observe
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A sorted unit to fit: its index in the sorter's output, what the recording shows
+    of it, and the true cell it matched (None: not simulated, or matched none)."""
+
+    index: int
+    observed: Observed
+    cell: int | None
+
+
+def true_troughs(model: CellModel, truth: GroundTruth, sampling_hz: float) -> list[np.ndarray]:
+    """Each true cell's spontaneous spikes as samples of its trough on its deepest channel
+    (where sorters place spikes): pulse sample plus the template's trough."""
+    cells = truth.cells
+    thetas = np.array([[c.parameters[p.name] for p in model.parameters] for c in cells])
+    templates = model.templates(thetas)
+    onset_s = model.onset_ms * 1e-3
+    return [np.round((c.spike_times_s - onset_s) * sampling_hz).astype(np.int64)
+            + int(template.min(axis=0).argmin())
+            for c, template in zip(cells, templates, strict=True)]  # fmt: skip
+
+
+def sorted_units(recording: Recording, detection: Recording, model: CellModel, seed: int,
+                 sorter: str, artefacts: bool, truths: list[np.ndarray] | None,
+                 label: str) -> tuple[list[Unit], dict[str, Any]]:  # fmt: skip
+    """The units of `recording` worth fitting, and what sorting found for provenance
+    (units, their spikes, why each other unit was left, and with `truths` — every true
+    cell's trough samples — SpikeInterface's score of the sorting per true cell)."""
+    from ..conversions.mea_sorting import SortingError, score_sorting, sort_spontaneous
+
+    try:
+        units, redundant = sort_spontaneous(detection, sorter, quiet_end(detection))
+    except SortingError as error:
+        raise SubstratesError(f"{label}: {error}") from None
+    record: dict[str, Any] = {"session": label, "sorter": sorter, "redundant_units": redundant,
+                              "unit_spikes": [len(u) for u in units], "skipped": []}  # fmt: skip
+    matched: dict[int, int] = {}
+    if truths is not None:
+        record["scores"], matched = score_sorting(units, truths, recording.sampling_hz)
+    chosen = []
+    for index, spikes in enumerate(units):
+        reason = None
+        if len(spikes) < MIN_SPIKES:
+            reason = f"{len(spikes)} spikes (fewer than {MIN_SPIKES})"
+        else:
+            try:
+                seen = observe(recording, model, seed, detection, artefacts, spikes)
+            except ValueError as error:
+                reason = str(error)
+            else:
+                if not any(r.probability >= 0.5 for r in seen.fitting):
+                    reason = "no fitting electrode made it spike on half of a pattern's trials"
+        if reason is None:
+            chosen.append(Unit(index, seen, matched.get(index)))
+        else:
+            record["skipped"].append({"unit": index, "spikes": len(spikes), "reason": reason})
+    record["fitted_units"] = [u.index for u in chosen]
+    return chosen, record
