@@ -22,26 +22,26 @@ linear in current, as removal assumes.
 from __future__ import annotations
 
 import argparse
-import tempfile
-import time
-from pathlib import Path
 
 import numpy as np
-import pyarrow.parquet as pq
-from mea_artefacts import wilson
+from mea_runs import fit_conditions
 from publish import published
-
-import substrates
 
 SEEDS = (120, 121, 122, 123, 124)
 FINER = "compartment_um: 5, dt_ms: 0.005"
 IMPAIRED = ("offset_uv: 100, drift_uv: 50, line_uv: 20, artefact_uv_per_ua: 100, "
             "saturation_uv: 1000")  # fmt: skip
 CROWDED = "array_cells: 3, spontaneous_s: 10"
-CONDITIONS = {  # name: (simulator options, sorter)
-    "mismatch, one cell": (f"{FINER}, {IMPAIRED}", "none"),
-    "mismatch, three cells, sorted": (f"{FINER}, {IMPAIRED}, {CROWDED}", "spykingcircus2"),
+CONDITIONS = {  # name: (simulator options, hh-fit parameters)
+    "mismatch, one cell": (f"{FINER}, {IMPAIRED}", {"sorter": "none"}),
+    "mismatch, three cells, sorted": (
+        f"{FINER}, {IMPAIRED}, {CROWDED}",
+        {"sorter": "spykingcircus2"},
+    ),
 }
+COLUMNS = ["condition", "cells fitted", "held-out accuracy (95% CI)", "vs truth",
+           "threshold baseline", "majority", "parameter error (prior range)",
+           "sorting accuracy", "minutes"]  # fmt: skip
 
 
 def main() -> None:
@@ -51,35 +51,21 @@ def main() -> None:
     args = parser.parse_args()
     seeds = SEEDS[: args.sessions]
     print(f"seeds {seeds[0]}–{seeds[-1]}, {args.simulations} NPE simulations a cell\n")
-    print("| condition | cells fitted | held-out accuracy (95% CI) | vs truth | threshold "
-          "baseline | majority | parameter error (prior range) | sorting accuracy | "
-          "minutes |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|---|")
-    with tempfile.TemporaryDirectory() as scratch:
-        for name, (options, sorter) in CONDITIONS.items():
-            config = Path(scratch) / "session.yaml"
-            config.write_text(f"substrate: mea\nbackend: mea.jaxley\noptions: {{{options}}}\n")
-            began = time.perf_counter()
-            run = substrates.run("hh-fit", hardware=str(config), cells=len(seeds),
-                                 seed=seeds[0], simulations=args.simulations, sorter=sorter,
-                                 out=Path(scratch) / "runs", progress=False)  # fmt: skip
-            minutes = (time.perf_counter() - began) / 60
-            rows = pq.read_table(run.path / "results.parquet").to_pylist()
-            held = [r["correct"] for r in rows if r.get("set") == "held-out"]
-            low, high = wilson(int(np.sum(held)), len(held))
-            scored = [r["correct_vs_truth"] for r in rows if r.get("set") == "held-out"
-                      and r.get("correct_vs_truth") is not None]  # fmt: skip
-            s = run.summary
-            error = s.get("mean_error_fitted_prior_fraction")
-            sorting = s.get("mean_sorting_accuracy")
-            print(f"| {name} | {s['cells']} | {100 * np.mean(held):.1f}% "
-                  f"({100 * low:.1f}–{100 * high:.1f}, {len(held)} patterns) | "
-                  f"{100 * np.mean(scored):.1f}% | "
-                  f"{100 * s['mean_held_out_accuracy_threshold_baseline']:.1f}% | "
-                  f"{100 * s['mean_held_out_accuracy_majority']:.1f}% | "
-                  f"{'—' if error is None else f'{100 * error:.1f}%'} | "
-                  f"{'—' if sorting is None else f'{sorting:.2f}'} | {minutes:.0f} |",
-                  flush=True)  # fmt: skip
+    fits = fit_conditions(CONDITIONS, COLUMNS, cells=len(seeds), seed=seeds[0],
+                          simulations=args.simulations)  # fmt: skip
+    for name, fitted in fits:
+        scored = [r["correct_vs_truth"] for r in fitted.rows if r.get("set") == "held-out"
+                  and r.get("correct_vs_truth") is not None]  # fmt: skip
+        s = fitted.summary
+        error = s.get("mean_error_fitted_prior_fraction")
+        sorting = s.get("mean_sorting_accuracy")
+        print(f"| {name} | {s['cells']} | {fitted.accuracy_cell()} | "
+              f"{100 * np.mean(scored):.1f}% | "
+              f"{100 * s['mean_held_out_accuracy_threshold_baseline']:.1f}% | "
+              f"{100 * s['mean_held_out_accuracy_majority']:.1f}% | "
+              f"{'—' if error is None else f'{100 * error:.1f}%'} | "
+              f"{'—' if sorting is None else f'{sorting:.2f}'} | {fitted.minutes:.0f} |",
+              flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":
