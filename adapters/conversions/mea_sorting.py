@@ -29,9 +29,10 @@ def sort_spontaneous(detection: Recording, sorter: str, end: int
                      ) -> tuple[list[np.ndarray], int]:  # fmt: skip
     """Each unit's spike samples (sorted) in the first `end` samples of `detection` (the
     traces after preprocessing, float µV), by SpikeInterface's `sorter` with its default
-    parameters, less redundant units (SpikeInterface's `remove_redundant_units`: a unit
-    whose spikes fall within 0.5 ms of another's for 80% of them, the one with fewer
-    spikes dropped), and how many were dropped. The traces are written once to a
+    parameters, less redundant units (SpikeInterface's `remove_redundant_units`: of two
+    units whose spikes fall within 1 ms of each other's for half of them, the one with
+    fewer spikes is dropped; two cells firing at 10 Hz coincide that often by chance on
+    about 2% of spikes), and how many were dropped. The traces are written once to a
     temporary binary folder (sorters reload their input from disk) and removed
     afterwards."""
     import spikeinterface.sorters as ss
@@ -52,7 +53,8 @@ def sort_spontaneous(detection: Recording, sorter: str, end: int
                                     remove_existing_folder=True, verbose=False)  # fmt: skip
         except Exception as error:  # a sorter's own failure, whatever its type
             raise SortingError(f"{sorter} failed: {str(error).splitlines()[-1]}") from None
-        kept = remove_redundant_units(sorting, align=False, delta_time=0.5,
+        kept = remove_redundant_units(sorting, align=False, delta_time=1.0,
+                                      duplicate_threshold=0.5,
                                       remove_strategy="max_spikes")  # fmt: skip
         units = [np.sort(np.asarray(kept.get_unit_spike_train(u), np.int64))
                  for u in kept.get_unit_ids()]  # fmt: skip

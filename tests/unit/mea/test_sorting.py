@@ -62,5 +62,5 @@ def test_spykingcircus2_finds_the_cells_of_a_crowded_array() -> None:
     big = [u for u in units if len(u) >= 10]
     for a in range(len(big)):
         for b in range(a + 1, len(big)):
-            near = np.abs(big[a][:, None] - big[b][None]).min(axis=1) <= 0.5e-3 * fs
-            assert near.mean() < 0.8
+            near = np.abs(big[a][:, None] - big[b][None]).min(axis=1) <= 1e-3 * fs
+            assert near.mean() < 0.5
