@@ -49,9 +49,7 @@ def spontaneous_spikes(recording: Recording, before: int, after: int,
     end = quiet_end(recording)
     if end < recording.sampling_hz * 0.1:
         raise ValueError("less than 100 ms of recording before stimulation: no spontaneous spikes")
-    head = recording.get_traces(0, min(end, round(chunk_s * recording.sampling_hz)))
-    noise = np.median(np.abs(head - np.median(head, axis=0)), axis=0) * MAD_TO_SD
-    noise = np.maximum(noise, 1e-9)
+    head, noise = _quiet_head(recording, end, chunk_s)
     channel = int(np.argmin(np.percentile(head, 0.1, axis=0) / noise))
     dead = max(1, round(dead_ms * 1e-3 * recording.sampling_hz))
     step = round(chunk_s * recording.sampling_hz)
@@ -87,13 +85,20 @@ def given_spikes(recording: Recording, samples: np.ndarray, before: int, after: 
     from .features import electrical_image
 
     end = quiet_end(recording)
-    head = recording.get_traces(0, min(end, round(chunk_s * recording.sampling_hz)))
-    noise = np.median(np.abs(head - np.median(head, axis=0)), axis=0) * MAD_TO_SD
+    _, noise = _quiet_head(recording, end, chunk_s)
     kept = np.sort(samples[(samples >= before) & (samples + after <= end)]).astype(np.int64)
     if not len(kept):
-        return SpontaneousSpikes(kept, 0, np.maximum(noise, 1e-9))
+        return SpontaneousSpikes(kept, 0, noise)
     channel = int(electrical_image(recording, kept, before, after).min(axis=1).argmin())
-    return SpontaneousSpikes(kept, channel, np.maximum(noise, 1e-9))
+    return SpontaneousSpikes(kept, channel, noise)
+
+
+def _quiet_head(recording: Recording, end: int, chunk_s: float) -> tuple[np.ndarray, np.ndarray]:
+    """The first chunk_s of the quiet recording (samples before `end`) and each channel's
+    noise SD there (MAD estimate, at least 1e-9 µV)."""
+    head = recording.get_traces(0, min(end, round(chunk_s * recording.sampling_hz)))
+    noise = np.median(np.abs(head - np.median(head, axis=0)), axis=0) * MAD_TO_SD
+    return head, np.maximum(noise, 1e-9)
 
 
 def _peaks(signal: Any, end: int, step: int, level: float, dead: int) -> np.ndarray:
