@@ -10,13 +10,12 @@ import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from . import dat, evt2, evt3, evt21
 from .events import EventError, Events
-from .prophesee_header import check_sensor, legacy_layout, raw_encoding, read_header
+from .prophesee_header import Header, check_sensor, legacy_layout, raw_encoding, read_header
 
 WORD_BYTES = {"evt2": 4, "evt21": 8, "evt3": 2}
 HEADER_SCAN = 1 << 20
@@ -36,7 +35,8 @@ triggers)."""
 @dataclass(frozen=True)
 class FileInfo:
     """encoding: evt2, evt21, evt3 or dat; skipped: words without a CD event; sensor_from: where the
-    sensor size came from (header, caller, or inferred from the largest x and y)."""
+    sensor size came from (header; system_ID or plugin_name, a legacy header's camera looked
+    up in OpenEB's tables; caller; or inferred from the largest x and y)."""
 
     encoding: str
     skipped: int
@@ -75,19 +75,30 @@ def read_events(path: str | os.PathLike[str], width: int | None = None,
     return events, FileInfo(layout.encoding, skipped, sensor_from, layout.header.fields)
 
 
-def sensor_size(header: Any, width: int | None, height: int | None, wide: int, high: int,
+def sensor_size(header: Header, width: int | None, height: int | None, wide: int, high: int,
                 empty: bool, path: Path) -> tuple[int, int, str]:  # fmt: skip
-    """(width, height, where they came from): the header's, else the caller's, else the
-    events' largest coordinates + 1 (`wide`, `high`), checked."""
-    if header.width is not None:
-        return int(header.width), int(header.height), "header"
+    """(width, height, where they came from), the first of: the size the header declares
+    (`header`); the caller's `width`/`height` (`caller`); the size a legacy header's camera
+    implies (`system_ID`, `plugin_name`), unless events lie beyond it (expelliarmus heads
+    its files with a Gen3 640 × 480 camera's header whatever the sensor); the events'
+    largest coordinates + 1 (`wide`, `high`: `inferred`, saying why an implied size was
+    set aside), checked."""
+    implied = header.size_from in ("system_ID", "plugin_name")
+    if header.width is not None and header.height is not None and not implied:
+        return header.width, header.height, "header"
     if width is not None and height is not None:
         return int(width), int(height), "caller"
+    doubt = ""
+    if header.width is not None and header.height is not None:
+        if wide <= header.width and high <= header.height:
+            return header.width, header.height, str(header.size_from)
+        doubt = (f" (events lie beyond the {header.width}×{header.height} its "
+                 f"{header.size_from} implies)")  # fmt: skip
     if empty:
         raise EventError(f"{path}: no events and no sensor size in the header (give the "
                          "width and height)")  # fmt: skip
     check_sensor(int(wide), int(high), f"{path}: the events' coordinates")
-    return int(wide), int(high), "inferred"
+    return int(wide), int(high), "inferred" + doubt
 
 
 @dataclass(frozen=True)
@@ -98,7 +109,7 @@ class Layout:
 
     path: Path
     encoding: str
-    header: Any
+    header: Header
     start: int
     word: int
     payload: np.ndarray

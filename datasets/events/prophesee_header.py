@@ -14,13 +14,15 @@ MAX_SENSOR_SIDE = 8192
 
 @dataclass(frozen=True)
 class Header:
-    """The header's `key value` pairs, where the data starts (bytes), and the sensor size
-    (None when the header does not give it)."""
+    """The header's `key value` pairs, where the data starts (bytes), the sensor size (None
+    when the header does not give it) and which field gave it (`format`, `geometry`,
+    `Width/Height`, or `system_ID` / `plugin_name` looked up in OpenEB's tables)."""
 
     fields: dict[str, str]
     data_offset: int
     width: int | None
     height: int | None
+    size_from: str | None = None
 
 
 MAX_LINE = 4096
@@ -46,24 +48,39 @@ def read_header(data: bytes, source: str) -> Header:
             break
         key, _, value = line.partition(" ")
         fields[key] = value.strip()
-    width, height = _geometry(fields, source)
-    return Header(fields, offset, width, height)
+    width, height, size_from = _geometry(fields, source)
+    return Header(fields, offset, width, height, size_from)
 
 
-def _geometry(fields: dict[str, str], source: str) -> tuple[int | None, int | None]:
-    """Sensor size from `format EVT3;width=1280;height=720`, `geometry 1280x720` or DAT's
-    `Width` / `Height` lines; a size that is not two whole numbers from 1 to
-    MAX_SENSOR_SIDE is refused, naming the field."""
+def _geometry(fields: dict[str, str], source: str) -> tuple[int | None, int | None, str | None]:
+    """Sensor size and the field it came from: `format EVT3;width=1280;height=720`,
+    `geometry 1280x720` (both given: they must agree, as OpenEB requires) or DAT's `Width` /
+    `Height` lines; without them, as OpenEB reads legacy headers, from the camera's
+    `system_ID` (when the integrator is Prophesee) or its `plugin_name`. A size that is not
+    two whole numbers from 1 to MAX_SENSOR_SIDE is refused, naming the field."""
     declared = dict(re.findall(r"(width|height)=([^;\s]*)", fields.get("format", "")))
+    sizes = []
     if declared:
-        pair, field = (declared.get("width"), declared.get("height")), "format"
-    elif "geometry" in fields:
+        sizes.append((_size((declared.get("width"), declared.get("height")), "format", source),
+                      "format"))  # fmt: skip
+    if "geometry" in fields:
         w, _, h = fields["geometry"].partition("x")
-        pair, field = (w, h), "geometry"
-    elif "Width" in fields or "Height" in fields:
-        pair, field = (fields.get("Width"), fields.get("Height")), "Width/Height"
-    else:
-        return None, None
+        sizes.append((_size((w, h), "geometry", source), "geometry"))
+    if not sizes and ("Width" in fields or "Height" in fields):
+        pair = (fields.get("Width"), fields.get("Height"))
+        sizes.append((_size(pair, "Width/Height", source), "Width/Height"))
+    if len(sizes) == 2 and sizes[0][0] != sizes[1][0]:
+        (fw, fh), (gw, gh) = sizes[0][0], sizes[1][0]
+        raise EventError(f"{source}: the header's format says {fw}×{fh} and its geometry "
+                         f"{gw}×{gh}; a file has one sensor")  # fmt: skip
+    if sizes:
+        (width, height), field = sizes[0]
+        return width, height, field
+    known = _legacy_size(fields, source)
+    return known if known is not None else (None, None, None)
+
+
+def _size(pair: tuple[str | None, str | None], field: str, source: str) -> tuple[int, int]:
     try:
         width, height = (int(str(v).strip()) for v in pair)
     except ValueError:
@@ -71,6 +88,57 @@ def _geometry(fields: dict[str, str], source: str) -> tuple[int | None, int | No
                          "is not two whole numbers") from None  # fmt: skip
     check_sensor(width, height, f"{source}: header field {field!r}")
     return width, height
+
+
+VGA, HD = (640, 480), (1280, 720)
+SYSTEM_SIZES = {
+    0x15: VGA, 0x1C: VGA, 0x1A: HD, 0x17: VGA, 0x97: VGA, 0x19: VGA, 0x99: VGA, 0x1D: VGA,
+    0x23: VGA, 0x1E: HD, 0x2E: HD, 0x21: VGA, 0xA1: VGA, 0x22: VGA, 0xA2: VGA, 0x29: VGA,
+    0x1F: HD, 0x27: HD, 0x28: VGA, 0x30: HD, 0x32: HD, 0x31: HD,
+}  # fmt: skip
+"""Sensor size by Prophesee system ID, for headers without a geometry: OpenEB's table for
+legacy RAW headers (`system_id_map` in the PSEE RAW file header; IDs from
+`device_system_id.h`: Gen3/Gen3.1 boards 640 × 480, Gen4/Gen4.1/IMX636 boards 1280 × 720)."""
+PLUGIN_SIZES = {
+    "hal_plugin_gen3_fx3": VGA, "hal_plugin_gen31_fx3": VGA, "hal_plugin_gen31_evk2": VGA,
+    "hal_plugin_gen31_evk3": VGA, "hal_plugin_gen4_fx3": HD, "hal_plugin_gen4_evk2": HD,
+    "hal_plugin_gen41_evk2": HD, "hal_plugin_gen41_evk3": HD,
+}  # fmt: skip
+"""Sensor size by HAL plugin name: OpenEB's `plugins_map` (raw_constants.h)."""
+SAPHIR_SYSTEM_ID = 0x37
+"""OpenEB: Prophesee systems with a lower ID wrote EVT 2.1 with swapped 32-bit halves when
+the header says nothing of endianness."""
+
+
+def system_id(fields: dict[str, str]) -> int | None:
+    """The header's `system_ID` when the plugin's and camera's integrator are Prophesee
+    (OpenEB interprets no other vendor's IDs), else None."""
+    legacy = fields.get("integrator_name", "")
+    integrators = (fields.get("plugin_integrator_name", legacy),
+                   fields.get("camera_integrator_name", legacy))  # fmt: skip
+    if any(name.strip() != "Prophesee" for name in integrators):
+        return None
+    try:
+        return int(fields.get("system_ID", "").strip(), 0)
+    except ValueError:
+        return None
+
+
+def _legacy_size(fields: dict[str, str], source: str) -> tuple[int, int, str] | None:
+    """The sensor size a legacy header implies by its system ID or plugin name; when both
+    name a known sensor they must agree."""
+    by_id = SYSTEM_SIZES.get(system_id(fields) or -1)
+    plugin = fields.get("plugin_name", "").strip()
+    by_plugin = PLUGIN_SIZES.get(plugin)
+    if by_id and by_plugin and by_id != by_plugin:
+        raise EventError(f"{source}: the header's system_ID {fields['system_ID']} is a "
+                         f"{by_id[0]}×{by_id[1]} camera and its plugin {plugin} a "
+                         f"{by_plugin[0]}×{by_plugin[1]} one")  # fmt: skip
+    if by_id:
+        return by_id[0], by_id[1], "system_ID"
+    if by_plugin:
+        return by_plugin[0], by_plugin[1], "plugin_name"
+    return None
 
 
 def check_sensor(width: int, height: int, where: str) -> None:
@@ -96,6 +164,13 @@ def raw_encoding(header: Header, source: str) -> str:
 
 
 def legacy_layout(header: Header) -> bool:
-    """Whether an EVT 2.1 stream has the IMX636's swapped 32-bit halves
-    (`format EVT21;…;endianness=legacy`)."""
-    return "endianness=legacy" in header.fields.get("format", "").replace(" ", "")
+    """Whether an EVT 2.1 stream has the IMX636's swapped 32-bit halves: the format's
+    `endianness=` says so, else an `endianness` line, else (OpenEB's rule for headers that
+    say neither) the camera is a Prophesee system older than the Saphir board."""
+    fields = header.fields
+    declared = dict(re.findall(r"(endianness)=([^;\s]*)", fields.get("format", "")))
+    said = declared.get("endianness", fields.get("endianness", "")).strip()
+    if said:
+        return said == "legacy"
+    system = system_id(fields)
+    return system is not None and 0 < system < SAPHIR_SYSTEM_ID

@@ -263,3 +263,89 @@ def test_a_word_of_a_reserved_type_is_corrupt_data_named_by_its_byte(tmp_path, e
     with pytest.raises(EventError, match=f"corrupt data at byte {at}: word type") as caught:
         read_events(tmp_path / "bad.raw")
     assert "is reserved in " + encoding.upper() in str(caught.value)
+
+
+def _payload(path) -> bytes:
+    data = path.read_bytes()
+    return data[data.index(b"% end\n") + len(b"% end\n") :]
+
+
+# OpenEB's legacy headers: a sample EVT 2.0 header as Metavision wrote it in 2020 (no
+# geometry; the camera named by plugin and system ID), and a third-party integrator's.
+GEN41_EVK3 = (b"% Date 2020-09-04 13:14:05\n% evt 2.0\n% firmware_version 3.3.0\n"
+              b"% integrator_name Prophesee\n% plugin_name hal_plugin_gen41_evk3\n"
+              b"% system_ID 48\n% end\n")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("header", "size", "source"),
+    [(GEN41_EVK3, (1280, 720), "system_ID"),
+     (b"% evt 2.0\n% integrator_name Prophesee\n% system_ID 41\n% end\n", (640, 480),
+      "system_ID"),  # 0x29: EVK2 Gen3.1
+     (b"% evt 2.0\n% plugin_name hal_plugin_gen31_fx3\n% end\n", (640, 480), "plugin_name"),
+     (b"% evt 2.0\n% integrator_name CenturyArks\n% plugin_name evc3a_plugin_gen31\n"
+      b"% system_ID 40\n% end\n", (600, 400), "inferred")],
+)  # fmt: skip
+def test_legacy_headers_give_the_sensor_their_camera_has(tmp_path, header, size,
+                                                         source) -> None:  # fmt: skip
+    """Headers without a geometry name the camera: its system ID (read only when the
+    integrator is Prophesee, as OpenEB does) or HAL plugin gives the sensor size from
+    OpenEB's tables; another vendor's ID is not interpreted (size from the events)."""
+    events = random_events(3_000, seed=12, width=600, height=400)
+    write_events(events, tmp_path / "e.raw", "evt2")
+    (tmp_path / "legacy.raw").write_bytes(header + _payload(tmp_path / "e.raw"))
+    ours, info = read_events(tmp_path / "legacy.raw")
+    assert (ours.width, ours.height, info.sensor_from) == (*size, source)
+    assert np.array_equal(ours.array, events.array)
+
+
+def test_a_camera_the_events_outgrow_gives_way_to_their_extent(tmp_path) -> None:
+    """expelliarmus heads every EVT 2.0 file with a Gen3 camera's header (system_ID 21,
+    hal_plugin_gen3_fx3: 640 × 480) whatever the sensor; events beyond that size are
+    read, the size taken from them, and the source says why."""
+    events = random_events(3_000, seed=14)  # 1280 × 720
+    expelliarmus.Wizard(encoding="evt2").save(tmp_path / "x.raw", as_expelliarmus(events))
+    assert b"% system_ID 21" in (tmp_path / "x.raw").read_bytes()[:300]
+    ours, info = read_events(tmp_path / "x.raw")
+    assert same(ours.array, events.array) and (ours.width, ours.height) == (1280, 720)
+    assert info.sensor_from == "inferred (events lie beyond the 640×480 its system_ID implies)"
+    small = random_events(3_000, seed=15, width=640, height=480)
+    expelliarmus.Wizard(encoding="evt2").save(tmp_path / "s.raw", as_expelliarmus(small))
+    ours, info = read_events(tmp_path / "s.raw")
+    assert (ours.width, ours.height, info.sensor_from) == (640, 480, "system_ID")
+
+
+@pytest.mark.parametrize(
+    ("header", "message"),
+    [(b"% evt 2.0\n% format EVT2;width=640;height=480\n% geometry 1280x720\n% end\n",
+      "format says 640×480 and its geometry 1280×720"),
+     (b"% evt 2.0\n% integrator_name Prophesee\n% plugin_name hal_plugin_gen3_fx3\n"
+      b"% system_ID 48\n% end\n", "system_ID 48 is a 1280×720 camera and its plugin"),
+    ],
+)  # fmt: skip
+def test_headers_that_contradict_themselves_or_the_events_are_refused(tmp_path, header,
+                                                                      message) -> None:  # fmt: skip
+    events = random_events(3_000, seed=13, width=1280, height=720)
+    write_events(events, tmp_path / "e.raw", "evt2")
+    (tmp_path / "bad.raw").write_bytes(header + _payload(tmp_path / "e.raw"))
+    with pytest.raises(EventError, match=message):
+        read_events(tmp_path / "bad.raw")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [b"% endianness legacy\n", b"% integrator_name Prophesee\n% system_ID 49\n"],
+)  # fmt: skip
+def test_evt21_halves_swapped_when_the_header_says_so_outside_the_format(tmp_path,
+                                                                         said) -> None:  # fmt: skip
+    """OpenEB reads an EVT 2.1 file as `legacy` (32-bit halves swapped) from an `endianness`
+    line, or, when nothing says, for Prophesee systems older than the Saphir board (0x31
+    is an EVK3 IMX636); words built from the documentation's layout."""
+    words = [0x8 << 60 | 5 << 32, _evt21_word(1, 3, 64, 100, 0b1011)]
+    array = np.array(words, np.uint64)
+    swapped = (array >> np.uint64(32)) | ((array & np.uint64(0xFFFFFFFF)) << np.uint64(32))
+    text = b"% evt 2.1\n% geometry 1280x720\n" + said + b"% end\n"
+    (tmp_path / "s.raw").write_bytes(text + swapped.astype("<u8").tobytes())
+    ours, _ = read_events(tmp_path / "s.raw")
+    t = (5 << 6) | 3
+    assert ours.array.tolist() == [(t, 64, 100, 1), (t, 65, 100, 1), (t, 67, 100, 1)]
