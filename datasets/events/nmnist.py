@@ -1,6 +1,7 @@
 """N-MNIST and N-Caltech101 (Orchard et al. 2015, the ATIS saccade recordings): one `.bin`
 file a sample, in folders named by class (`Train/3/00004.bin`, `101_ObjectCategories/ant/
-image_0001.bin`), read from disk only (nothing is downloaded).
+image_0001.bin`: `class_folders.samples(root, "nmnist")`), read from disk only (nothing is
+downloaded).
 
 A file is 5-byte events: byte 0 x, byte 1 y, byte 2 bit 7 polarity, then a 23-bit
 timestamp (µs) in byte 2 bits 6–0, byte 3 and byte 4, most significant first. A word whose
@@ -21,7 +22,6 @@ Example:
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -56,16 +56,3 @@ def read_nmnist(path: str | os.PathLike[str], dataset: str = "nmnist") -> Events
     found = Events(events, width, height)
     found.check(str(path))  # events outside the sensor, time going backwards
     return found
-
-
-def samples(root: str | os.PathLike[str], dataset: str = "nmnist"
-            ) -> Iterator[tuple[Events, str]]:  # fmt: skip
-    """(events, class name) of every `.bin` file below `root`, the class being the folder
-    holding the file, in sorted order; one line when there are none."""
-    root = Path(root)
-    files = sorted(root.rglob("*.bin"))
-    if not files:
-        raise EventError(f"{root}: no .bin sample files below it ({dataset} expected; "
-                         "nothing is downloaded)")  # fmt: skip
-    for path in files:
-        yield read_nmnist(path, dataset), path.parent.name

@@ -104,6 +104,7 @@ DOCTESTED = [
     "substrates.adapters.methods.registry",
     "substrates.adapters.methods.run_method",
     "substrates.adapters.runs.run",
+    "substrates.datasets.events.class_folders",
     "substrates.datasets.events.nmnist",
     "substrates.datasets.events.stream",
     "substrates.models.events.iwe",

@@ -268,6 +268,32 @@ def _aedat3(folder: Path) -> bytes:
     return header + packet(0, [(3, 0)]) + packet(1, events[:20]) + packet(1, events[20:], 1)
 
 
+def _npy_sample(folder: Path) -> bytes:
+    """A DVS-Lip sample: a structured array x, y, p, t, written by numpy."""
+    stored = np.zeros(16, [("x", "<i2"), ("y", "<i2"), ("p", "?"), ("t", "<i8")])
+    stored["t"], stored["x"], stored["y"] = np.arange(16) * 10, np.arange(16), 15 - np.arange(16)
+    np.save(folder / "seed.npy", stored)
+    return (folder / "seed.npy").read_bytes()
+
+
+def _mat_sample(folder: Path) -> bytes:
+    """An ASL-DVS sample: MATLAB column vectors ts, x, y, pol, written by scipy."""
+    from scipy.io import savemat
+
+    column = np.arange(16)[:, None]
+    savemat(folder / "seed.mat", {"ts": column * 10, "x": column, "y": column, "pol": column % 2})
+    return (folder / "seed.mat").read_bytes()
+
+
+def _read_sample(dataset: str) -> Callable[[Path], Any]:
+    def read(path: Path) -> Any:
+        from substrates.datasets.events.class_folders import read_sample
+
+        return read_sample(path, dataset)
+
+    return read
+
+
 def _read_events(path: Path) -> Any:
     from substrates.datasets.events.files import read_events
 
@@ -330,6 +356,8 @@ def readers() -> dict[str, Reader]:
         "aedat3": Reader(".aedat", _aedat3, _read_events, (EventError,)),
         "aedat4": Reader(".aedat4", _events("aedat4"), _read_events, (EventError,),
                          examples=15),  # each read spawns the decoder's process
+        "dvs_lip": Reader(".npy", _npy_sample, _read_sample("dvs_lip"), (EventError,)),
+        "asl_dvs": Reader(".mat", _mat_sample, _read_sample("asl_dvs"), (EventError,)),
         "litke": Reader(".bin", _litke, _read_litke, (SubstratesError,)),
         "nwb": Reader(".nwb", _nwb, _read_nwb, (RecordingError,)),
         "opensense": Reader(".nc", _opensense, _read_opensense, (CMLDataError,)),

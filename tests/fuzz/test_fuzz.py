@@ -16,8 +16,8 @@ import pytest
 HERE = Path(__file__).parent
 MEMORY = 4 << 30
 READERS = ["config", "grid", "qasm", "qpy", "fg", "uai", "sbml", "sbml_antimony", "bif",
-           "xmlbif", "evt2", "evt3", "dat", "hdf5",
-           "aedat3", "aedat4", "litke", "nwb", "opensense", "openmrg"]  # fmt: skip
+           "xmlbif", "evt2", "evt3", "dat", "hdf5", "aedat3", "aedat4", "dvs_lip", "asl_dvs",
+           "litke", "nwb", "opensense", "openmrg"]  # fmt: skip
 
 
 def _limited() -> None:

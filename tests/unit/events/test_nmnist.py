@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from substrates.datasets.events.class_folders import samples
 from substrates.datasets.events.events import EventError
-from substrates.datasets.events.nmnist import read_nmnist, samples
+from substrates.datasets.events.nmnist import read_nmnist
 
 
 def sample_bytes(seed: int, n: int = 3_000, side: int = 34) -> bytes:
@@ -59,7 +60,7 @@ def test_class_folders_are_labels(tmp_path) -> None:
     for label, seed in (("0", 3), ("7", 4)):
         (tmp_path / "Train" / label).mkdir(parents=True)
         (tmp_path / "Train" / label / "00001.bin").write_bytes(sample_bytes(seed, 200))
-    found = [(len(events), label) for events, label in samples(tmp_path)]
+    found = [(len(events), label) for events, label in samples(tmp_path, "nmnist")]
     assert found == [(200, "0"), (200, "7")]
 
 
@@ -71,4 +72,4 @@ def test_broken_samples_are_one_line(tmp_path) -> None:
     with pytest.raises(EventError, match="outside the 34×34 sensor"):
         read_nmnist(tmp_path / "wide.bin")
     with pytest.raises(EventError, match=r"no \.bin sample files"):
-        next(samples(tmp_path / "empty"))
+        next(samples(tmp_path / "empty", "nmnist"))
