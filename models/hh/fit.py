@@ -8,7 +8,8 @@ stimulation trials give evoked spikes once the stimulation artefact is removed
 (artefacts.py), grouped into patterns and split (patterns.py); the
 fitting electrodes' activation curves give thresholds (activation.py). NPE over the
 model's prior (inference.py) gives a posterior at those features; Levenberg–Marquardt
-through the simulator (refine.py) refines its most probable samples on the image; a grid
+through the simulator (refine.py) refines its most probable samples, and the most probable
+turned round the circle, on the image; a grid
 over channel densities and height (calibrate.py) then matches the thresholds too. Of the
 three (NPE, refined, calibrated), the one with the highest likelihood of both data
 (image χ² and threshold errors, each in units of its own noise) is the fitted cell, which
@@ -42,6 +43,11 @@ MIN_SPIKES = 10
 REFINE_STARTS = 4
 """Refinement starts from this many of the most probable posterior samples and keeps the
 one that fits the image best (Levenberg–Marquardt can stall against the prior's walls)."""
+TURNS = 4
+"""The most probable sample is also refined with each periodic parameter (the cell's
+angle) turned by every 1/TURNS of its circle: from an angle more than about a radian off
+the image's, Levenberg–Marquardt stays in a wrong basin, and NPE's angle is often that
+far off (its posterior SD is about a radian)."""
 
 
 @dataclass(frozen=True)
@@ -185,6 +191,19 @@ def observe(recording: Recording, model: CellModel, seed: int = 0,
                     thresholds, log_sd, observation, evoked.artefacts)  # fmt: skip
 
 
+def refine_starts(model: CellModel, probable: np.ndarray) -> np.ndarray:
+    """Where refinement starts: the `probable` samples (most probable first), then the first
+    with each periodic parameter turned by k/TURNS of its circle, k = 1 … TURNS − 1."""
+    starts = [*probable]
+    for k, p in enumerate(model.parameters):
+        if p.periodic:
+            for turn in range(1, TURNS):
+                start = probable[0].copy()
+                start[k] = p.inside(start[k] + turn * (p.high - p.low) / TURNS)
+                starts.append(start)
+    return np.array(starts)
+
+
 def fit_cell(recording: Recording, model: CellModel, simulations: int = 1000, seed: int = 0,
              progress: Callable[[int, int], None] | None = None,
              observed: Observed | None = None) -> CellFit:  # fmt: skip
@@ -193,7 +212,7 @@ def fit_cell(recording: Recording, model: CellModel, simulations: int = 1000, se
     seen = observed or observe(recording, model, seed)
     posterior = npe(model, seen.observation, simulations, seed, progress=progress)
     refined = min((refine(model, start, seen.image, seen.channel, seen.before)
-                   for start in posterior.most_probable(REFINE_STARTS)),
+                   for start in refine_starts(model, posterior.most_probable(REFINE_STARTS))),
                   key=lambda r: r.loss_after_uv2)  # fmt: skip
     target = seen.target
     calibrated = calibrate(model, refined.theta, target)

@@ -51,6 +51,31 @@ def test_refinement_walks_back_to_the_truth(session) -> None:
     assert np.all(np.abs(refined.theta - truth)[geometry] < 0.01 * span[geometry])
 
 
+def test_refinement_turns_round_when_the_angle_starts_in_the_wrong_basin(session) -> None:
+    """From 2.5 rad off the cell's angle Levenberg–Marquardt stays in the wrong basin (the
+    image fits 10^4 µV² worse); starts turned round the circle find the cell again."""
+    from substrates.models.hh.fit import refine_starts
+    from substrates.models.hh.refine import refine
+    from substrates.models.hh.summary import align
+
+    model = session.cell_model(session.positions_um)
+    truth = session.hidden
+    k = [p.name for p in model.parameters].index("angle_rad")
+    template = model.templates(truth[None])[0]
+    channel = int(template.min(axis=1).argmin())
+    image = align(template, channel, 20)
+    span = np.array([p.high - p.low for p in model.parameters])
+    start = truth + np.random.default_rng(0).choice([-1, 1], len(truth)) * 0.06 * span
+    start[k] = model.parameters[k].inside(truth[k] + 2.5)
+    plain = refine(model, start, image, channel, 20)
+    assert plain.loss_after_uv2 > 1e3 and model.parameters[k].distance(plain.theta[k], truth[k]) > 1
+    starts = refine_starts(model, start[None])
+    assert len(starts) == 4  # the start, and turned by a quarter, a half, three quarters
+    best = min((refine(model, s, image, channel, 20) for s in starts),
+               key=lambda r: r.loss_after_uv2)  # fmt: skip
+    assert best.loss_after_uv2 < 1e-6 and np.all(np.abs(best.theta - truth) < 1e-3 * span)
+
+
 @pytest.mark.slow
 def test_calibration_does_not_trade_the_image_for_noisy_thresholds(session) -> None:
     """From the true cell, with its exact image at the noise of 25 spikes and thresholds
