@@ -70,7 +70,9 @@ class EventCloud:
     """Event coordinates as floats, times relative to the middle event (s), polarity (0/1),
     sensor size. IWEs keep ON and OFF events apart (an edge moving one way makes one
     polarity), which sharpens them; they are rendered in `space` (see iwe.py), which clouds
-    thinned from this one share."""
+    thinned from this one share. `rank`: each event's place in time order within this
+    cloud; `index`: its place in the events the cloud was made of (a `local` cloud stores
+    them in pixel order, so that rendering writes nearby pixels one after another)."""
 
     x: np.ndarray
     y: np.ndarray
@@ -79,32 +81,51 @@ class EventCloud:
     width: int
     height: int
     space: IWEWorkspace = field(repr=False, compare=False)
+    rank: np.ndarray = field(repr=False, compare=False)
+    index: np.ndarray = field(repr=False, compare=False)
 
     @classmethod
-    def of(cls, events: np.ndarray, width: int, height: int) -> EventCloud:
+    def of(cls, events: np.ndarray, width: int, height: int, local: bool = False
+           ) -> EventCloud:  # fmt: skip
+        """The cloud of `events` (time-ordered); `local`: stored in pixel order (row by row),
+        which makes the splatted IWE's writes fall near each other (3x faster at 20,000
+        events on 1280 × 720); results per event are then in cloud order (`in_input_order`
+        maps them back)."""
         t = events["t"].astype(np.float64)
         middle = t[len(t) // 2] if len(t) else 0.0
         # a fixed sub-pixel jitter: unwarped events would otherwise all sit on pixel centres,
         # where bilinear voting does not spread them, and zero velocity components would
         # look sharper than they are
         jitter = np.random.default_rng(0).uniform(-0.5, 0.5, (2, len(t)))
-        return cls(events["x"] + jitter[0], events["y"] + jitter[1], (t - middle) * 1e-6,
-                   events["p"].astype(np.int64), width, height,
-                   IWEWorkspace(width, height))  # fmt: skip
+        order = (np.lexsort((events["x"], events["y"])) if local
+                 else np.arange(len(t)))  # fmt: skip
+        return cls((events["x"] + jitter[0])[order], (events["y"] + jitter[1])[order],
+                   ((t - middle) * 1e-6)[order], events["p"].astype(np.int64)[order], width,
+                   height, IWEWorkspace(width, height), order, order)  # fmt: skip
 
     def thinned(self, most: int) -> EventCloud:
-        """Every k-th event, k chosen so that at most `most` remain."""
+        """Every k-th event in time order, k chosen so that at most `most` remain (kept in
+        this cloud's storage order)."""
         step = max(1, -(-self.x.size // most))
         if step == 1:
             return self
-        return EventCloud(self.x[::step], self.y[::step], self.dt[::step],
-                          self.polarity[::step], self.width, self.height,
-                          self.space)  # fmt: skip
+        keep = self.rank % step == 0
+        return EventCloud(self.x[keep], self.y[keep], self.dt[keep], self.polarity[keep],
+                          self.width, self.height, self.space, self.rank[keep] // step,
+                          self.index[keep])  # fmt: skip
+
+    def in_input_order(self, values: np.ndarray) -> np.ndarray:
+        """Per-event `values` of a cloud made by `of` (in its storage order), put back in the
+        order of the events it was made of."""
+        out = np.empty_like(values)
+        out[self.index] = values
+        return out
 
     def with_own_space(self) -> EventCloud:
         """The same events with buffers of their own (for another thread)."""
         return EventCloud(self.x, self.y, self.dt, self.polarity, self.width, self.height,
-                          IWEWorkspace(self.width, self.height))  # fmt: skip
+                          IWEWorkspace(self.width, self.height), self.rank,
+                          self.index)  # fmt: skip
 
     def warped(self, motion: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Where each event lands at the reference time under `motion` (px)."""
@@ -264,7 +285,7 @@ def two_motions(events: np.ndarray, width: int, height: int, limit: float = 300.
     a 30 ms slice, and 37 when each motion is refined on the events the ground truth gives
     it. The pairs are tried in parallel on numba's threads, on at most SEARCH_EVENTS
     events (a larger window's winner is refined again on up to FINAL_EVENTS)."""
-    cloud = EventCloud.of(events, width, height)
+    cloud = EventCloud.of(events, width, height, local=True)
     search = cloud.thinned(SEARCH_EVENTS)
     starts = candidates(search, limit, gap)
     pairs = [(a, b) for i, a in enumerate(starts) for b in starts[i + 1 :]
@@ -281,7 +302,7 @@ def two_motions(events: np.ndarray, width: int, height: int, limit: float = 300.
         layer = assign(cloud, motions)
     contrast = tuple(cloud.contrast(motions[k], (layer == k).astype(np.float64))
                      for k in (0, 1))  # fmt: skip
-    return TwoMotions(motions, layer, contrast)  # type: ignore[arg-type]
+    return TwoMotions(motions, cloud.in_input_order(layer), contrast)  # type: ignore[arg-type]
 
 
 def _try_pairs(cloud: EventCloud, pairs: list[tuple[np.ndarray, np.ndarray]], rounds: int,

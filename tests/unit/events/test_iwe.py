@@ -71,3 +71,27 @@ def test_nothing_landing_on_the_sensor_gives_an_empty_image() -> None:
 def test_a_sensor_narrower_than_a_footprint_is_refused() -> None:
     with pytest.raises(ValueError, match="too small"):
         IWEWorkspace(9, 40)
+
+
+def test_a_cloud_in_pixel_order_is_the_same_cloud() -> None:
+    """Stored in pixel order (for the renders' locality), a cloud thins to the same events,
+    every k-th in time, gives the same contrast to rounding, and maps per-event results
+    back to the events' own order."""
+    from substrates.datasets.events.events import EVENT_DTYPE
+    from substrates.models.events.cmax import EventCloud
+
+    rng = np.random.default_rng(5)
+    events = np.empty(30_000, EVENT_DTYPE)
+    events["t"] = np.sort(rng.integers(0, 200_000, events.size))
+    events["x"], events["y"] = rng.integers(0, 320, events.size), rng.integers(0, 240, events.size)
+    events["p"] = rng.integers(0, 2, events.size)
+    timed, local = EventCloud.of(events, 320, 240), EventCloud.of(events, 320, 240, local=True)
+    assert np.all(np.diff(events["y"][local.index]) >= 0)  # rows in order
+    motion = np.array([80.0, -30.0, 0.02, 0.0, 0.0, -0.01])
+    for most in (30_000, 7_000, 2_000):
+        a, b = timed.thinned(most), local.thinned(most)
+        assert np.array_equal(np.sort(a.x), np.sort(b.x))
+        assert b.contrast(motion, np.ones(b.x.size)) == pytest.approx(
+            a.contrast(motion, np.ones(a.x.size)), rel=1e-11)  # fmt: skip
+    landed = local.in_input_order(local.landing(motion))
+    np.testing.assert_allclose(landed, timed.landing(motion), rtol=1e-12, atol=1e-15)
