@@ -16,6 +16,13 @@ from .matched_filter import MatchedFilter
 
 MAD_TO_SD = 1 / 0.6745
 """A Gaussian's standard deviation per median absolute deviation."""
+SPIKE_LIKE = 0.5
+"""A quiet-recording window scoring past this fraction of the way from the quiet windows'
+median score to the median of the cell's own spikes holds a spike of the cell that its
+spike list missed (a sorted unit lacks some of its cell's spikes); such windows are left
+out when the detection threshold is set."""
+OWN_SPIKES = 30
+"""The cell's own spikes scored to place SPIKE_LIKE (at most this many, evenly taken)."""
 
 
 @dataclass(frozen=True)
@@ -147,11 +154,13 @@ class Windows:
 class EvokedSpikes:
     """spiked: (events,) bool, whether the cell spiked after each stimulation pulse;
     threshold: the matched-filter score above which a window is a spike; artefacts: what
-    artefact removal estimated (None when it was not asked for)."""
+    artefact removal estimated (None when it was not asked for); unlisted: quiet windows
+    left out of the threshold as holding a spike of the cell missing from its list."""
 
     spiked: np.ndarray
     threshold: float
     artefacts: Artefacts | None
+    unlisted: int = 0
 
 
 def evoked_spikes(recording: Recording, image: np.ndarray, spontaneous: SpontaneousSpikes,
@@ -187,8 +196,8 @@ def evoked_spikes(recording: Recording, image: np.ndarray, spontaneous: Spontane
     if quiet <= 0 or len(far) < 10:
         raise ValueError("too little quiet recording without spikes to calibrate evoked-spike "
                          "detection")  # fmt: skip
-    null = np.stack([windows(int(s)) for s in np.sort(far[:null_windows])]).astype(float)
-    threshold = float(matched.scores(null)[0].max())
+    threshold, unlisted = _threshold(matched, windows, np.sort(far[:null_windows]),
+                                     _own_starts(image, spontaneous, half, quiet))  # fmt: skip
 
     starts = np.array([max(0, round(t * fs) - half) for t in recording.stimulation.time_s],
                       dtype=np.int64)  # a trough right after the pulse still matches  # fmt: skip
@@ -196,7 +205,7 @@ def evoked_spikes(recording: Recording, image: np.ndarray, spontaneous: Spontane
     inside = (starts >= margin) & (starts + width + margin <= recording.samples)
     spiked = np.zeros(len(starts), bool)
     if not inside.any():
-        return EvokedSpikes(spiked, threshold, None)
+        return EvokedSpikes(spiked, threshold, None, unlisted)
     order = np.argsort(starts[inside])
     kept = np.flatnonzero(inside)[order]
     block = np.zeros((len(kept), width, len(matched.channels)))
@@ -204,13 +213,44 @@ def evoked_spikes(recording: Recording, image: np.ndarray, spontaneous: Spontane
         block[row] = windows(int(starts[k]))
     if not artefacts:
         spiked[kept] = matched.scores(block)[0] > threshold
-        return EvokedSpikes(spiked, threshold, None)
+        return EvokedSpikes(spiked, threshold, None, unlisted)
     unfiltered = Windows(raw or recording, matched.channels, width + 2 * margin)
     edges = np.stack([unfiltered(int(starts[k]) - margin) for k in kept]).astype(float)
     stimulation = _events(recording.stimulation, kept)
     spiked[kept], removed = remove_artefacts(block, edges, stimulation, matched, threshold,
                                              margin)  # fmt: skip
-    return EvokedSpikes(spiked, threshold, removed)
+    return EvokedSpikes(spiked, threshold, removed, unlisted)
+
+
+def _own_starts(image: np.ndarray, spontaneous: SpontaneousSpikes, half: int, quiet: int
+                ) -> np.ndarray:  # fmt: skip
+    """Window starts that put up to OWN_SPIKES of the cell's own spontaneous spikes where an
+    evoked spike right after a pulse would sit (its trough `half` + the image's trough
+    offset into the window)."""
+    trough = int(image[spontaneous.channel].argmin())
+    starts = spontaneous.samples - trough - half
+    starts = starts[(starts >= 0) & (starts <= quiet)]
+    pick = np.unique(np.linspace(0, len(starts) - 1, min(OWN_SPIKES, len(starts))).astype(int))
+    return starts[pick] if len(starts) else starts
+
+
+def _threshold(matched: MatchedFilter, windows: Windows, null: np.ndarray, own: np.ndarray
+               ) -> tuple[float, int]:  # fmt: skip
+    """(the largest score of the quiet windows at `null` that hold no spike of the cell,
+    how many were left out as holding one): a window past SPIKE_LIKE of the way from the
+    quiet median to the median score of the cell's own spikes (windows at `own`) is one."""
+    starts = np.concatenate([null, own])
+    order = np.argsort(starts, kind="stable")
+    scored = np.empty(len(starts))
+    scored[order] = matched.scores(np.stack([windows(int(starts[k])) for k in order])
+                                   .astype(float))[0]  # fmt: skip
+    quiet, spikes = scored[: len(null)], scored[len(null) :]
+    if len(spikes) == 0:
+        return float(quiet.max()), 0
+    centre = float(np.median(quiet))
+    cut = centre + SPIKE_LIKE * (float(np.median(spikes)) - centre)
+    clean = quiet[quiet <= cut] if np.median(spikes) > centre else quiet
+    return float(clean.max()), len(quiet) - len(clean)
 
 
 def _events(stimulation: Stimulation, chosen: np.ndarray) -> Stimulation:
