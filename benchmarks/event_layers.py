@@ -71,7 +71,7 @@ def evaluations(events: np.ndarray, width: int, height: int, sizes: list[int],
     motion = np.array([120.0, -45.0, 0, 0, 0, 0])
     print(f"| one contrast evaluation, {width} × {height} | events | ours (ms) | "
           "full-sensor image, scipy blur (ms) | ratio |\n|---|---|---|---|---|")  # fmt: skip
-    whole = EventCloud.of(events, width, height)
+    whole = EventCloud.of(events, width, height, local=True)  # as two_motions stores them
     for size in sizes:
         cloud = whole.thinned(size)
         weight = np.ones(cloud.x.size)
