@@ -47,12 +47,16 @@ class Layout:
     label: Callable[[Path], str] = lambda path: path.parent.name
 
 
+def _columns(events: Events) -> tuple[np.ndarray, ...]:
+    a = events.array
+    return a["t"], a["x"], a["y"], a["p"]
+
+
 def _nmnist(dataset: str) -> Callable[[Path], tuple[np.ndarray, ...]]:
     def columns(path: Path) -> tuple[np.ndarray, ...]:
         from .nmnist import read_nmnist
 
-        a = read_nmnist(path, dataset).array
-        return a["t"], a["x"], a["y"], a["p"]
+        return _columns(read_nmnist(path, dataset))
 
     return columns
 
@@ -60,8 +64,7 @@ def _nmnist(dataset: str) -> Callable[[Path], tuple[np.ndarray, ...]]:
 def _aedat4(path: Path) -> tuple[np.ndarray, ...]:
     from .aedat4 import read_aedat4
 
-    a = read_aedat4(path).array
-    return a["t"], a["x"], a["y"], a["p"]
+    return _columns(read_aedat4(path))
 
 
 def _npy(path: Path) -> np.ndarray:
@@ -122,19 +125,23 @@ DATASETS: dict[str, Layout] = {
 }
 
 
+def _layout(dataset: str, where: Path) -> Layout:
+    if dataset not in DATASETS:
+        raise EventError(f"{where}: dataset {dataset!r}; known: {', '.join(DATASETS)}")
+    return DATASETS[dataset]
+
+
 def read_sample(path: str | os.PathLike[str], dataset: str) -> Events:
     """The events of one sample file of `dataset` (a key of DATASETS) on its sensor; events
     outside it, times going backwards, polarities other than 0/1 or a file that is not the
     dataset's kind are one line naming the file."""
     path = Path(path)
-    if dataset not in DATASETS:
-        raise EventError(f"{path}: dataset {dataset!r}; known: {', '.join(DATASETS)}")
-    layout = DATASETS[dataset]
+    layout = _layout(dataset, path)
     try:
         t, x, y, p = (np.asarray(c).astype(np.int64) for c in layout.columns(path))
+    except EventError:
+        raise
     except (TypeError, ValueError) as error:  # columns that are no numbers
-        if isinstance(error, EventError):
-            raise
         raise EventError(f"{path}: not a {dataset} sample ({error})") from None
     if not t.size == x.size == y.size == p.size:
         raise EventError(f"{path}: columns of different lengths (t {t.size}, x {x.size}, "
@@ -157,9 +164,7 @@ def samples(root: str | os.PathLike[str], dataset: str) -> Iterator[tuple[Events
     """(events, class name) of every sample file below `root`, in sorted order; one line
     when there are none."""
     root = Path(root)
-    if dataset not in DATASETS:
-        raise EventError(f"{root}: dataset {dataset!r}; known: {', '.join(DATASETS)}")
-    layout = DATASETS[dataset]
+    layout = _layout(dataset, root)
     files = sorted(root.rglob(f"*{layout.suffix}"))
     if not files:
         raise EventError(f"{root}: no {layout.suffix} sample files below it ({dataset} "

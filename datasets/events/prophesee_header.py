@@ -58,9 +58,9 @@ def _geometry(fields: dict[str, str], source: str) -> tuple[int | None, int | No
     `Height` lines; without them, as OpenEB reads legacy headers, from the camera's
     `system_ID` (when the integrator is Prophesee) or its `plugin_name`. A size that is not
     two whole numbers from 1 to MAX_SENSOR_SIDE is refused, naming the field."""
-    declared = dict(re.findall(r"(width|height)=([^;\s]*)", fields.get("format", "")))
+    declared = _format_options(fields)
     sizes = []
-    if declared:
+    if "width" in declared or "height" in declared:
         sizes.append((_size((declared.get("width"), declared.get("height")), "format", source),
                       "format"))  # fmt: skip
     if "geometry" in fields:
@@ -78,6 +78,11 @@ def _geometry(fields: dict[str, str], source: str) -> tuple[int | None, int | No
         return width, height, field
     known = _legacy_size(fields, source)
     return known if known is not None else (None, None, None)
+
+
+def _format_options(fields: dict[str, str]) -> dict[str, str]:
+    """The `key=value` options of the `format` line (`EVT3;width=1280;height=720`)."""
+    return dict(re.findall(r"(\w+)=([^;\s]*)", fields.get("format", "")))
 
 
 def _size(pair: tuple[str | None, str | None], field: str, source: str) -> tuple[int, int]:
@@ -168,8 +173,7 @@ def legacy_layout(header: Header) -> bool:
     `endianness=` says so, else an `endianness` line, else (OpenEB's rule for headers that
     say neither) the camera is a Prophesee system older than the Saphir board."""
     fields = header.fields
-    declared = dict(re.findall(r"(endianness)=([^;\s]*)", fields.get("format", "")))
-    said = declared.get("endianness", fields.get("endianness", "")).strip()
+    said = _format_options(fields).get("endianness", fields.get("endianness", "")).strip()
     if said:
         return said == "legacy"
     system = system_id(fields)

@@ -334,7 +334,8 @@ def test_headers_that_contradict_themselves_or_the_events_are_refused(tmp_path, 
 
 @pytest.mark.parametrize(
     "said",
-    [b"% endianness legacy\n", b"% integrator_name Prophesee\n% system_ID 49\n"],
+    [b"% endianness legacy\n", b"% integrator_name Prophesee\n% system_ID 49\n",
+     b"% format EVT21;endianness=legacy\n"],  # a format line without the size
 )  # fmt: skip
 def test_evt21_halves_swapped_when_the_header_says_so_outside_the_format(tmp_path,
                                                                          said) -> None:  # fmt: skip
