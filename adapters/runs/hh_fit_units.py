@@ -1,5 +1,6 @@
 """hh-fit on a recording of several cells: the quiet recording before stimulation is
-spike-sorted (adapters/conversions/mea_sorting.py), each unit with enough spikes is
+spike-sorted (adapters/conversions/mea_sorting.py), fragments of one cell are merged into
+one unit (adapters/conversions/mea_merging.py), each unit with enough spikes is
 observed from its own spikes (image, evoked responses through its own matched filter),
 and those whose evoked responses cross threshold on some fitting electrode are fitted.
 On a simulated session the sorting is scored against every true cell and each fitted
@@ -45,21 +46,29 @@ def sorted_units(recording: Recording, detection: Recording, model: CellModel, s
                  sorter: str, artefacts: bool, truths: list[np.ndarray] | None,
                  label: str) -> tuple[list[Unit], dict[str, Any]]:  # fmt: skip
     """The units of `recording` worth fitting, and what sorting found for provenance
-    (units, their spikes, why each other unit was left, and with `truths` — every true
-    cell's trough samples — SpikeInterface's score of the sorting per true cell)."""
+    (units, their spikes, the fragments merged, why each other unit was left, and with
+    `truths` — every true cell's trough samples — SpikeInterface's score of the merged
+    sorting per true cell). Units are named by their index in the sorter's output."""
+    from ..conversions.mea_merging import merge_fragments
     from ..conversions.mea_sorting import SortingError, score_sorting, sort_spontaneous
 
     try:
-        units, redundant = sort_spontaneous(detection, sorter, quiet_end(detection))
+        found, redundant = sort_spontaneous(detection, sorter, quiet_end(detection))
     except SortingError as error:
         raise SubstratesError(f"{label}: {error}") from None
+    units, names, merges = merge_fragments(detection, found, quiet_end(detection))
     record: dict[str, Any] = {"session": label, "sorter": sorter, "redundant_units": redundant,
+                              "sorter_unit_spikes": [len(u) for u in found],
+                              "merges": [m.record() for m in merges], "units": names,
                               "unit_spikes": [len(u) for u in units], "skipped": []}  # fmt: skip
     matched: dict[int, int] = {}
     if truths is not None:
         record["scores"], matched = score_sorting(units, truths, recording.sampling_hz)
+        for score in record["scores"]:  # the sorter's name for the matched unit
+            score["unit"] = names[score["unit"]] if score["unit"] >= 0 else -1
     chosen = []
-    for index, spikes in enumerate(units):
+    for position, spikes in enumerate(units):
+        index = names[position]
         reason = None
         if len(spikes) < MIN_SPIKES:
             reason = f"{len(spikes)} spikes (fewer than {MIN_SPIKES})"
@@ -72,7 +81,7 @@ def sorted_units(recording: Recording, detection: Recording, model: CellModel, s
                 if not any(r.probability >= 0.5 for r in seen.fitting):
                     reason = "no fitting electrode made it spike on half of a pattern's trials"
         if reason is None:
-            chosen.append(Unit(index, seen, matched.get(index)))
+            chosen.append(Unit(index, seen, matched.get(position)))
         else:
             record["skipped"].append({"unit": index, "spikes": len(spikes), "reason": reason})
     record["fitted_units"] = [u.index for u in chosen]
