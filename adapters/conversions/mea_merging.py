@@ -105,9 +105,8 @@ def merge_fragments(detection: Recording, units: list[np.ndarray], end: int, *,
                 if found is None:
                     continue
                 cosine, lag, norm = found
-                if cosine >= similarity and 1 / ratio <= norm <= ratio and (
-                    best is None or cosine > best[0]
-                ):
+                alike = cosine >= similarity and 1 / ratio <= norm <= ratio
+                if alike and (best is None or cosine > best[0]):
                     best = (cosine, h, lag, norm)
         if best is not None:
             cosine, h, lag, norm = best

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from substrates.adapters.conversions.mea_merging import merge_fragments
 from substrates.adapters.conversions.mea_sorting import (
     SortingError,
     score_sorting,
@@ -64,3 +65,9 @@ def test_spykingcircus2_finds_the_cells_of_a_crowded_array() -> None:
         for b in range(a + 1, len(big)):
             near = np.abs(big[a][:, None] - big[b][None]).min(axis=1) <= 1e-3 * fs
             assert near.mean() < 0.5
+    # merging fragments never costs a cell its unit, nor a unit its accuracy
+    merged, _, _ = merge_fragments(detection, units, quiet_end(recording))
+    after, _ = score_sorting(merged, truths, fs)
+    assert all(s["unit"] >= 0 for s in after)
+    for old, new in zip(scores, after, strict=True):
+        assert new["accuracy"] >= old["accuracy"], (scores, after)
