@@ -36,6 +36,8 @@ FOOTPRINT = 0.25
 """Channels whose peak-to-peak is at least this share of a template's largest."""
 BEFORE_MS, AFTER_MS = 1.0, 2.0
 """Template window around each spike (ms)."""
+TEMPLATE_SPIKES = 500
+"""A template averages at most this many of a unit's spikes, spread evenly over them."""
 
 
 @dataclass(frozen=True)
@@ -95,19 +97,7 @@ def merge_fragments(detection: Recording, units: list[np.ndarray], end: int, *,
     trains = {k: np.sort(np.asarray(u, np.int64)) for k, u in enumerate(units)}
     merges: list[Merge] = []
     for k in order:
-        best: tuple[float, int, int, float] | None = None  # similarity, host, lag, ratio
-        if templates[k] is not None:
-            for h in hosts:
-                host_template = templates[h]
-                if host_template is None:
-                    continue
-                found = _match(host_template, templates[k], max_lag)
-                if found is None:
-                    continue
-                cosine, lag, norm = found
-                alike = cosine >= similarity and 1 / ratio <= norm <= ratio
-                if alike and (best is None or cosine > best[0]):
-                    best = (cosine, h, lag, norm)
+        best = _best_host(templates, k, hosts, max_lag, similarity, ratio)
         if best is not None:
             cosine, h, lag, norm = best
             aligned = trains[k] + lag
@@ -123,11 +113,34 @@ def merge_fragments(detection: Recording, units: list[np.ndarray], end: int, *,
     return [trains[k] for k in kept], kept, merges
 
 
+def _best_host(templates: list[np.ndarray | None], k: int, hosts: list[int], max_lag: int,
+               similarity: float, ratio: float
+               ) -> tuple[float, int, int, float] | None:  # fmt: skip
+    """Of the `hosts` whose template unit k's matches (cosine ≥ similarity, norm ratio
+    within `ratio` either way), the most similar: (cosine, host, lag, norm ratio)."""
+    mine = templates[k]
+    if mine is None:
+        return None
+    best = None
+    for h in hosts:
+        theirs = templates[h]
+        found = None if theirs is None else _match(theirs, mine, max_lag)
+        if found is None:
+            continue
+        cosine, lag, norm = found
+        alike = cosine >= similarity and 1 / ratio <= norm <= ratio
+        if alike and (best is None or cosine > best[0]):
+            best = (cosine, h, lag, norm)
+    return best
+
+
 def _template(detection: Recording, spikes: np.ndarray, before: int, after: int,
               end: int) -> np.ndarray | None:  # fmt: skip
-    """(channels, before + after) mean waveform of the spikes whose window ends before
-    `end`, or None without one."""
+    """(channels, before + after) mean waveform of the spikes (at most TEMPLATE_SPIKES,
+    spread evenly) whose window ends before `end`, or None without one."""
     inside = spikes[(spikes >= before) & (spikes + after <= end)]
+    if len(inside) > TEMPLATE_SPIKES:
+        inside = inside[np.linspace(0, len(inside) - 1, TEMPLATE_SPIKES).round().astype(int)]
     return electrical_image(detection, inside, before, after) if len(inside) else None
 
 
