@@ -97,6 +97,37 @@ def test_refinement_turns_round_when_the_angle_starts_in_the_wrong_basin(session
     assert best.loss_after_uv2 < 1e-6 and np.all(np.abs(best.theta - truth) < 1e-3 * span)
 
 
+def test_refinement_also_starts_from_the_image_when_npe_is_far_off(session) -> None:
+    """NPE's guess 180 µm and 1 rad off, near the prior's deepest: from it and its turns
+    Levenberg–Marquardt stays ≥ 3·10^4 µV² off; the starts anchored on the image (the soma
+    over the electrode where the spike is deepest, mid depth, eight directions) find the
+    cell."""
+    from substrates.models.hh.fit import image_anchor, refine_starts
+    from substrates.models.hh.refine import refine
+    from substrates.models.hh.summary import align
+
+    model = session.cell_model(session.positions_um)
+    names = [p.name for p in model.parameters]
+    truth = session.hidden
+    template = model.templates(truth[None])[0]
+    channel = int(template.min(axis=1).argmin())
+    image = align(template, channel, 20)
+    span = np.array([p.high - p.low for p in model.parameters])
+    guess = truth + np.array([0, 0, 0, 0, 150.0, -100.0, 1.0, 0])
+    guess[names.index("height_um")] = 24.0
+    guess = np.array([p.inside(v) for p, v in zip(model.parameters, guess, strict=True)])
+    anchor = image_anchor(model, session.positions_um[channel])
+    assert anchor == pytest.approx({"x_um": session.positions_um[channel][0],
+                                    "y_um": session.positions_um[channel][1],
+                                    "height_um": 15.0})  # fmt: skip
+    starts = refine_starts(model, guess[None], anchor)
+    assert len(starts) == 4 + 8 and np.allclose(starts[4:, names.index("height_um")], 15.0)
+    fits = [refine(model, s, image, channel, 20) for s in starts]
+    assert min(f.loss_after_uv2 for f in fits[:4]) > 3e4
+    best = min(fits[4:], key=lambda r: r.loss_after_uv2)
+    assert best.loss_after_uv2 < 1e-3 and np.all(np.abs(best.theta - truth) < 1e-2 * span)
+
+
 @pytest.mark.slow
 def test_calibration_does_not_trade_the_image_for_noisy_thresholds(session) -> None:
     """From the true cell, with its exact image at the noise of 25 spikes and thresholds
