@@ -8,8 +8,9 @@ stimulation trials give evoked spikes once the stimulation artefact is removed
 (artefacts.py), grouped into patterns and split (patterns.py); the
 fitting electrodes' activation curves give thresholds (activation.py). NPE over the
 model's prior (inference.py) gives a posterior at those features; Levenberg–Marquardt
-through the simulator (refine.py) refines its most probable samples, and the most probable
-turned round the circle, on the image; a grid
+through the simulator (refine.py) refines its most probable samples, the most probable
+turned round the circle, and starts the image alone suggests (image_anchor), on the
+image; a grid
 over channel densities and height (calibrate.py) then matches the thresholds too. Of the
 three (NPE, refined, calibrated), the one with the highest likelihood of both data
 (image χ² and threshold errors, each in units of its own noise) is the fitted cell, which
