@@ -207,15 +207,16 @@ def refine_starts(model: CellModel, probable: np.ndarray,
     each periodic parameter at k/ANCHORED_TURNS of its circle, k = 0 … ANCHORED_TURNS − 1."""
     starts = [*probable]
     names = [p.name for p in model.parameters]
+    anchored = anchor or {}
     for k, p in enumerate(model.parameters):
         if p.periodic:
             for turn in range(1, TURNS):
                 start = probable[0].copy()
                 start[k] = p.inside(start[k] + turn * (p.high - p.low) / TURNS)
                 starts.append(start)
-            for turn in range(ANCHORED_TURNS if anchor else 0):
+            for turn in range(ANCHORED_TURNS if anchored else 0):
                 start = probable[0].copy()
-                for name, value in (anchor or {}).items():
+                for name, value in anchored.items():
                     start[names.index(name)] = value
                 start[k] = p.low + turn * (p.high - p.low) / ANCHORED_TURNS
                 starts.append(start)
