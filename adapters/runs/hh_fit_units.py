@@ -52,11 +52,12 @@ def sorted_units(recording: Recording, detection: Recording, model: CellModel, s
     from ..conversions.mea_merging import merge_fragments
     from ..conversions.mea_sorting import SortingError, score_sorting, sort_spontaneous
 
+    quiet = quiet_end(detection)
     try:
-        found, redundant = sort_spontaneous(detection, sorter, quiet_end(detection))
+        found, redundant = sort_spontaneous(detection, sorter, quiet)
     except SortingError as error:
         raise SubstratesError(f"{label}: {error}") from None
-    units, names, merges = merge_fragments(detection, found, quiet_end(detection))
+    units, names, merges = merge_fragments(detection, found, quiet)
     record: dict[str, Any] = {"session": label, "sorter": sorter, "redundant_units": redundant,
                               "sorter_unit_spikes": [len(u) for u in found],
                               "merges": [m.record() for m in merges], "units": names,
