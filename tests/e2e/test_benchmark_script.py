@@ -96,11 +96,12 @@ def test_mitigation_benchmark_shows_mitigation_helping() -> None:
 def test_event_layers_benchmark_prints_both_tables() -> None:
     result = subprocess.run(
         [sys.executable, str(SCRIPT.parent / "event_layers.py"), "--sensor", "160x120",
-         "--evaluations", "500,5000", "--searches", "3000", "--repeats", "1"],
+         "--evaluations", "500,5000", "--searches", "3000,all", "--more-scenes", "",
+         "--repeats", "1"],
         capture_output=True, text=True, timeout=600, check=True,
     )  # fmt: skip
     tables = [line for line in result.stdout.splitlines() if line.startswith("| ")]
     assert tables[0].startswith("| one contrast evaluation, 160 × 120")
-    assert len(tables) == 1 + 2 + 1 + 1  # headers, two evaluation rows, one search row
+    assert len(tables) == 1 + 2 + 1 + 2  # headers, two evaluation rows, two search rows
     assert tables[3].startswith("| two-motion search, 160 × 120")
     assert all(float(row.rsplit("|", 2)[1].strip().rstrip("x")) > 0 for row in tables[1:3])

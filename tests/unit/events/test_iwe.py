@@ -12,7 +12,8 @@ from substrates.models.events.cmax import origin
 from substrates.models.events.iwe import SMOOTHING_PX, IWEWorkspace
 
 
-def dense_reference(x, y, dt, polarity, weight, motion, width, height) -> np.ndarray:
+def dense_reference(x, y, dt, polarity, weight, motion, width, height, truncate=4.0
+                    ) -> np.ndarray:  # fmt: skip
     """Bilinear votes by numpy's add.at into a full (2, H, W) image, blurred by scipy."""
     wx, wy = origin(motion, x, y, dt, width, height)
     ix, iy = np.floor(wx).astype(int), np.floor(wy).astype(int)
@@ -23,7 +24,7 @@ def dense_reference(x, y, dt, polarity, weight, motion, width, height) -> np.nda
         px, py = ix + ox, iy + oy
         inside = (px >= 0) & (px < width) & (py >= 0) & (py < height)
         np.add.at(image, (polarity[inside], py[inside], px[inside]), (weight * share)[inside])
-    return gaussian_filter(image, (0, SMOOTHING_PX, SMOOTHING_PX))
+    return gaussian_filter(image, (0, SMOOTHING_PX, SMOOTHING_PX), truncate=truncate)
 
 
 def random_events(rng, n, width, height):
@@ -95,3 +96,55 @@ def test_a_cloud_in_pixel_order_is_the_same_cloud() -> None:
             a.contrast(motion, np.ones(a.x.size)), rel=1e-11)  # fmt: skip
     landed = local.in_input_order(local.landing(motion))
     np.testing.assert_allclose(landed, timed.landing(motion), rtol=1e-12, atol=1e-15)
+
+
+def test_the_candidate_grid_equals_scipys_blur_truncated_at_two_sigma() -> None:
+    """The grid's images use a 2σ footprint (GRID_RADIUS): each translation's sum and sum
+    of squares equal scipy's full-sensor blur with truncate=2, on the splatted and the box
+    path."""
+    from substrates.models.events.iwe import GRID_RADIUS, translation_grid
+
+    rng = np.random.default_rng(11)
+    width, height = 83, 57
+    velocities = np.array([[0.0, 0.0], [140.0, -75.0], [-260.0, 20.0]])
+    for events in (40, 20_000):
+        x, y, dt, polarity, weight = random_events(rng, events, width, height)
+        sums = translation_grid(x, y, dt, polarity, weight, velocities, width, height,
+                                GRID_RADIUS)  # fmt: skip
+        for (vx, vy), (total, squares) in zip(velocities, sums, strict=True):
+            wx, wy = origin(np.array([vx, vy, 0, 0, 0, 0]), x, y, dt, width, height)
+            votes = dense_reference(wx, wy, np.zeros(events), polarity, weight, np.zeros(6),
+                                    width, height, truncate=2.0)  # fmt: skip
+            assert total == pytest.approx(votes.sum(), rel=1e-12)
+            assert squares == pytest.approx(np.square(votes).sum(), rel=1e-10)
+
+
+def test_pixel_order_is_numpys_lexsort() -> None:
+    """A counting sort by pixel, stable, equal to lexsort; events off the sensor fall back
+    to lexsort itself."""
+    from substrates.models.events.iwe import pixel_order
+
+    rng = np.random.default_rng(3)
+    x, y = rng.integers(0, 64, 50_000).astype(np.uint16), rng.integers(0, 48, 50_000)
+    assert np.array_equal(pixel_order(x, y, 64, 48), np.lexsort((x, y)))
+    x[7] = 64  # one event beyond the sensor's width
+    assert np.array_equal(pixel_order(x, y, 64, 48), np.lexsort((x, y)))
+    assert pixel_order(x[:0], y[:0], 64, 48).size == 0
+
+
+def test_gathered_events_are_numpys_columns_taken_in_order() -> None:
+    from substrates.datasets.events.events import EVENT_DTYPE
+    from substrates.models.events.iwe import gather_events
+
+    rng = np.random.default_rng(4)
+    events = np.empty(10_000, EVENT_DTYPE)
+    events["t"] = np.sort(rng.integers(0, 10**9, events.size))
+    events["x"], events["y"] = rng.integers(0, 1280, events.size), rng.integers(0, 720, events.size)
+    events["p"] = rng.integers(0, 2, events.size)
+    order, jitter = rng.permutation(events.size), rng.uniform(-0.5, 0.5, (2, events.size))
+    middle = float(events["t"][5_000])
+    x, y, dt, p = gather_events(order, events, jitter, middle)
+    assert np.array_equal(x, (events["x"] + jitter[0])[order])
+    assert np.array_equal(y, (events["y"] + jitter[1])[order])
+    assert np.array_equal(dt, ((events["t"].astype(np.float64) - middle) * 1e-6)[order])
+    assert np.array_equal(p, events["p"].astype(np.int64)[order])

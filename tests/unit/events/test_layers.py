@@ -5,6 +5,7 @@ reflection removal against the true layers."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from substrates.backends.registry import create_backend
 from substrates.datasets.events.events import EVENT_DTYPE
@@ -272,3 +273,53 @@ def test_a_few_events_on_a_large_sensor_give_both_motions() -> None:
     truth = np.array([(120, -40), (-60, 150)], float)
     errors = np.hypot(*(found.velocities - truth).T), np.hypot(*(found.velocities[::-1] - truth).T)
     assert min(e.max() for e in errors) < 10
+
+
+def test_a_window_too_large_to_search_whole_ranks_pairs_coarsely_and_refines_the_winner(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Above SEARCH_EVENTS the pairs are ranked after one coarse round on a thinned cloud
+    and the winner refined in full on FINAL_EVENTS, both motions on two threads: the same
+    motions to within 2 px/s as the full search of the whole window, and the same layers."""
+    from substrates.models.events import cmax
+
+    events, _ = two_clouds(8, (150, 60), (-90, -120), n=(9000, 6000))
+    whole = two_motions(events, 128, 96)
+    tolerances: set[float | None] = set()
+    refine = cmax.refine
+
+    def recorded(*args: object, **kwargs: object) -> np.ndarray:
+        tolerances.add(args[6] if len(args) > 6 else kwargs.get("tolerance"))
+        return refine(*args, **kwargs)
+
+    monkeypatch.setattr(cmax, "refine", recorded)
+    monkeypatch.setattr(cmax, "SEARCH_EVENTS", 3000)
+    monkeypatch.setattr(cmax, "FINAL_EVENTS", 8000)
+    large = two_motions(events, 128, 96)
+    assert tolerances == {cmax.RANKING_TOLERANCE, None}  # ranked coarsely, refined in full
+    order = [0, 1] if np.hypot(*(large.velocities - whole.velocities).T).max() < 30 else [1, 0]
+    assert np.hypot(*(large.velocities[order] - whole.velocities).T).max() < 2
+    layer = large.layer if order == [0, 1] else 1 - large.layer
+    assert np.mean(layer == whole.layer) > 0.97
+
+
+def test_refining_to_a_coarse_tolerance_stops_sooner_near_the_same_peak() -> None:
+    from substrates.models.events.cmax import EventCloud, refine
+
+    events, labels = two_clouds(9, (120, -40), (-60, 150), n=(3000, 15))
+    cloud = EventCloud.of(events, 128, 96)
+    weight = (labels == 0).astype(np.float64)
+    seen: list[int] = []
+    contrast = cloud.contrast
+
+    def counted(motion: np.ndarray, weight: np.ndarray) -> float:
+        seen.append(1)
+        return contrast(motion, weight)
+
+    object.__setattr__(cloud, "contrast", counted)  # a frozen dataclass
+    fine = refine(cloud, weight, np.array([100.0, -20.0]))
+    precise = len(seen)
+    coarse = refine(cloud, weight, np.array([100.0, -20.0]), tolerance=6.0)
+    assert len(seen) - precise < precise / 2
+    assert np.hypot(*(coarse[:2] - fine[:2])) < 6
+    assert np.hypot(*(fine[:2] - (120, -40))) < 5
