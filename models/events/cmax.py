@@ -44,7 +44,7 @@ RANKING_TOLERANCE = 6.0
 whose Nelder–Mead searches stop once their simplex spans less than this (px/s), and the
 winner is refined in full on FINAL_EVENTS. On development scenes 1–7 at 1280 × 720
 (2.9–5.7 M events) this picked the same pairs as two full rounds, in a quarter of the
-evaluations, and the motions found moved by at most 1.8 px/s."""
+evaluations, and the worse motion error of each changed by at most 1.7 px/s."""
 
 
 def as_motion(motion: np.ndarray) -> np.ndarray:
@@ -320,7 +320,7 @@ def two_motions(events: np.ndarray, width: int, height: int, limit: float = 300.
     it. The pairs are tried in parallel on numba's threads, on at most SEARCH_EVENTS
     events; a larger window ranks its pairs after one coarse round each (see
     RANKING_TOLERANCE) and refines the winner on up to FINAL_EVENTS, its two motions on two
-    threads (2.9–5.7 M events at 1280 × 720: 13–19 s on two cores)."""
+    threads (2.9–5.7 M events at 1280 × 720: 13–24 s on two cores)."""
     cloud = EventCloud.of(events, width, height, local=True)
     search = cloud.thinned(SEARCH_EVENTS)
     whole = search is cloud
