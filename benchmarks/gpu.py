@@ -14,7 +14,8 @@
    stimulation thresholds of 64 parameter sets (max |difference|), and simulations per
    second at batch 64 and 1024 on each.
 
-Each section prints its own failure and the script goes on.
+Each section prints its own failure and the script goes on. Without a CUDA device the
+script says so after the detection, in one line, and measures nothing.
 
     python benchmarks/gpu.py
 """
@@ -192,7 +193,16 @@ def mea() -> None:
 
 
 def main() -> None:
-    for section in (detection, crn, cml, events, quantum, mea):
+    from substrates.backends.gpu import cuda_device_count, no_cuda_reason
+
+    detection()
+    if cuda_device_count() == 0:
+        print(
+            f"\nNo GPU was lent: {no_cuda_reason()}. No GPU tier can be measured "
+            "here, so no ratio is printed; run this script where a CUDA device is."
+        )
+        return
+    for section in (crn, cml, events, quantum, mea):
         try:
             section()
         except Exception:  # one section's failure must not hide the others' figures

@@ -105,3 +105,15 @@ def test_event_layers_benchmark_prints_both_tables() -> None:
     assert len(tables) == 1 + 2 + 1 + 2  # headers, two evaluation rows, two search rows
     assert tables[3].startswith("| two-motion search, 160 × 120")
     assert all(float(row.rsplit("|", 2)[1].strip().rstrip("x")) > 0 for row in tables[1:3])
+
+
+def test_the_gpu_benchmark_says_in_one_line_that_no_gpu_was_lent() -> None:
+    from substrates.backends.gpu import cuda_device_count
+
+    if cuda_device_count():
+        pytest.skip("a CUDA device is here: the benchmark would measure it")
+    result = subprocess.run([sys.executable, str(SCRIPT.parent / "gpu.py")],
+                            capture_output=True, text=True, timeout=300, check=True)  # fmt: skip
+    lines = result.stdout.splitlines()
+    assert lines[-1].startswith("No GPU was lent: ")
+    assert "Traceback" not in result.stdout + result.stderr
