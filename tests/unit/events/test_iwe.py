@@ -117,3 +117,34 @@ def test_the_candidate_grid_equals_scipys_blur_truncated_at_two_sigma() -> None:
                                     width, height, truncate=2.0)  # fmt: skip
             assert total == pytest.approx(votes.sum(), rel=1e-12)
             assert squares == pytest.approx(np.square(votes).sum(), rel=1e-10)
+
+
+def test_pixel_order_is_numpys_lexsort() -> None:
+    """A counting sort by pixel, stable, equal to lexsort; events off the sensor fall back
+    to lexsort itself."""
+    from substrates.models.events.iwe import pixel_order
+
+    rng = np.random.default_rng(3)
+    x, y = rng.integers(0, 64, 50_000).astype(np.uint16), rng.integers(0, 48, 50_000)
+    assert np.array_equal(pixel_order(x, y, 64, 48), np.lexsort((x, y)))
+    x[7] = 64  # one event beyond the sensor's width
+    assert np.array_equal(pixel_order(x, y, 64, 48), np.lexsort((x, y)))
+    assert pixel_order(x[:0], y[:0], 64, 48).size == 0
+
+
+def test_gathered_events_are_numpys_columns_taken_in_order() -> None:
+    from substrates.datasets.events.events import EVENT_DTYPE
+    from substrates.models.events.iwe import gather_events
+
+    rng = np.random.default_rng(4)
+    events = np.empty(10_000, EVENT_DTYPE)
+    events["t"] = np.sort(rng.integers(0, 10**9, events.size))
+    events["x"], events["y"] = rng.integers(0, 1280, events.size), rng.integers(0, 720, events.size)
+    events["p"] = rng.integers(0, 2, events.size)
+    order, jitter = rng.permutation(events.size), rng.uniform(-0.5, 0.5, (2, events.size))
+    middle = float(events["t"][5_000])
+    x, y, dt, p = gather_events(order, events, jitter, middle)
+    assert np.array_equal(x, (events["x"] + jitter[0])[order])
+    assert np.array_equal(y, (events["y"] + jitter[1])[order])
+    assert np.array_equal(dt, ((events["t"].astype(np.float64) - middle) * 1e-6)[order])
+    assert np.array_equal(p, events["p"].astype(np.int64)[order])
