@@ -141,9 +141,16 @@ class EventStream:
         low = begin
         while True:
             high = min(low + window_us, cut)
-            while ahead and (not len(pending) or pending["t"][-1] < high):
+            # chunks gathered in a list and joined once (joining one at a time copied the
+            # window again for every chunk: seconds for a window of millions of events)
+            parts, size = [pending], len(pending)
+            while ahead and (not size or parts[-1]["t"][-1] < high):
                 decoded = self._decode(ahead.pop(0)).array
-                pending = np.concatenate([pending, decoded[decoded["t"] >= low]])
+                part = decoded[decoded["t"] >= low]
+                if len(part):
+                    parts.append(part)
+                    size += len(part)
+            pending = np.concatenate(parts) if len(parts) > 1 else pending
             # stop once nothing is left before the cut
             if not len(pending) or pending["t"][0] >= cut:
                 return
