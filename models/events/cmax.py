@@ -270,24 +270,23 @@ def alternate(cloud: EventCloud, motions: np.ndarray, rounds: int, gap: float,
     and the final assignment. Each motion is kept `gap` px/s from the other's latest value;
     with `parallel` both are refined at once on two threads, each against the other's value
     at the round's start."""
-    motions = motions.copy()
-    if not parallel:
-        for _ in range(rounds):
-            layer = assign(cloud, motions)
-            weights = [(layer == k).astype(np.float64) for k in (0, 1)]
-            motions[0] = refine(cloud, weights[0], motions[0], motions[1], gap, affine, tolerance)
-            motions[1] = refine(cloud, weights[1], motions[1], motions[0], gap, affine, tolerance)
-        return motions, assign(cloud, motions)
     from concurrent.futures import ThreadPoolExecutor
+    from contextlib import nullcontext
 
-    own = (cloud, cloud.with_own_space())
-    with ThreadPoolExecutor(2) as pool:
+    motions = motions.copy()
+    own = (cloud, cloud.with_own_space() if parallel else cloud)
+    with ThreadPoolExecutor(2) if parallel else nullcontext() as pool:
         for _ in range(rounds):
             layer = assign(cloud, motions, own, pool)
             weights = [(layer == k).astype(np.float64) for k in (0, 1)]
-            found = [pool.submit(refine, own[k], weights[k], motions[k], motions[1 - k], gap,
-                                 affine, tolerance) for k in (0, 1)]  # fmt: skip
-            motions = np.array([f.result() for f in found])
+            if pool is None:
+                for k in (0, 1):
+                    motions[k] = refine(cloud, weights[k], motions[k], motions[1 - k], gap,
+                                        affine, tolerance)  # fmt: skip
+            else:
+                found = [pool.submit(refine, own[k], weights[k], motions[k], motions[1 - k],
+                                     gap, affine, tolerance) for k in (0, 1)]  # fmt: skip
+                motions = np.array([f.result() for f in found])
         return motions, assign(cloud, motions, own, pool)
 
 
