@@ -149,6 +149,7 @@ def main() -> None:
     parser.add_argument("--dry-limit", default="none",
                         help="dB under which the chain's dry steps are censored (none: read "
                              "as no rain), comma-separated")  # fmt: skip
+    parser.add_argument("--prior", help="rain-prior weights (default: the shipped ones)")
     parser.add_argument("--draws", type=int, default=4)
     parser.add_argument("--steps", type=int, default=100, help="reverse diffusion steps")
     args = parser.parse_args()
@@ -165,7 +166,7 @@ def main() -> None:
                 run = substrates.run(
                     "cml-reconstruct", **run_args, every=args.every, methods=methods,
                     guidance=guidance, strength=strength, draws=args.draws,
-                    diffusion_steps=args.steps, dry_limit_db=dry_limit,
+                    diffusion_steps=args.steps, dry_limit_db=dry_limit, prior=args.prior,
                     out=folder / "runs", progress=False,
                 )  # fmt: skip
                 fields.append(xr.load_dataset(run.path / "fields.nc"))

@@ -14,7 +14,7 @@ make up `wet_share` of each batch (most of the data is dry). Loss: the mean squa
 error of the predicted noise at times drawn uniformly in [0, 1]; the shipped weights are
 an exponential moving average of the trained ones.
 
-Retrain the shipped weights (about 25 minutes on two CPU cores; minutes on a GPU)::
+Retrain the shipped weights (40 minutes on two CPU cores; minutes on a GPU)::
 
     python -m substrates.models.cml.diffusion.training --out weights/rain_unet_2km.pt
 """
@@ -51,7 +51,9 @@ class TrainingSettings:
     per step; steps: optimiser steps; learning_rate: AdamW's peak (cosine decay after a
     warm-up of 5 % of the steps); ema: decay of the weights' moving average; wet_share:
     share of each batch drawn from wet crops; block: radar cells averaged per side (2: 1
-    km radar to 2 km cells); seed: of crops, noise and initial weights."""
+    km radar to 2 km cells); frames: radar frames averaged into each field (3: 15-minute
+    means of 5-minute radar, a prior for 15-minute maps); seed: of crops, noise and
+    initial weights."""
 
     width: int = 16
     crop: int = 32
@@ -61,19 +63,31 @@ class TrainingSettings:
     ema: float = 0.999
     wet_share: float = 0.85
     block: int = 2
+    frames: int = 1
     seed: int = 0
 
 
-def radar_fields(path: str | Path, days: Sequence[str], block: int = 2) -> np.ndarray:
-    """Rain rates (frames, ny, nx) in mm/h of the radar file's frames on `days` (ISO
-    dates), averaged over block × block cells (NaN where any cell is missing)."""
+def radar_fields(
+    path: str | Path, days: Sequence[str], block: int = 2, frames: int = 1
+) -> np.ndarray:
+    """Rain rates (fields, ny, nx) in mm/h of the radar file's frames on `days` (ISO
+    dates), averaged over block × block cells (NaN where any cell is missing) and over
+    `frames` consecutive frames of the same day (a moving mean: 3 gives the 15-minute
+    means of 5-minute radar, one ending at every frame from the third of each day on)."""
     from ....datasets.cml.radar_reference import areal_reference
 
-    frames = areal_reference(path, days)["rain"].values.astype(np.float32)
-    t, ny, nx = frames.shape
-    ny, nx = ny // block * block, nx // block * block
-    frames = frames[:, :ny, :nx].reshape(t, ny // block, block, nx // block, block)
-    return frames.mean(axis=(2, 4))
+    rain = areal_reference(path, days)["rain"]
+    parts = []
+    for day in days:
+        frame = rain.sel(time=day).values.astype(np.float32)
+        t, ny, nx = frame.shape
+        ny, nx = ny // block * block, nx // block * block
+        frame = frame[:, :ny, :nx].reshape(t, ny // block, block, nx // block, block)
+        frame = frame.mean(axis=(2, 4))
+        if frames > 1:
+            frame = sum(frame[i : t - frames + 1 + i] for i in range(frames)) / frames
+        parts.append(frame)
+    return np.concatenate(parts)
 
 
 class CropSampler:
@@ -195,14 +209,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--width", type=int, default=defaults.width)
     parser.add_argument("--device", default="cpu", help="torch device: cpu or cuda")
     parser.add_argument("--seed", type=int, default=defaults.seed)
+    parser.add_argument("--learning-rate", type=float, default=defaults.learning_rate,
+                        help="AdamW's peak learning rate")  # fmt: skip
+    parser.add_argument("--frames", type=int, default=defaults.frames,
+                        help="5-minute radar frames averaged into each training field "
+                             "(3: 15-minute means)")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.frames < 1:
+        parser.error(f"--frames must be at least 1, got {args.frames}")
     settings = TrainingSettings(width=args.width, batch=args.batch, steps=args.steps,
+                                learning_rate=args.learning_rate, frames=args.frames,
                                 seed=args.seed)  # fmt: skip
     radar = args.radar or pycomlink_references()[0]
     began = time.perf_counter()
-    fields = radar_fields(radar, TRAINING_DAYS, settings.block)
+    fields = radar_fields(radar, TRAINING_DAYS, settings.block, settings.frames)
     sampler = CropSampler(fields, settings.crop, settings.wet_share, settings.seed)
-    validation = CropSampler(radar_fields(radar, VALIDATION_DAYS, settings.block),
+    validation = CropSampler(radar_fields(radar, VALIDATION_DAYS, settings.block, settings.frames),
                              settings.crop, settings.wet_share, settings.seed + 1)  # fmt: skip
 
     def report(step: int, loss: float) -> None:
@@ -217,6 +239,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                   "held_out": HELD_OUT_DAYS},
         "radar": Path(radar).name,
         "cell_km": settings.block * 1.0,
+        "minutes": 5 * settings.frames,
         "final_training_loss_mean_last_100": float(np.mean(losses[-100:])),
         "validation_loss": held_loss(net, validation),
         "seconds": round(time.perf_counter() - began, 1),

@@ -42,6 +42,14 @@ def test_radar_fields_are_block_means_of_the_days_asked(held_out_fields) -> None
     assert held_out_fields[100, 5, 10] == pytest.approx(block.mean(), nan_ok=True, rel=1e-5)
 
 
+def test_fields_of_several_frames_are_moving_means_within_each_day(held_out_fields) -> None:
+    two_days = radar_fields(pycomlink_references()[0], HELD_OUT_DAYS, frames=3)
+    assert two_days.shape == (2 * 286, 95, 114)  # no mean spans midnight
+    np.testing.assert_allclose(two_days[5], held_out_fields[5:8].mean(axis=0), rtol=1e-6)
+    first_of_next = radar_fields(pycomlink_references()[0], HELD_OUT_DAYS[1:])[:3].mean(axis=0)
+    np.testing.assert_allclose(two_days[286], first_of_next, rtol=1e-6)
+
+
 def test_crops_have_no_missing_cells_and_the_asked_share_is_wet(held_out_fields) -> None:
     sampler = CropSampler(held_out_fields, 32, wet_share=0.85, seed=0)
     crops = sampler(400)
