@@ -139,15 +139,17 @@ class OrdinaryKriging:
 
 
 class _System:
-    """A kriging matrix, LU-factorised once; exactly singular (two links at one midpoint:
-    equal rows) it is solved by least squares instead."""
+    """A kriging matrix, LU-factorised once; singular to working precision (two links at
+    one midpoint give rows equal but for the nugget, which a fit may leave at 1e-22) it
+    is solved by least squares instead."""
 
     def __init__(self, a: np.ndarray) -> None:
         self.a = a
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", LinAlgWarning)
             self.lu = lu_factor(a, check_finite=False)
-        self.singular = bool(np.any(np.diag(self.lu[0]) == 0))
+        pivots = np.abs(np.diag(self.lu[0]))
+        self.singular = bool(np.any(pivots <= 1e-12 * pivots.max()))
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         if self.singular:

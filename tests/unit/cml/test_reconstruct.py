@@ -142,3 +142,21 @@ def test_radar_pixels_without_a_measurement_are_left_out_of_the_reference() -> N
     inputs = LinkInputs(times, np.zeros((1, 0, 2)), np.zeros((1, 0)), None)
     field = radar_reference(areal, None, grid, inputs).field
     assert field[0, 0, 0] == 4.0 and np.isnan(field[0, 0, 1])
+
+
+def test_kriging_with_two_links_at_one_midpoint_stays_within_the_data() -> None:
+    """Coincident midpoints (pycomlink's network has them) with a nugget of 1e-22 (as
+    the fit gave on 20 May) leave the kriging matrix singular to working precision, not
+    exactly (its rows differ by the nugget): it must be solved by least squares, not
+    blown up to 1e7 mm/h."""
+    from substrates.models.cml.kriging import OrdinaryKriging, Variogram
+
+    rng = np.random.default_rng(0)
+    points = rng.uniform(0, 150, (60, 2))
+    points[1] = points[0]
+    values = rng.gamma(0.8, 1.0, 60)
+    values[1] = values[0] + 2.0
+    cells = rng.uniform(0, 150, (400, 2))
+    kriging = OrdinaryKriging(points, cells, Variogram(0.22, 184.0, 1e-22))
+    maps = kriging(values[None])
+    assert np.isfinite(maps).all() and maps.max() < 2 * values.max()
