@@ -27,8 +27,9 @@ from .transform import to_rain
 @dataclass(frozen=True)
 class DiffusionSettings:
     """sampler: "dps", "pnp" or "smc"; steps: reverse steps; draws: samples (DPS, PnP) or
-    particles (SMC) per map; scale: DPS's guidance step; strength: PnP's λ (the weight of
-    the prior's estimate against the data; both chosen on the validation day); noise_db,
+    particles (SMC) per map; scale: DPS's guidance step; strength: the λ of PnP's proximal
+    step and of SMC's proposal (the weight of the prior's estimate against the data; both
+    chosen on the validation day); noise_db,
     relative_noise, wet_antenna: the likelihood (as the GRF-HMC reconstruction's);
     maps_per_batch: maps sampled together; clip: bounds of x̂₀ in the model's space
     (−1 dry, 1.3 ≈ 280 mm/h); wet_mm_h: a map is sampled when a link's chain rain is above
@@ -118,7 +119,7 @@ def reconstruct_diffusion(
                       samples=s.draws, **common)  # type: ignore[arg-type]  # fmt: skip
         else:
             out = smc(prior.noise, potential, (len(batch), *shape), particles=s.draws,
-                      **common)  # type: ignore[arg-type]  # fmt: skip
+                      strength=s.strength, **common)  # type: ignore[arg-type]  # fmt: skip
         done += s.steps
         with torch.no_grad():
             rain = to_rain(out.x0).double()
