@@ -56,6 +56,7 @@ def wettest_window(day: str, hours: int = 3) -> tuple[np.datetime64, np.datetime
     path = path_reference(pycomlink_references()[1])
     hourly = path.sel(time=day).mean("cml_id").resample(time="1h").mean()
     end = hourly.rolling(time=hours).mean().idxmax("time").values + np.timedelta64(1, "h")
+    end = end.astype("datetime64[m]")
     return end - np.timedelta64(hours, "h"), end
 
 
