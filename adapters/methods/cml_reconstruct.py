@@ -48,15 +48,15 @@ class CmlReconstructParameters(MethodParameters):
         1.0, "DPS's guidance step (model units per unit of the residuals' norm)", gt=0
     )
     strength: float = option(
-        1.0, "PnP's λ: the weight of the prior's estimate against the links in each "
-        "proximal step (1: by its own noise level; smaller follows the links more)", gt=0,
+        1.0, "PnP's and SMC's λ: the weight of the prior's estimate against the links in "
+        "each proximal step (1: by its own noise level; smaller follows the links more)", gt=0,
     )  # fmt: skip
     dry_limit_db: float | None = option(
         None, "bayes and the diffusion methods read a sublink the chain called dry for a "
         "whole map (0 dB) as attenuation below this many dB, not as no rain", metavar="DB",
     )  # fmt: skip
     prior: str | None = option(
-        None, "rain-prior weights for dps and smc (default: the shipped ones, trained on "
+        None, "rain-prior weights for dps, pnp and smc (default: the shipped ones, trained on "
         "2018-05 RADOLAN radar, 13 and 14 May held out)", metavar="FILE", input="file",
     )  # fmt: skip
     device: str = option("cpu", "torch device of the Bayesian reconstructions: cpu or cuda")

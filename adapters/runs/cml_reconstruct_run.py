@@ -90,7 +90,7 @@ def run_cml_reconstruct(
     with it); near_km: cells farther from every link are left out of the field scores;
     true_baseline: see `link_inputs` (simulator only); precision: of the Bayesian maps;
     iterations, chains: HMC's, per map; diffusion_steps, draws, guidance (DPS), strength
-    (PnP): the diffusion samplers' (dps, pnp, smc); prior: their weights file (default:
+    (PnP, SMC): the diffusion samplers' (dps, pnp, smc); prior: their weights file (default:
     the shipped prior); dry_limit_db: the Bayesian methods read the chain's dry steps as
     "attenuation below this" instead of "no rain" (None).
     """
