@@ -145,7 +145,7 @@ def main() -> None:
                         default="semi-synthetic")  # fmt: skip
     parser.add_argument("--methods", default="idw,kriging,bayes,pnp,smc")
     parser.add_argument("--every", type=int, default=15, help="minutes per map")
-    parser.add_argument("--guidance", default="1.0", help="DPS guidance, comma-separated")
+    parser.add_argument("--guidance", default="0.05", help="DPS guidance, comma-separated")
     parser.add_argument("--strength", default="1.0", help="PnP's λ, comma-separated")
     parser.add_argument("--dry-limit", default="none",
                         help="dB under which the chain's dry steps are censored (none: read "
@@ -177,7 +177,8 @@ def main() -> None:
                       f"{time.perf_counter() - began:.0f} s", flush=True)  # fmt: skip
             maps = sum(f.sizes["time"] for f in fields)
             dry = "dry steps as no rain" if dry_limit is None else f"dry steps < {dry_limit:g} dB"
-            print(f"\n{args.case}, DPS guidance {guidance:g}, PnP λ {strength:g}, {dry}, "
+            dps = f"DPS guidance {guidance:g}, " if "dps" in methods else ""
+            print(f"\n{args.case}, {dps}PnP λ {strength:g}, {dry}, "
                   f"{args.draws} draws, "
                   f"{args.steps} steps, {maps} maps of {args.every} min:\n")  # fmt: skip
             table(score(fields, methods))

@@ -45,8 +45,9 @@ class CmlReconstructParameters(MethodParameters):
     diffusion_steps: int = option(100, "reverse diffusion steps per map (dps, pnp, smc)", ge=2)
     draws: int = option(4, "posterior draws per map: DPS or PnP samples, SMC particles", ge=1)
     guidance: float = option(
-        1.0, "DPS's guidance step (model units per unit of the residuals' norm)", gt=0
-    )
+        0.05, "DPS's guidance step (model units per unit of the residuals' norm); from "
+        "~0.3 its maps blow up (tens of mm/h): of the diffusion methods, use pnp", gt=0,
+    )  # fmt: skip
     strength: float = option(
         1.0, "PnP's and SMC's λ: the weight of the prior's estimate against the links in "
         "each proximal step (1: by its own noise level; smaller follows the links more)", gt=0,
