@@ -50,14 +50,18 @@ class Samples:
     ess: Any
 
 
+def _denoised(noise: Noise, x_t: Any, t: float, clip: tuple[float, float] | None) -> Any:
+    """Tweedie's x̂₀ for x_t (n, ny, nx) at time t, clipped to `clip` (the data's range)."""
+    time = torch.full((len(x_t),), t, dtype=x_t.dtype, device=x_t.device)
+    x0 = tweedie(x_t, time, noise(x_t, time))
+    return x0 if clip is None else x0.clamp(*clip)
+
+
 def _estimate(noise: Noise, potential: Potential, x_t: Any, t: float,
               clip: tuple[float, float] | None) -> tuple[Any, Any, Any]:  # fmt: skip
     """(x̂₀, Φ(x̂₀), ∇_{x_t} Φ) for x_t (n, ny, nx)."""
     x_t = x_t.detach().requires_grad_(True)
-    time = torch.full((len(x_t),), t, dtype=x_t.dtype, device=x_t.device)
-    x0 = tweedie(x_t, time, noise(x_t, time))
-    if clip is not None:
-        x0 = x0.clamp(*clip)
+    x0 = _denoised(noise, x_t, t, clip)
     phi = potential(x0)
     (gradient,) = torch.autograd.grad(phi.sum(), x_t)
     return x0.detach(), phi.detach(), gradient
@@ -134,11 +138,8 @@ def pnp(
     for i, (t, s) in enumerate(pairwise(schedule)):
         a_t = float(alpha_bar(torch.tensor(t, dtype=torch.float64)))
         a_s = float(alpha_bar(torch.tensor(s, dtype=torch.float64)))
-        time = torch.full((n,), t, dtype=dtype, device=device)
         with torch.no_grad():
-            x0 = tweedie(x, time, noise(x, time))
-        if clip is not None:
-            x0 = x0.clamp(*clip)
+            x0 = _denoised(noise, x, t, clip)
         x0 = _proximal(potential, x0, strength * a_t / (1 - a_t), iterations, rate, clip)
         if s > 0:
             direction = (x - math.sqrt(a_t) * x0) / math.sqrt(1 - a_t)  # the implied ε
@@ -225,11 +226,8 @@ def smc(
 
     def twisted(x_t: Any, t: float) -> tuple[Any, Any]:
         """(x̂₀, log p̃_t) for x_t."""
-        time = torch.full((n,), t, dtype=dtype, device=device)
         with torch.no_grad():
-            x0 = tweedie(x_t, time, noise(x_t, time))
-            if clip is not None:
-                x0 = x0.clamp(*clip)
+            x0 = _denoised(noise, x_t, t, clip)
             return x0, -temper(t) * potential(x0).double()
 
     x0, log_twist = twisted(x, schedule[0])

@@ -28,10 +28,10 @@ from .transform import to_rain
 class DiffusionSettings:
     """sampler: "dps", "pnp" or "smc"; steps: reverse steps; draws: samples (DPS, PnP) or
     particles (SMC) per map; scale: DPS's guidance step (0.05, chosen on the validation
-    day; maps blow up from ~0.3); strength: the λ of PnP's proximal
-    step and of SMC's proposal (the weight of the prior's estimate against the data; both
-    chosen on the validation day); noise_db,
-    relative_noise, wet_antenna: the likelihood (as the GRF-HMC reconstruction's);
+    day; maps blow up from ~0.3); strength: the λ of PnP's proximal step and of SMC's
+    proposal (the weight of the prior's estimate against the data; both chosen on the
+    validation day); noise_db, relative_noise, wet_antenna: the likelihood (as the GRF-HMC
+    reconstruction's);
     maps_per_batch: maps sampled together; clip: bounds of x̂₀ in the model's space
     (−1 dry, 1.3 ≈ 280 mm/h); wet_mm_h: a map is sampled when a link's chain rain is above
     it; dry_limit_db: read the chain's dry steps (0 dB) as "below this attenuation" (None:

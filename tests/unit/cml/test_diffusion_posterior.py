@@ -71,25 +71,36 @@ def test_the_reverse_chain_with_the_exact_denoiser_samples_the_prior() -> None:
     assert np.abs(np.cov(flat.T) - covariance).max() < 0.12
 
 
-def _linear_problem():
-    covariance = _covariance()
-    rng = np.random.default_rng(7)
-    forward = np.zeros((3, covariance.shape[0]))  # averages along three "paths"
+def _paths() -> np.ndarray:
+    """Averages of the grid along three "paths" (3, cells)."""
+    forward = np.zeros((3, GRID[0] * GRID[1]))
     forward[0, [0, 1, 2, 3]] = 0.25
     forward[1, [1, 5, 9]] = 1 / 3
     forward[2, [6, 7, 11]] = 1 / 3
-    sigma = 0.2
-    truth = rng.multivariate_normal(np.zeros(len(covariance)), covariance)
-    data = forward @ truth + sigma * rng.normal(size=3)
-    posterior_cov = np.linalg.inv(np.linalg.inv(covariance) + forward.T @ forward / sigma**2)
-    posterior_mean = posterior_cov @ forward.T @ data / sigma**2
+    return forward
+
+
+def _path_potential(forward: np.ndarray, data: np.ndarray, sigma: float):
+    """Φ(x0) = ½‖(forward·x0 − data)/σ‖² per row."""
     h, y = torch.as_tensor(forward), torch.as_tensor(data)
 
     def potential(x0):
         residual = (x0.reshape(len(x0), -1) @ h.T - y) / sigma
         return 0.5 * (residual**2).sum(1)
 
-    return covariance, potential, posterior_mean, posterior_cov
+    return potential
+
+
+def _linear_problem():
+    covariance = _covariance()
+    rng = np.random.default_rng(7)
+    forward = _paths()
+    sigma = 0.2
+    truth = rng.multivariate_normal(np.zeros(len(covariance)), covariance)
+    data = forward @ truth + sigma * rng.normal(size=3)
+    posterior_cov = np.linalg.inv(np.linalg.inv(covariance) + forward.T @ forward / sigma**2)
+    posterior_mean = posterior_cov @ forward.T @ data / sigma**2
+    return covariance, _path_potential(forward, data, sigma), posterior_mean, posterior_cov
 
 
 def test_smc_reaches_the_kalman_posterior() -> None:
@@ -121,18 +132,9 @@ def test_smc_stays_in_range_when_the_likelihood_is_sharp_and_far_from_the_prior(
     are): a gradient-step proposal jumps by ~10⁴ and leaves every draw at `clip`'s bound;
     the proximal proposal lands on the data. 32 particles' mean is within 0.05 of the
     Kalman mean on the observed paths and no draw touches the bound."""
-    covariance = _covariance()
-    forward = np.zeros((3, covariance.shape[0]))
-    forward[0, [0, 1, 2, 3]] = 0.25
-    forward[1, [1, 5, 9]] = 1 / 3
-    forward[2, [6, 7, 11]] = 1 / 3
-    data, sigma = np.array([2.0, 1.5, 2.2]), 0.002
-    h, y = torch.as_tensor(forward), torch.as_tensor(data)
-
-    def potential(x0):
-        residual = (x0.reshape(len(x0), -1) @ h.T - y) / sigma
-        return 0.5 * (residual**2).sum(1)
-
+    covariance, forward = _covariance(), _paths()
+    data = np.array([2.0, 1.5, 2.2])
+    potential = _path_potential(forward, data, 0.002)
     generator = torch.Generator().manual_seed(5)
     out = smc(_gaussian_noise(covariance), potential, (4, *GRID), steps=50, particles=32,
               clip=(-6.0, 6.0), generator=generator, dtype=torch.float64)  # fmt: skip
