@@ -13,6 +13,15 @@
 6. mea.jaxley_gpu against mea.jaxley, where jax has a CUDA backend: spike templates and
    stimulation thresholds of 64 parameter sets (max |difference|), and simulations per
    second at batch 64 and 1024 on each.
+7. The CML rain prior (issue #21; run after 3): its U-Net's noise prediction on cuda
+   against cpu (max |difference|); the shipped training run (4,000 steps of 48 crops) on
+   cuda, its seconds and validation loss beside the shipped weights' (trained on two CPU
+   cores), and training steps per second on the CPU beside it.
+8. `cml-reconstruct --device cuda` against `--device cpu` on the validation day's first
+   hour (PnP and SMC, 8 draws, the settings chosen on that day; SMC also with 64
+   particles on cuda): seconds per map, field RMSE against the radar truth and 90 %
+   coverage (the devices draw different random numbers: the maps agree in score, not bit
+   for bit).
 
 Each section prints its own failure and the script goes on. Without a CUDA device the
 script says so after the detection, in one line, and measures nothing.
@@ -116,6 +125,8 @@ def events() -> None:
     from substrates.datasets.events.representations import voxel_grid, voxel_grid_torch
     from substrates.datasets.events.synthetic import drifting_texture
 
+    if not hasattr(np, "row_stack"):  # the numba-cuda of the H200 image (2026-12) overloads
+        np.row_stack = np.vstack  # np.row_stack, gone in numpy 2.5: no kernel built without
     print(f"\nnumba threads: {numba.get_num_threads()}")
     print(
         "\n| events.sim | preset | events | numba s | kernel | cuda s | cuda / numba | identical |"
@@ -192,6 +203,82 @@ def mea() -> None:
     print(f"thresholds of 64 cells on 4 electrodes agree within one bisection step: {same}")
 
 
+def cml_prior(device: str = "cuda", steps: int = 4000) -> None:
+    import time
+
+    import torch
+
+    from substrates.datasets.cml.radar_reference import pycomlink_references
+    from substrates.models.cml.diffusion import training
+    from substrates.models.cml.diffusion.prior import load_prior
+
+    shipped = load_prior()
+    on_device = load_prior(device=device)
+    generator = torch.Generator().manual_seed(0)
+    x, t = torch.randn(64, 32, 32, generator=generator), torch.rand(64, generator=generator)
+    with torch.no_grad():
+        a = shipped.noise(x, t)
+        b = on_device.noise(x.to(device), t.to(device)).cpu()
+    print(f"\nrain prior, 64 noised fields: max |ε̂ {device} - ε̂ cpu| = "
+          f"{(a - b).abs().max():.1e} (float32)")  # fmt: skip
+
+    radar = pycomlink_references()[0]
+    settings = training.TrainingSettings(steps=steps)
+    fields = training.radar_fields(radar, training.TRAINING_DAYS, settings.block)
+    held = training.radar_fields(radar, training.VALIDATION_DAYS, settings.block)
+    sampler = training.CropSampler(fields, settings.crop, settings.wet_share, settings.seed)
+    timed = training.TrainingSettings(steps=20)
+    cpu_s = best(lambda: training.train(sampler, timed, "cpu"), 1, warm=True) / timed.steps
+    began = time.perf_counter()
+    net, losses = training.train(sampler, settings, device)
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+    seconds = time.perf_counter() - began
+    validation = training.CropSampler(held, settings.crop, settings.wet_share, settings.seed + 1)
+    print(f"training, {steps} steps of {settings.batch} crops on {device}: {seconds:.0f} s "
+          f"({steps / seconds:.1f} steps/s; cpu {1 / cpu_s:.2f} steps/s on "
+          f"{torch.get_num_threads()} threads, {cpu_s / (seconds / steps):.0f}x); validation "
+          f"loss {training.held_loss(net, validation):.4f}, last 100 steps "
+          f"{np.mean(losses[-100:]):.4f} (shipped: {shipped.metadata['validation_loss']:.4f}, "
+          f"{shipped.metadata['final_training_loss_mean_last_100']:.4f}, "
+          f"{shipped.metadata['seconds'] / 60:.0f} min on cpu)")  # fmt: skip
+
+
+def cml_posterior(device: str = "cuda", hours: float = 1.0) -> None:
+    import tempfile
+    from pathlib import Path
+
+    import xarray as xr
+    from cml_evaluation import runs
+
+    import substrates
+    from substrates.models.cml.evaluation import coverage
+
+    print("\n| cml-reconstruct, validation day | device | draws | s per map | RMSE mm/h | "
+          "90% cover |")  # fmt: skip
+    print("|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        run_args = runs("validation", folder)[0]
+        start = np.datetime64(run_args["start"])
+        run_args["end"] = str(start + np.timedelta64(int(hours * 60), "m"))
+        for method, placement, draws in (("pnp", "cpu", 8), ("pnp", device, 8),
+                                         ("smc", "cpu", 8), ("smc", device, 8),
+                                         ("smc", device, 64)):  # fmt: skip
+            run = substrates.run("cml-reconstruct", **run_args, every=15, methods=[method],
+                                 strength=1.0, draws=draws, diffusion_steps=30,
+                                 dry_limit_db=3.0, device=placement, out=folder / "runs",
+                                 progress=False)  # fmt: skip
+            f = xr.load_dataset(run.path / "fields.nc")
+            keep = np.isfinite(f["rain_reference"].values) & f["scored"].values.astype(bool)[None]
+            mean, std = f[f"rain_{method}"].values[keep], f[f"rain_{method}_std"].values[keep]
+            truth = f["rain_reference"].values[keep]
+            rmse = np.sqrt(np.mean((mean - truth) ** 2))
+            print(f"| {method} | {placement} | {draws} | "
+                  f"{run.summary['seconds_per_step'][method]:.1f} | {rmse:.3f} | "
+                  f"{coverage(mean, std, truth):.2f} |")  # fmt: skip
+
+
 def main() -> None:
     from substrates.backends.gpu import cuda_device_count, no_cuda_reason
 
@@ -202,7 +289,7 @@ def main() -> None:
             "here, so no ratio is printed; run this script where a CUDA device is."
         )
         return
-    for section in (crn, cml, events, quantum, mea):
+    for section in (crn, cml, cml_prior, cml_posterior, events, quantum, mea):
         try:
             section()
         except Exception:  # one section's failure must not hide the others' figures

@@ -61,8 +61,9 @@ class PathOperator:
 
         segments = torch.sparse_coo_tensor(
             torch.as_tensor(np.stack([np.repeat(np.arange(len(link)), 4), cells.ravel()])),
-            put(weights.ravel()), (len(link), grid.ny * grid.nx), check_invariants=True,
-        ).coalesce()  # fmt: skip
+            torch.as_tensor(weights.ravel(), dtype=dtype), (len(link), grid.ny * grid.nx),
+            check_invariants=True,
+        ).coalesce()  # built on the CPU, moved as CSR  # fmt: skip
         with warnings.catch_warnings():  # "sparse CSR support is in beta": we use only @
             warnings.simplefilter("ignore", UserWarning)
             self.interpolation = segments.to_sparse_csr().to(device)
