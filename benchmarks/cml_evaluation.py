@@ -35,8 +35,11 @@ import xarray as xr
 from publish import published
 
 import substrates
+from substrates.models.cml.diffusion.settings import DiffusionSettings
 from substrates.models.cml.evaluation import coverage, crps_gaussian, rain_statistics
 
+DEFAULTS = DiffusionSettings()
+"""cml-reconstruct's defaults: the settings chosen on the validation day."""
 HELD_OUT = ("2018-05-13", "2018-05-14")
 VALIDATION = ("2018-05-20",)
 LEAD_H = 2
@@ -145,14 +148,17 @@ def main() -> None:
                         default="semi-synthetic")  # fmt: skip
     parser.add_argument("--methods", default="idw,kriging,bayes,pnp,smc")
     parser.add_argument("--every", type=int, default=15, help="minutes per map")
-    parser.add_argument("--guidance", default="0.05", help="DPS guidance, comma-separated")
-    parser.add_argument("--strength", default="1.0", help="PnP's λ, comma-separated")
-    parser.add_argument("--dry-limit", default="none",
+    parser.add_argument("--guidance", default=str(DEFAULTS.scale),
+                        help="DPS guidance, comma-separated")  # fmt: skip
+    parser.add_argument("--strength", default=str(DEFAULTS.strength),
+                        help="PnP's λ, comma-separated")  # fmt: skip
+    parser.add_argument("--dry-limit", default=str(DEFAULTS.dry_limit_db).lower(),
                         help="dB under which the chain's dry steps are censored (none: read "
                              "as no rain), comma-separated")  # fmt: skip
     parser.add_argument("--prior", help="rain-prior weights (default: the shipped ones)")
-    parser.add_argument("--draws", type=int, default=4)
-    parser.add_argument("--steps", type=int, default=100, help="reverse diffusion steps")
+    parser.add_argument("--draws", type=int, default=DEFAULTS.draws)
+    parser.add_argument("--steps", type=int, default=DEFAULTS.steps,
+                        help="reverse diffusion steps")  # fmt: skip
     args = parser.parse_args()
     methods = args.methods.split(",")
     with tempfile.TemporaryDirectory() as scratch:

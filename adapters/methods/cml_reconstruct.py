@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import field_validator
 
+from ...models.cml.diffusion.settings import DiffusionSettings
 from ..runs.folder import RunFolder
 from ..runs.run import Run
 from .method import SEED_MAX, Method, MethodParameters, option
@@ -42,19 +43,27 @@ class CmlReconstructParameters(MethodParameters):
     )  # fmt: skip
     iterations: int = option(300, "HMC iterations per map, half of them warm-up")
     chains: int = option(4, "HMC chains per map")
-    diffusion_steps: int = option(100, "reverse diffusion steps per map (dps, pnp, smc)", ge=2)
-    draws: int = option(4, "posterior draws per map: DPS or PnP samples, SMC particles", ge=1)
+    diffusion_steps: int = option(
+        DiffusionSettings.steps, "reverse diffusion steps per map (dps, pnp, smc)", ge=2
+    )
+    draws: int = option(
+        DiffusionSettings.draws, "posterior draws per map: DPS or PnP samples, SMC particles",
+        ge=1,
+    )  # fmt: skip
     guidance: float = option(
-        0.05, "DPS's guidance step (model units per unit of the residuals' norm); from "
-        "~0.3 its maps blow up (tens of mm/h): of the diffusion methods, use pnp", gt=0,
+        DiffusionSettings.scale, "DPS's guidance step (model units per unit of the "
+        "residuals' norm); from ~0.3 its maps blow up (tens of mm/h): of the diffusion "
+        "methods, use pnp", gt=0,
     )  # fmt: skip
     strength: float = option(
-        1.0, "PnP's and SMC's λ: the weight of the prior's estimate against the links in "
-        "each proximal step (1: by its own noise level; smaller follows the links more)", gt=0,
+        DiffusionSettings.strength, "PnP's and SMC's λ: the weight of the prior's estimate "
+        "against the links in each proximal step (1: by its own noise level; smaller "
+        "follows the links more)", gt=0,
     )  # fmt: skip
     dry_limit_db: float | None = option(
-        None, "bayes and the diffusion methods read a sublink the chain called dry for a "
-        "whole map (0 dB) as attenuation below this many dB, not as no rain", metavar="DB",
+        DiffusionSettings.dry_limit_db, "bayes and the diffusion methods read a sublink the "
+        "chain called dry for a whole map (0 dB) as attenuation below this many dB, not as "
+        "no rain (none: as no rain)", metavar="DB",
     )  # fmt: skip
     prior: str | None = option(
         None, "rain-prior weights for dps, pnp and smc (default: the shipped ones, trained on "
@@ -83,6 +92,13 @@ class CmlReconstructParameters(MethodParameters):
     def _comma_separated(cls, value: Any) -> Any:
         if isinstance(value, str):
             return tuple(m.strip() for m in value.split(",") if m.strip())
+        return value
+
+    @field_validator("dry_limit_db", mode="before")
+    @classmethod
+    def _none_is_off(cls, value: Any) -> Any:
+        if isinstance(value, str) and value.strip().lower() == "none":
+            return None
         return value
 
 

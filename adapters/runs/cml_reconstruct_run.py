@@ -25,7 +25,8 @@ from ...datasets.cml.radar_reference import (
 )
 from ...models.cml.bayesian import BayesianSettings, reconstruct_bayesian
 from ...models.cml.diffusion.prior import load_prior
-from ...models.cml.diffusion.reconstruct import DiffusionSettings, reconstruct_diffusion
+from ...models.cml.diffusion.reconstruct import reconstruct_diffusion
+from ...models.cml.diffusion.settings import DiffusionSettings
 from ...models.cml.grid import Grid, link_ends_km, link_midpoints_km
 from ...models.cml.kriging import OrdinaryKriging, Variogram
 from ...models.cml.path_operator import PathOperator

@@ -89,6 +89,20 @@ def test_diffusion_samplers_write_means_spreads_and_their_ess(tmp_path) -> None:
     assert 1 <= record["summary"]["smc_ess_min"] <= 3
 
 
+def test_dry_steps_are_censored_below_3_db_unless_none_is_given(tmp_path) -> None:
+    """The default is the evaluated setting (chosen on the validation day), for GRF-HMC
+    and the diffusion samplers alike; `none` reads the chain's dry steps as no rain."""
+    for given, expected in ((), 3.0), (("--dry-limit-db", "none"), None):
+        folder = tmp_path / str(expected)
+        substrates(
+            "run", "cml-reconstruct", "--start", "2020-06-01T02:00", "--end",
+            "2020-06-01T02:10", "--methods", "idw", *given, cwd=folder,
+        )  # fmt: skip
+        record = json.loads((only_run_folder(folder / "runs") / "provenance.json").read_text())
+        assert record["parameters"]["bayesian"]["dry_limit_db"] == expected
+        assert record["parameters"]["diffusion"]["dry_limit_db"] == expected
+
+
 def test_a_missing_prior_file_is_one_line(tmp_path) -> None:
     result = substrates(
         "run", "cml-reconstruct", "--methods", "dps", "--prior", "nowhere.pt",

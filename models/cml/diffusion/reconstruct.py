@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -21,34 +21,8 @@ from ..likelihood import LinkLikelihood
 from ..path_operator import PathOperator
 from .posterior import dps, pnp, smc
 from .prior import RainPriorModel
+from .settings import DiffusionSettings
 from .transform import to_rain
-
-
-@dataclass(frozen=True)
-class DiffusionSettings:
-    """sampler: "dps", "pnp" or "smc"; steps: reverse steps; draws: samples (DPS, PnP) or
-    particles (SMC) per map; scale: DPS's guidance step (0.05, chosen on the validation
-    day; maps blow up from ~0.3); strength: the λ of PnP's proximal step and of SMC's
-    proposal (the weight of the prior's estimate against the data; both chosen on the
-    validation day); noise_db, relative_noise, wet_antenna: the likelihood (as the GRF-HMC
-    reconstruction's);
-    maps_per_batch: maps sampled together; clip: bounds of x̂₀ in the model's space
-    (−1 dry, 1.3 ≈ 280 mm/h); wet_mm_h: a map is sampled when a link's chain rain is above
-    it; dry_limit_db: read the chain's dry steps (0 dB) as "below this attenuation" (None:
-    as no rain)."""
-
-    sampler: Literal["dps", "pnp", "smc"] = "pnp"
-    steps: int = 100
-    draws: int = 4
-    scale: float = 0.05
-    strength: float = 1.0
-    noise_db: float = 0.3
-    relative_noise: float = 0.1
-    wet_antenna: bool = True
-    maps_per_batch: int = 8
-    clip: tuple[float, float] = (-1.0, 1.3)
-    wet_mm_h: float = 0.1
-    dry_limit_db: float | None = None
 
 
 @dataclass
