@@ -94,6 +94,7 @@ def test_dry_steps_are_censored_below_3_db_unless_none_is_given(tmp_path) -> Non
     and the diffusion samplers alike; `none` reads the chain's dry steps as no rain."""
     for given, expected in ((), 3.0), (("--dry-limit-db", "none"), None):
         folder = tmp_path / str(expected)
+        folder.mkdir()
         substrates(
             "run", "cml-reconstruct", "--start", "2020-06-01T02:00", "--end",
             "2020-06-01T02:10", "--methods", "idw", *given, cwd=folder,
