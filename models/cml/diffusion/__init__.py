@@ -6,7 +6,10 @@ sampling with the links' path operator as the likelihood.
 - `schedule`: the cosine noise schedule and the reverse (ancestral) steps.
 - `training`: the radar data split, crops and the training loop (`python -m
   substrates.models.cml.diffusion.training` retrains the shipped weights).
-- `posterior`: diffusion posterior sampling (Chung et al. 2023) and a twisted sequential
-  Monte Carlo sampler (Wu et al. 2023), for any denoiser and log-likelihood.
+- `posterior`: diffusion posterior sampling (Chung et al. 2023), plug-and-play restoration
+  (DiffPIR, Zhu et al. 2023) and a twisted sequential Monte Carlo sampler (after Wu et al.
+  2023), for any denoiser and log-likelihood.
 - `prior`: the shipped weights loaded as a denoiser.
+- `settings`: the samplers' settings and defaults (chosen on the validation day), torch-free.
+- `reconstruct`: rain maps from links: each map's posterior sampled on the prior's grid.
 """
