@@ -35,9 +35,12 @@ import xarray as xr
 from publish import published
 
 import substrates
+from substrates.models.cml.chain_parameters import ChainParameters
 from substrates.models.cml.diffusion.settings import DiffusionSettings
 from substrates.models.cml.evaluation import coverage, crps_gaussian, rain_statistics
 
+CHAIN = ChainParameters()
+"""The standard chain's defaults (pycomlink's example's)."""
 DEFAULTS = DiffusionSettings()
 """cml-reconstruct's defaults: the settings chosen on the validation day."""
 HELD_OUT = ("2018-05-13", "2018-05-14")
@@ -155,6 +158,10 @@ def main() -> None:
     parser.add_argument("--dry-limit", default=str(DEFAULTS.dry_limit_db).lower(),
                         help="dB under which the chain's dry steps are censored (none: read "
                              "as no rain), comma-separated")  # fmt: skip
+    parser.add_argument("--wet-threshold", type=float, default=CHAIN.threshold_db,
+                        help="the chain's wet/dry threshold (dB), for every method")  # fmt: skip
+    parser.add_argument("--waa-max", type=float, default=CHAIN.waa_max_db,
+                        help="the chain's Schleiss wet-antenna cap (dB)")  # fmt: skip
     parser.add_argument("--prior", help="rain-prior weights (default: the shipped ones)")
     parser.add_argument("--draws", type=int, default=DEFAULTS.draws)
     parser.add_argument("--steps", type=int, default=DEFAULTS.steps,
@@ -174,6 +181,7 @@ def main() -> None:
                     "cml-reconstruct", **run_args, every=args.every, methods=methods,
                     guidance=guidance, strength=strength, draws=args.draws,
                     diffusion_steps=args.steps, dry_limit_db=dry_limit, prior=args.prior,
+                    wet_threshold_db=args.wet_threshold, waa_max_db=args.waa_max,
                     out=folder / "runs", progress=False,
                 )  # fmt: skip
                 fields.append(xr.load_dataset(run.path / "fields.nc"))
@@ -184,7 +192,8 @@ def main() -> None:
             maps = sum(f.sizes["time"] for f in fields)
             dry = "dry steps as no rain" if dry_limit is None else f"dry steps < {dry_limit:g} dB"
             dps = f"DPS guidance {guidance:g}, " if "dps" in methods else ""
-            print(f"\n{args.case}, {dps}PnP λ {strength:g}, {dry}, "
+            chain = f"chain wet above {args.wet_threshold:g} dB, Schleiss cap {args.waa_max:g} dB"
+            print(f"\n{args.case}, {chain}, {dps}PnP λ {strength:g}, {dry}, "
                   f"{args.draws} draws, "
                   f"{args.steps} steps, {maps} maps of {args.every} min:\n")  # fmt: skip
             table(score(fields, methods))

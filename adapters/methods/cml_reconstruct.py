@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import field_validator
 
+from ...models.cml.chain_parameters import ChainParameters
 from ...models.cml.diffusion.settings import DiffusionSettings
 from ..runs.folder import RunFolder
 from ..runs.run import Run
@@ -64,6 +65,16 @@ class CmlReconstructParameters(MethodParameters):
         DiffusionSettings.dry_limit_db, "bayes and the diffusion methods read a sublink the "
         "chain called dry for a whole map (0 dB) as attenuation below this many dB, not as "
         "no rain (none: as no rain)", metavar="DB",
+    )  # fmt: skip
+    wet_threshold_db: float = option(
+        ChainParameters.threshold_db, "the chain's wet/dry threshold on the rolling standard "
+        "deviation of trsl (pycomlink's example's; 0.5 and --waa-max-db 1 scored better on "
+        "the validation day, see the guide)", metavar="DB", gt=0,
+    )  # fmt: skip
+    waa_max_db: float = option(
+        ChainParameters.waa_max_db, "cap of the chain's Schleiss wet-antenna correction, which "
+        "idw and kriging see (bayes and the diffusion methods model wet antennas themselves)",
+        metavar="DB", ge=0,
     )  # fmt: skip
     prior: str | None = option(
         None, "rain-prior weights for dps, pnp and smc (default: the shipped ones, trained on "

@@ -11,8 +11,9 @@ import numpy as np
 from ...backends.cml.base import CMLBackend, CMLSimulatorBackend
 from ...backends.errors import SubstratesError
 from ...datasets.cml.opensense import CMLDataError
+from ...models.cml.chain_parameters import ChainParameters
 from ...models.cml.grid import Grid, link_ends_km, to_km
-from ...models.cml.processing import ChainParameters, path_rain_rate, process
+from ...models.cml.processing import path_rain_rate, process
 
 SPIN_UP = np.timedelta64(2, "h")
 """Data read before the first step: the chain's rolling window and baseline need history."""
@@ -82,12 +83,14 @@ def link_inputs(
     end: np.datetime64,
     every_min: int,
     true_baseline: bool = False,
+    chain: ChainParameters | None = None,
 ) -> LinkInputs:
     """Run the standard chain over the period (plus spin-up) and average it per step.
 
     true_baseline (simulator only): use the true dry baseline and wet-antenna attenuation
     instead of the chain's estimates, so that every method sees the links' rain attenuation
-    with measurement noise only and the comparison isolates the reconstruction.
+    with measurement noise only and the comparison isolates the reconstruction. chain: the
+    standard chain's parameters (default: pycomlink's example's).
     """
     caps = backend.capabilities
     first = max(start - SPIN_UP, np.datetime64(caps.start, "ns"))
@@ -103,7 +106,8 @@ def link_inputs(
     if silent.any():  # skipped, and counted in provenance
         backend.cleaning.links_without_data += [str(i) for i in loaded["cml_id"].values[silent]]
         loaded = loaded.isel(cml_id=~silent)
-    processed = process(loaded)
+    chain = chain or ChainParameters()
+    processed = process(loaded, chain)
     above = (processed["trsl"] - processed["baseline"]).clip(min=0)
     rain = processed["R"]
     if true_baseline:
@@ -113,7 +117,7 @@ def link_inputs(
         above = (processed["trsl"] - truth["baseline"]).clip(min=0)
         attenuation = (above - truth["A_wet_antenna"]).clip(min=0).transpose(*rain.dims)
         rain = attenuation.copy(
-            data=path_rain_rate(attenuation.values, processed, ChainParameters().rain_min_mm_h)
+            data=path_rain_rate(attenuation.values, processed, chain.rain_min_mm_h)
         )
     steps, labels = _steps(processed["time"].values, start, end, every_min)
     keep = steps > 0

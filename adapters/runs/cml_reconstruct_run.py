@@ -24,6 +24,7 @@ from ...datasets.cml.radar_reference import (
     pycomlink_references,
 )
 from ...models.cml.bayesian import BayesianSettings, reconstruct_bayesian
+from ...models.cml.chain_parameters import ChainParameters
 from ...models.cml.diffusion.prior import load_prior
 from ...models.cml.diffusion.reconstruct import reconstruct_diffusion
 from ...models.cml.diffusion.settings import DiffusionSettings
@@ -83,6 +84,8 @@ def run_cml_reconstruct(
     near_km: float = 5.0,
     progress: Progress | None = None,
     dry_limit_db: float | None = None,
+    wet_threshold_db: float = ChainParameters.threshold_db,
+    waa_max_db: float = ChainParameters.waa_max_db,
 ) -> RunFolder:
     """Reconstruct rain fields every `every` minutes of [start, end] and score them.
 
@@ -93,7 +96,9 @@ def run_cml_reconstruct(
     iterations, chains: HMC's, per map; diffusion_steps, draws, guidance (DPS), strength
     (PnP, SMC): the diffusion samplers' (dps, pnp, smc); prior: their weights file (default:
     the shipped prior); dry_limit_db: the Bayesian methods read the chain's dry steps as
-    "attenuation below this" instead of "no rain" (None).
+    "attenuation below this" instead of "no rain" (None); wet_threshold_db, waa_max_db:
+    the standard chain's wet/dry threshold on trsl's rolling standard deviation and the
+    cap of its Schleiss wet-antenna correction (dB), for every method alike.
     """
     every_min = every
     if iterations < 2 or chains < 1:
@@ -105,6 +110,10 @@ def run_cml_reconstruct(
         raise SubstratesError(f"--every must be at least 1 minute, got {every_min}")
     if device.startswith("cuda") and (reason := no_cuda_reason()):
         raise SubstratesError(f"--device {device}: {reason}")
+    if not wet_threshold_db > 0 or not waa_max_db >= 0:
+        raise SubstratesError(f"--wet-threshold-db must be positive and --waa-max-db not "
+                              f"negative, got {wet_threshold_db} and {waa_max_db}")  # fmt: skip
+    chain = ChainParameters(threshold_db=wet_threshold_db, waa_max_db=waa_max_db)
     if dry_limit_db is not None and not dry_limit_db > 0:
         raise SubstratesError(f"--dry-limit-db must be positive dB, got {dry_limit_db}")
     settings = BayesianSettings(chains=chains, iterations=iterations, warmup=iterations // 2,
@@ -117,7 +126,7 @@ def run_cml_reconstruct(
     areal, path = _references(backend, (areal_reference, path_reference))
     try:
         first, last = time_range(backend, start, end, path)
-        inputs = link_inputs(backend, first, last, every_min, true_baseline)
+        inputs = link_inputs(backend, first, last, every_min, true_baseline, chain)
         if not np.isfinite(inputs.path_rain_mm_h).any():
             raise CMLDataError(f"{backend.name}: no link has data between {first} and {last} "
                                "(every rsl or tsl is missing there)")  # fmt: skip
@@ -135,7 +144,8 @@ def run_cml_reconstruct(
     parameters = {
         "data": data, "start": str(first), "end": str(last), "every_min": every_min,
         "grid": {"cell_km": grid.cell_km, "nx": grid.nx, "ny": grid.ny, "origin": grid.origin},
-        "near_km": near_km, "true_baseline": true_baseline, "methods": list(methods),
+        "near_km": near_km, "true_baseline": true_baseline, "chain": asdict(chain),
+        "methods": list(methods),
         "variogram": "fitted per map" if climatology is None else asdict(climatology),
         "bayesian": asdict(settings), "diffusion": asdict(diffusion), "prior": prior,
         "device": device, "precision": precision, "seed": seed, "reference": reference.label,

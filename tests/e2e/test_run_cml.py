@@ -104,6 +104,25 @@ def test_dry_steps_are_censored_below_3_db_unless_none_is_given(tmp_path) -> Non
         assert record["parameters"]["diffusion"]["dry_limit_db"] == expected
 
 
+def test_the_chains_threshold_and_wet_antenna_cap_are_options(tmp_path) -> None:
+    """A lower wet/dry threshold and a smaller Schleiss cap let more light rain through
+    the chain: the IDW map holds more rain, and provenance says which chain ran."""
+    means = {}
+    for given in ((), ("--wet-threshold-db", "0.5", "--waa-max-db", "1")):
+        folder = tmp_path / str(len(given))
+        folder.mkdir()
+        substrates(
+            "run", "cml-reconstruct", "--start", "2020-06-01T02:00", "--end",
+            "2020-06-01T03:00", "--methods", "idw", *given, cwd=folder,
+        )  # fmt: skip
+        run = only_run_folder(folder / "runs")
+        chain = json.loads((run / "provenance.json").read_text())["parameters"]["chain"]
+        means[given] = float(xr.open_dataset(run / "fields.nc")["rain_idw"].mean())
+        expected = (0.5, 1.0) if given else (0.8, 2.2)
+        assert (chain["threshold_db"], chain["waa_max_db"]) == expected
+    assert means[()] < means[("--wet-threshold-db", "0.5", "--waa-max-db", "1")]
+
+
 def test_a_missing_prior_file_is_one_line(tmp_path) -> None:
     result = substrates(
         "run", "cml-reconstruct", "--methods", "dps", "--prior", "nowhere.pt",
