@@ -83,7 +83,7 @@ def run_cml_reconstruct(
     out: str | Path,
     near_km: float = 5.0,
     progress: Progress | None = None,
-    dry_limit_db: float | None = None,
+    dry_limit_db: float | None = DiffusionSettings.dry_limit_db,
     wet_threshold_db: float = ChainParameters.threshold_db,
     waa_max_db: float = ChainParameters.waa_max_db,
 ) -> RunFolder:
@@ -110,9 +110,6 @@ def run_cml_reconstruct(
         raise SubstratesError(f"--every must be at least 1 minute, got {every_min}")
     if device.startswith("cuda") and (reason := no_cuda_reason()):
         raise SubstratesError(f"--device {device}: {reason}")
-    if not wet_threshold_db > 0 or not waa_max_db >= 0:
-        raise SubstratesError(f"--wet-threshold-db must be positive and --waa-max-db not "
-                              f"negative, got {wet_threshold_db} and {waa_max_db}")  # fmt: skip
     chain = ChainParameters(threshold_db=wet_threshold_db, waa_max_db=waa_max_db)
     if dry_limit_db is not None and not dry_limit_db > 0:
         raise SubstratesError(f"--dry-limit-db must be positive dB, got {dry_limit_db}")

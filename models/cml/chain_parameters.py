@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...backends.errors import SubstratesError
+
 
 @dataclass(frozen=True)
 class ChainParameters:
@@ -20,3 +22,15 @@ class ChainParameters:
     tau_min: float = 15.0
     max_gap: int = 5
     rain_min_mm_h: float = 0.1
+
+    def __post_init__(self) -> None:
+        positive = {"window": self.window, "threshold_db": self.threshold_db,
+                    "n_average_last_dry": self.n_average_last_dry,
+                    "delta_t_min": self.delta_t_min, "tau_min": self.tau_min}  # fmt: skip
+        not_negative = {"waa_max_db": self.waa_max_db, "max_gap": self.max_gap,
+                        "rain_min_mm_h": self.rain_min_mm_h}  # fmt: skip
+        wrong = [f"{k} must be positive, got {v}" for k, v in positive.items() if not v > 0]
+        wrong += [f"{k} must not be negative, got {v}" for k, v in not_negative.items()
+                  if not v >= 0]  # fmt: skip
+        if wrong:
+            raise SubstratesError("chain parameters: " + "; ".join(wrong))

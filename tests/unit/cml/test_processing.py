@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from substrates.backends.errors import SubstratesError
 from substrates.backends.registry import create_backend
 from substrates.models.cml.processing import ChainParameters, process
 from substrates.models.cml.pycomlink_reference import pycomlink_chain
@@ -66,3 +67,11 @@ def test_dry_series_give_no_rain() -> None:
     )  # fmt: skip
     result = process(data, ChainParameters())
     assert not result["wet"].values.any() and (result["R"].values == 0).all()
+
+
+@pytest.mark.parametrize(("name", "value"), [("threshold_db", 0.0), ("waa_max_db", -0.5),
+                                             ("window", 0), ("tau_min", -1.0)])  # fmt: skip
+def test_parameters_out_of_range_refused_by_name(name: str, value: float) -> None:
+    with pytest.raises(SubstratesError, match=rf"^chain parameters: {name} must"):
+        ChainParameters(**{name: value})
+    assert ChainParameters(waa_max_db=0.0).waa_max_db == 0.0  # no cap is allowed
