@@ -201,19 +201,23 @@ def main() -> None:
                                                     for m, s in seconds.items()))  # fmt: skip
 
 
-def _case() -> str:
-    """The --case on the command line (each case has its own block on the page)."""
+def _block() -> str:
+    """The validation page's block for this command line: one per case, and one per case
+    for a chain other than the default (`--wet-threshold 0.5 --waa-max 1`, say), so that
+    the default chain's tables stay beside it."""
     import sys
 
-    argv = sys.argv
-    for i, arg in enumerate(argv):
-        if arg.startswith("--case="):
-            return arg.split("=", 1)[1]
-        if arg == "--case" and i + 1 < len(argv):
-            return argv[i + 1]
-    return "semi-synthetic"
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--case", default="semi-synthetic")
+    parser.add_argument("--wet-threshold", type=float, default=CHAIN.threshold_db)
+    parser.add_argument("--waa-max", type=float, default=CHAIN.waa_max_db)
+    args, _ = parser.parse_known_args(sys.argv[1:])
+    chain = (args.wet_threshold, args.waa_max)
+    if chain == (CHAIN.threshold_db, CHAIN.waa_max_db):
+        return f"cml-evaluation-{args.case}"
+    return f"cml-evaluation-{args.case}-chain-{chain[0]:g}-{chain[1]:g}"
 
 
 if __name__ == "__main__":
-    with published(f"cml-evaluation-{_case()}"):
+    with published(_block()):
         main()
