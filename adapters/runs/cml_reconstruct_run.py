@@ -409,8 +409,11 @@ def _write_fields(
         },
         attrs={"Conventions": "CF-1.8", "title": "rain maps from commercial microwave links",
                "source": "substrates cml-reconstruct", "origin_lat": lat0,
-               "origin_lon": lon0, "reference": reference.label},
+               "origin_lon": lon0, "reference": reference.label,
+               "history": f"{now()} substrates cml-reconstruct {folder.path.name}"},
     )  # fmt: skip
-    for name in ("time", "time_bnds"):  # whole seconds since the epoch, as CF readers expect
-        dataset[name].encoding.update(units="seconds since 1970-01-01 00:00:00", dtype="int64")
+    for name in ("time", "time_bnds"):  # seconds since the epoch as a CF-1.8 type (no int64)
+        dataset[name].encoding.update(units="seconds since 1970-01-01 00:00:00", dtype="float64")
+    for name in ("time", "time_bnds", "lat", "lon", "y_km", "x_km"):  # never missing
+        dataset[name].encoding["_FillValue"] = None
     folder.write_netcdf("fields.nc", dataset)

@@ -69,6 +69,30 @@ def test_simulated_run_writes_maps_scores_and_fields(tmp_path) -> None:
     _is_cf(fields, every=np.timedelta64(10, "m"))
 
 
+def test_fields_pass_the_ioos_cf_checker_strictly(tmp_path) -> None:
+    """fields.nc with every kind of variable (maps, posterior spreads, prior levels, the
+    reference, flags, bounds, grid mapping) through the IOOS compliance checker's CF-1.8
+    suite at its strictest: no error, no warning."""
+    pytest.importorskip("compliance_checker")
+    from compliance_checker.runner import CheckSuite, ComplianceChecker
+
+    folder = run_method(
+        "cml-reconstruct", hardware="cml_sim", start="2020-06-01T02:00",
+        end="2020-06-01T02:20", every=10, methods=["idw", "kriging", "bayes", "pnp"],
+        iterations=20, chains=2, diffusion_steps=4, draws=2, out=tmp_path, progress=False,
+    ).path  # fmt: skip
+    report = tmp_path / "cf.json"
+    CheckSuite.load_all_available_checkers()
+    passed, errors = ComplianceChecker.run_checker(
+        str(folder / "fields.nc"), ["cf:1.8"], 0, "strict", output_filename=str(report),
+        output_format="json",
+    )  # fmt: skip
+    found = json.loads(report.read_text())["cf:1.8"]
+    messages = [m for group in ("high_priorities", "medium_priorities", "low_priorities")
+                for check in found[group] for m in check["msgs"]]  # fmt: skip
+    assert passed and not errors and not messages, messages
+
+
 def test_diffusion_samplers_write_means_spreads_and_their_ess(tmp_path) -> None:
     result = substrates(
         "run", "cml-reconstruct", "--start", "2020-06-01T02:00", "--end", "2020-06-01T02:20",
