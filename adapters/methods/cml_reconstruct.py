@@ -68,8 +68,9 @@ class CmlReconstructParameters(MethodParameters):
     )  # fmt: skip
     wet_threshold_db: float = option(
         ChainParameters.threshold_db, "the chain's wet/dry threshold on the rolling standard "
-        "deviation of trsl (pycomlink's example's; 0.5 and --waa-max-db 1 scored better on "
-        "the validation day, see the guide)", metavar="DB", gt=0,
+        "deviation of trsl (pycomlink's example's; 0.5 with --waa-max-db 1 scored better on "
+        "the validation day and worse on the held-out cases, see the guide)", metavar="DB",
+        gt=0,
     )  # fmt: skip
     waa_max_db: float = option(
         ChainParameters.waa_max_db, "cap of the chain's Schleiss wet-antenna correction, which "
