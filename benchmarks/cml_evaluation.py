@@ -162,6 +162,9 @@ def main() -> None:
                         help="the chain's wet/dry threshold (dB), for every method")  # fmt: skip
     parser.add_argument("--waa-max", type=float, default=CHAIN.waa_max_db,
                         help="the chain's Schleiss wet-antenna cap (dB)")  # fmt: skip
+    parser.add_argument("--wet-antenna-max", type=float, default=DEFAULTS.wet_antenna_max_db,
+                        help="A_max (dB) of the Pastorek wet antennas the Bayesian methods "
+                             "model (0: none)")  # fmt: skip
     parser.add_argument("--prior", help="rain-prior weights (default: the shipped ones)")
     parser.add_argument("--draws", type=int, default=DEFAULTS.draws)
     parser.add_argument("--steps", type=int, default=DEFAULTS.steps,
@@ -182,6 +185,7 @@ def main() -> None:
                     guidance=guidance, strength=strength, draws=args.draws,
                     diffusion_steps=args.steps, dry_limit_db=dry_limit, prior=args.prior,
                     wet_threshold_db=args.wet_threshold, waa_max_db=args.waa_max,
+                    wet_antenna_max_db=args.wet_antenna_max,
                     out=folder / "runs", progress=False,
                 )  # fmt: skip
                 fields.append(xr.load_dataset(run.path / "fields.nc"))
@@ -192,7 +196,9 @@ def main() -> None:
             maps = sum(f.sizes["time"] for f in fields)
             dry = "dry steps as no rain" if dry_limit is None else f"dry steps < {dry_limit:g} dB"
             dps = f"DPS guidance {guidance:g}, " if "dps" in methods else ""
-            chain = f"chain wet above {args.wet_threshold:g} dB, Schleiss cap {args.waa_max:g} dB"
+            chain = (f"chain wet above {args.wet_threshold:g} dB, Schleiss cap "
+                     f"{args.waa_max:g} dB, Bayesian wet antennas A_max "
+                     f"{args.wet_antenna_max:g} dB")  # fmt: skip
             print(f"\n{args.case}, {chain}, {dps}PnP λ {strength:g}, {dry}, "
                   f"{args.draws} draws, "
                   f"{args.steps} steps, {maps} maps of {args.every} min:\n")  # fmt: skip
@@ -203,19 +209,23 @@ def main() -> None:
 
 def _block() -> str:
     """The validation page's block for this command line: one per case, and one per case
-    for a chain other than the default (`--wet-threshold 0.5 --waa-max 1`, say), so that
-    the default chain's tables stay beside it."""
+    for each departure from the defaults the page keeps (`--wet-threshold 0.5 --waa-max 1`:
+    `-chain-0.5-1`; `--wet-antenna-max 0`: `-pastorek-0`), so that the default's tables
+    stay beside them."""
     import sys
 
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--case", default="semi-synthetic")
     parser.add_argument("--wet-threshold", type=float, default=CHAIN.threshold_db)
     parser.add_argument("--waa-max", type=float, default=CHAIN.waa_max_db)
+    parser.add_argument("--wet-antenna-max", type=float, default=DEFAULTS.wet_antenna_max_db)
     args, _ = parser.parse_known_args(sys.argv[1:])
-    chain = (args.wet_threshold, args.waa_max)
-    if chain == (CHAIN.threshold_db, CHAIN.waa_max_db):
-        return f"cml-evaluation-{args.case}"
-    return f"cml-evaluation-{args.case}-chain-{chain[0]:g}-{chain[1]:g}"
+    name = f"cml-evaluation-{args.case}"
+    if (args.wet_threshold, args.waa_max) != (CHAIN.threshold_db, CHAIN.waa_max_db):
+        name += f"-chain-{args.wet_threshold:g}-{args.waa_max:g}"
+    if args.wet_antenna_max != DEFAULTS.wet_antenna_max_db:
+        name += f"-pastorek-{args.wet_antenna_max:g}"
+    return name
 
 
 if __name__ == "__main__":

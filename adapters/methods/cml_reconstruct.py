@@ -77,6 +77,11 @@ class CmlReconstructParameters(MethodParameters):
         "idw and kriging see (bayes and the diffusion methods model wet antennas themselves)",
         metavar="DB", ge=0,
     )  # fmt: skip
+    wet_antenna_max_db: float = option(
+        DiffusionSettings.wet_antenna_max_db, "A_max of the Pastorek wet-antenna attenuation "
+        "that bayes and the diffusion methods add to a field's rain attenuation (0: none; "
+        "Pastorek et al. 2021's 14 dB)", metavar="DB", ge=0,
+    )  # fmt: skip
     prior: str | None = option(
         None, "rain-prior weights for dps, pnp and smc (default: the shipped ones, trained on "
         "2018-05 RADOLAN radar, 13 and 14 May held out)", metavar="FILE", input="file",

@@ -86,6 +86,7 @@ def run_cml_reconstruct(
     dry_limit_db: float | None = DiffusionSettings.dry_limit_db,
     wet_threshold_db: float = ChainParameters.threshold_db,
     waa_max_db: float = ChainParameters.waa_max_db,
+    wet_antenna_max_db: float = DiffusionSettings.wet_antenna_max_db,
 ) -> RunFolder:
     """Reconstruct rain fields every `every` minutes of [start, end] and score them.
 
@@ -98,7 +99,9 @@ def run_cml_reconstruct(
     the shipped prior); dry_limit_db: the Bayesian methods read the chain's dry steps as
     "attenuation below this" instead of "no rain" (None); wet_threshold_db, waa_max_db:
     the standard chain's wet/dry threshold on trsl's rolling standard deviation and the
-    cap of its Schleiss wet-antenna correction (dB), for every method alike.
+    cap of its Schleiss wet-antenna correction (dB), for every method alike;
+    wet_antenna_max_db: A_max of the Pastorek wet-antenna attenuation the Bayesian methods
+    model (dB, 0: none).
     """
     every_min = every
     if iterations < 2 or chains < 1:
@@ -114,9 +117,11 @@ def run_cml_reconstruct(
     if dry_limit_db is not None and not dry_limit_db > 0:
         raise SubstratesError(f"--dry-limit-db must be positive dB, got {dry_limit_db}")
     settings = BayesianSettings(chains=chains, iterations=iterations, warmup=iterations // 2,
-                                dry_limit_db=dry_limit_db)  # fmt: skip
+                                dry_limit_db=dry_limit_db,
+                                wet_antenna_max_db=wet_antenna_max_db)  # fmt: skip
     diffusion = DiffusionSettings(steps=diffusion_steps, draws=draws, scale=guidance,
-                                  strength=strength, dry_limit_db=dry_limit_db)  # fmt: skip
+                                  strength=strength, dry_limit_db=dry_limit_db,
+                                  wet_antenna_max_db=wet_antenna_max_db)  # fmt: skip
     if prior is not None and not Path(prior).is_file():
         raise SubstratesError(f"--prior {prior}: no such file")
     resolved, backend = _cml_source(hardware, data)

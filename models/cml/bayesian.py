@@ -26,7 +26,8 @@ from .rain_prior import FieldPrior, RainPrior, fit_levels, threshold
 class BayesianSettings:
     """chains per time step; iterations of HMC (warmup of them adapt the step) with
     `leapfrog` steps each; noise_db, relative_noise: observation error (dB, share of A);
-    wet_antenna: model Pastorek wet-antenna attenuation; level_window: time steps pooled
+    wet_antenna_max_db: A_max of the Pastorek wet-antenna attenuation modelled (dB; 0:
+    none); level_window: time steps pooled
     when fitting the prior's levels; steps_per_batch: at most this many time steps are
     sampled together (memory grows with it; batches are split evenly); dry_limit_db:
     read the chain's dry steps (0 dB) as "below this attenuation" (None: as no rain); 3 dB
@@ -38,7 +39,7 @@ class BayesianSettings:
     leapfrog: int = 10
     noise_db: float = 0.3
     relative_noise: float = 0.1
-    wet_antenna: bool = True
+    wet_antenna_max_db: float = 14.0
     level_window: int = 15
     steps_per_batch: int = 32
     prior: RainPrior = field(default_factory=RainPrior)
@@ -129,7 +130,7 @@ def _sample(
         attenuation_db[rows],
         s.noise_db,
         s.relative_noise,
-        s.wet_antenna,
+        s.wet_antenna_max_db,
         s.dry_limit_db,
     )
     theta, level = put(threshold(out.wet_fraction)), put(out.median_mm_h)

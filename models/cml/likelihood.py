@@ -14,7 +14,8 @@ from .path_operator import PathOperator
 @dataclass
 class LinkLikelihood:
     """Gaussian errors of standard deviation noise_db + relative_noise · A (dB) on each
-    observed sublink; missing sublinks (NaN) contribute nothing.
+    observed sublink; missing sublinks (NaN) contribute nothing. The modelled attenuation
+    adds Pastorek wet-antenna attenuation with A_max = wet_antenna_max_db (0: none).
 
     With `dry_limit_db`, an attenuation of exactly 0 dB (the chain's baseline followed the
     link all step: it called the link dry) is censored, not a measurement: it says only
@@ -30,7 +31,7 @@ class LinkLikelihood:
     observed: Any
     seen: Any
     sigma_db: Any
-    wet_antenna: bool
+    wet_antenna_max_db: float
     censored: Any = None
     dry_limit_db: float = 0.0
 
@@ -41,7 +42,7 @@ class LinkLikelihood:
         attenuation_db: np.ndarray,
         noise_db: float,
         relative_noise: float,
-        wet_antenna: bool,
+        wet_antenna_max_db: float,
         dry_limit_db: float | None = None,
     ) -> LinkLikelihood:
         """From a (rows, links, sublinks) array of attenuation in dB, NaN where missing."""
@@ -52,15 +53,16 @@ class LinkLikelihood:
         observed = torch.nan_to_num(observed)
         sigma = noise_db + relative_noise * observed
         if dry_limit_db is None:
-            return cls(operator, observed, seen, sigma, wet_antenna)
+            return cls(operator, observed, seen, sigma, wet_antenna_max_db)
         censored = seen & (observed == 0)
-        return cls(operator, observed, seen, sigma, wet_antenna, censored, dry_limit_db)
+        return cls(operator, observed, seen, sigma, wet_antenna_max_db, censored,
+                   dry_limit_db)  # fmt: skip
 
     def potential(self, rain_mm_h: Any) -> Any:
         """Φ = ½ Σ ((A(rain) − observed)/σ)² per row, for rain (rows, ny, nx) in mm/h."""
         import torch
 
-        modelled = self.operator.attenuation(rain_mm_h, self.wet_antenna)
+        modelled = self.operator.attenuation(rain_mm_h, self.wet_antenna_max_db)
         residual = torch.where(self.seen, (modelled - self.observed) / self.sigma_db, 0.0)
         if self.censored is not None:
             excess = (modelled - self.dry_limit_db).clamp_min(0.0) / self.sigma_db

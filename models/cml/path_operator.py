@@ -95,15 +95,17 @@ class PathOperator:
         along = self.segment_rain(rain) * self.share
         return along.new_zeros(rain.shape[0], self.links).index_add_(1, self.link, along)
 
-    def attenuation(self, rain: Any, wet_antenna: bool = False) -> Any:
+    def attenuation(self, rain: Any, wet_antenna_max_db: float = 0.0) -> Any:
         """Rain attenuation (dB) per sublink, plus Pastorek wet-antenna attenuation of the
-        path-averaged rain when `wet_antenna`: (batch, links, sublinks)."""
+        path-averaged rain with A_max = `wet_antenna_max_db` (0: none; ζ 0.55, d 0.1):
+        (batch, links, sublinks)."""
         along = self.segment_rain(rain).clamp_min(0)[..., None]
         gamma = self.k * (along + 1e-12) ** self.alpha * self.segment_km  # dB per segment
         total = gamma.new_zeros(rain.shape[0], self.links, self.k.shape[1])
         total = total.index_add_(1, self.link, gamma)
-        if wet_antenna:
-            total = total + wet_antenna_pastorek(self.path_average(rain.clamp_min(0)))[..., None]
+        if wet_antenna_max_db > 0:
+            averaged = self.path_average(rain.clamp_min(0))
+            total = total + wet_antenna_pastorek(averaged, wet_antenna_max_db)[..., None]
         return total
 
 

@@ -73,7 +73,7 @@ def reconstruct_diffusion(
             attenuation_db[rows],
             s.noise_db,
             s.relative_noise,
-            s.wet_antenna,
+            s.wet_antenna_max_db,
             s.dry_limit_db,
         )
 

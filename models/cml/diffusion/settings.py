@@ -12,7 +12,7 @@ class DiffusionSettings:
     """sampler: "dps", "pnp" or "smc"; steps: reverse steps per map; draws: samples (DPS,
     PnP) or particles (SMC) per map; scale: DPS's guidance step (maps blow up from ~0.3);
     strength: the λ of PnP's proximal step and of SMC's proposal (the weight of the
-    prior's estimate against the data); noise_db, relative_noise, wet_antenna: the
+    prior's estimate against the data); noise_db, relative_noise, wet_antenna_max_db: the
     likelihood (as the GRF-HMC reconstruction's); maps_per_batch: maps sampled together;
     clip: bounds of x̂₀ in the model's space (−1 dry, 1.3 ≈ 280 mm/h); wet_mm_h: a map is
     sampled when a link's chain rain is above it; dry_limit_db: read the chain's dry steps
@@ -30,7 +30,7 @@ class DiffusionSettings:
     strength: float = 1.0
     noise_db: float = 0.3
     relative_noise: float = 0.1
-    wet_antenna: bool = True
+    wet_antenna_max_db: float = 14.0
     maps_per_batch: int = 8
     clip: tuple[float, float] = (-1.0, 1.3)
     wet_mm_h: float = 0.1

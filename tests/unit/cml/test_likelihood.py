@@ -28,8 +28,8 @@ def test_a_censored_dry_step_costs_nothing_below_its_limit_and_gaussian_above() 
     observed[:, 0, 0] = 1.5  # one wet sublink, a measurement either way
     observed[:, 1, 0] = np.nan  # missing
     limit = 1.0
-    plain = LinkLikelihood.of(operator, observed, 0.3, 0.1, False)
-    censored = LinkLikelihood.of(operator, observed, 0.3, 0.1, False, dry_limit_db=limit)
+    plain = LinkLikelihood.of(operator, observed, 0.3, 0.1, 0.0)
+    censored = LinkLikelihood.of(operator, observed, 0.3, 0.1, 0.0, dry_limit_db=limit)
     sigma = 0.3 + 0.1 * np.nan_to_num(observed)
     seen = np.isfinite(observed)
     zero = seen & (observed == 0)
