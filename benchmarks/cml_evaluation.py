@@ -145,7 +145,7 @@ def table(rows: list[dict]) -> None:
         print(f"| {row['method']} | " + " | ".join(cells) + " |")
 
 
-def main() -> None:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case", choices=["semi-synthetic", "simulated", "real", "validation"],
                         default="semi-synthetic")  # fmt: skip
@@ -169,7 +169,11 @@ def main() -> None:
     parser.add_argument("--draws", type=int, default=DEFAULTS.draws)
     parser.add_argument("--steps", type=int, default=DEFAULTS.steps,
                         help="reverse diffusion steps")  # fmt: skip
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> None:
+    args = _parser().parse_args()
     methods = args.methods.split(",")
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
@@ -214,12 +218,7 @@ def _block() -> str:
     stay beside them."""
     import sys
 
-    parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--case", default="semi-synthetic")
-    parser.add_argument("--wet-threshold", type=float, default=CHAIN.threshold_db)
-    parser.add_argument("--waa-max", type=float, default=CHAIN.waa_max_db)
-    parser.add_argument("--wet-antenna-max", type=float, default=DEFAULTS.wet_antenna_max_db)
-    args, _ = parser.parse_known_args(sys.argv[1:])
+    args, _ = _parser().parse_known_args(sys.argv[1:])  # --docs is not main's
     name = f"cml-evaluation-{args.case}"
     if (args.wet_threshold, args.waa_max) != (CHAIN.threshold_db, CHAIN.waa_max_db):
         name += f"-chain-{args.wet_threshold:g}-{args.waa_max:g}"
