@@ -165,6 +165,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--wet-antenna-max", type=float, default=DEFAULTS.wet_antenna_max_db,
                         help="A_max (dB) of the Pastorek wet antennas the Bayesian methods "
                              "model (0: none)")  # fmt: skip
+    parser.add_argument("--true-baseline", action="store_true",
+                        help="diagnostic, simulated cases only: every method reads the "
+                             "links' true rain attenuation (the simulator's dry baseline and "
+                             "wet-antenna loss; the Bayesian methods model none)")  # fmt: skip
     parser.add_argument("--prior", help="rain-prior weights (default: the shipped ones)")
     parser.add_argument("--draws", type=int, default=DEFAULTS.draws)
     parser.add_argument("--steps", type=int, default=DEFAULTS.steps,
@@ -189,7 +193,7 @@ def main() -> None:
                     guidance=guidance, strength=strength, draws=args.draws,
                     diffusion_steps=args.steps, dry_limit_db=dry_limit, prior=args.prior,
                     wet_threshold_db=args.wet_threshold, waa_max_db=args.waa_max,
-                    wet_antenna_max_db=args.wet_antenna_max,
+                    wet_antenna_max_db=args.wet_antenna_max, true_baseline=args.true_baseline,
                     out=folder / "runs", progress=False,
                 )  # fmt: skip
                 fields.append(xr.load_dataset(run.path / "fields.nc"))
@@ -203,6 +207,8 @@ def main() -> None:
             chain = (f"chain wet above {args.wet_threshold:g} dB, Schleiss cap "
                      f"{args.waa_max:g} dB, Bayesian wet antennas A_max "
                      f"{args.wet_antenna_max:g} dB")  # fmt: skip
+            if args.true_baseline:
+                chain = "the links' true rain attenuation (no chain, no wet antennas)"
             print(f"\n{args.case}, {chain}, {dps}PnP λ {strength:g}, {dry}, "
                   f"{args.draws} draws, "
                   f"{args.steps} steps, {maps} maps of {args.every} min:\n")  # fmt: skip
@@ -214,15 +220,17 @@ def main() -> None:
 def _block() -> str:
     """The validation page's block for this command line: one per case, and one per case
     for each departure from the defaults the page keeps (`--wet-threshold 0.5 --waa-max 1`:
-    `-chain-0.5-1`; `--wet-antenna-max 0`: `-pastorek-0`), so that the default's tables
-    stay beside them."""
+    `-chain-0.5-1`; `--wet-antenna-max 0`: `-pastorek-0`; `--true-baseline`:
+    `-true-baseline`), so that the default's tables stay beside them."""
     import sys
 
     args, _ = _parser().parse_known_args(sys.argv[1:])  # --docs is not main's
     name = f"cml-evaluation-{args.case}"
     if (args.wet_threshold, args.waa_max) != (CHAIN.threshold_db, CHAIN.waa_max_db):
         name += f"-chain-{args.wet_threshold:g}-{args.waa_max:g}"
-    if args.wet_antenna_max != DEFAULTS.wet_antenna_max_db:
+    if args.true_baseline:
+        name += "-true-baseline"
+    elif args.wet_antenna_max != DEFAULTS.wet_antenna_max_db:
         name += f"-pastorek-{args.wet_antenna_max:g}"
     return name
 

@@ -93,8 +93,9 @@ class CmlReconstructParameters(MethodParameters):
     true_baseline: bool = option(
         False,
         "simulator only: give every method the links' true rain attenuation (the simulator's "
-        "dry baseline and wet-antenna loss in place of the chain's estimates), to compare the "
-        "reconstructions without the chain's wet/dry errors",
+        "dry baseline and wet-antenna loss subtracted in place of the chain's estimates; the "
+        "Bayesian methods then model no wet antennas), to compare the reconstructions "
+        "without the chain's errors",
     )
     areal_reference: str | None = option(
         None, "radar fields (netCDF)", metavar="FILE", input="file"

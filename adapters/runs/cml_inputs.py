@@ -87,9 +87,10 @@ def link_inputs(
 ) -> LinkInputs:
     """Run the standard chain over the period (plus spin-up) and average it per step.
 
-    true_baseline (simulator only): use the true dry baseline and wet-antenna attenuation
-    instead of the chain's estimates, so that every method sees the links' rain attenuation
-    with measurement noise only and the comparison isolates the reconstruction. chain: the
+    true_baseline (simulator only): subtract the true dry baseline and wet-antenna
+    attenuation instead of the chain's estimates, so that every method sees the links' rain
+    attenuation with measurement noise only and the comparison isolates the reconstruction
+    (the Bayesian methods should then model no wet antennas: wet_antenna_max_db 0). chain: the
     standard chain's parameters (default: pycomlink's example's).
     """
     caps = backend.capabilities
@@ -114,11 +115,9 @@ def link_inputs(
         if not isinstance(backend, CMLSimulatorBackend):
             raise SubstratesError("--true-baseline needs a simulator: real links have no truth")
         truth = backend.ground_truth(first, after)
-        above = (processed["trsl"] - truth["baseline"]).clip(min=0)
-        attenuation = (above - truth["A_wet_antenna"]).clip(min=0).transpose(*rain.dims)
-        rain = attenuation.copy(
-            data=path_rain_rate(attenuation.values, processed, chain.rain_min_mm_h)
-        )
+        above = (processed["trsl"] - truth["baseline"] - truth["A_wet_antenna"]).clip(min=0)
+        above = above.transpose(*rain.dims)
+        rain = above.copy(data=path_rain_rate(above.values, processed, chain.rain_min_mm_h))
     steps, labels = _steps(processed["time"].values, start, end, every_min)
     keep = steps > 0
     grouped = {

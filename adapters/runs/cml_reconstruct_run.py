@@ -93,7 +93,8 @@ def run_cml_reconstruct(
     data: a netCDF file for a cml.opensense `hardware` source; areal_reference,
     path_reference: radar references (default for pycomlink's example data: the ones shipped
     with it); near_km: cells farther from every link are left out of the field scores;
-    true_baseline: see `link_inputs` (simulator only); precision: of the Bayesian maps;
+    true_baseline: see `link_inputs` (simulator only; the Bayesian methods then model no
+    wet antennas, whatever wet_antenna_max_db says); precision: of the Bayesian maps;
     iterations, chains: HMC's, per map; diffusion_steps, draws, guidance (DPS), strength
     (PnP, SMC): the diffusion samplers' (dps, pnp, smc); prior: their weights file (default:
     the shipped prior); dry_limit_db: the Bayesian methods read the chain's dry steps as
@@ -114,6 +115,8 @@ def run_cml_reconstruct(
     if device.startswith("cuda") and (reason := no_cuda_reason()):
         raise SubstratesError(f"--device {device}: {reason}")
     chain = ChainParameters(threshold_db=wet_threshold_db, waa_max_db=waa_max_db)
+    if true_baseline:  # the data then hold no wet-antenna loss to model
+        wet_antenna_max_db = 0.0
     if dry_limit_db is not None and not dry_limit_db > 0:
         raise SubstratesError(f"--dry-limit-db must be positive dB, got {dry_limit_db}")
     settings = BayesianSettings(chains=chains, iterations=iterations, warmup=iterations // 2,

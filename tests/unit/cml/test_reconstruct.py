@@ -160,3 +160,25 @@ def test_kriging_with_two_links_at_one_midpoint_stays_within_the_data() -> None:
     kriging = OrdinaryKriging(points, cells, Variogram(0.22, 184.0, 1e-22))
     maps = kriging(values[None])
     assert np.isfinite(maps).all() and maps.max() < 2 * values.max()
+
+
+def test_true_baseline_gives_every_method_the_true_rain_attenuation() -> None:
+    """--true-baseline on a noise-free simulation with wet antennas: the attenuation the
+    Bayesian methods read is the simulator's rain attenuation, wet-antenna loss removed, and
+    the chain's path rain (IDW's input) the rain that attenuation implies."""
+    from substrates.adapters.runs.cml_inputs import link_inputs
+    from substrates.backends.cml.sim import CMLSimulatorBackend
+
+    backend = create_backend("cml.sim", {
+        "links": 20, "duration_h": 3, "noise_db": 0, "rsl_step_db": 0, "drift_db_per_h": 0,
+        "missing_fraction": 0, "wet_antenna_pastorek": [10.0, 0.5, 0.15], "seed": 3,
+    })  # fmt: skip
+    assert isinstance(backend, CMLSimulatorBackend)
+    start, end = np.datetime64("2020-06-01T02:00", "ns"), np.datetime64("2020-06-01T03:00", "ns")
+    inputs = link_inputs(backend, start, end, 15, true_baseline=True)
+    truth = backend.ground_truth(start, end + np.timedelta64(1, "h"))
+    a_rain = truth["A_rain"].transpose("time", "cml_id", "sublink_id")
+    steps = np.ceil((a_rain["time"].values - start) / np.timedelta64(15, "m")).astype(int)
+    expected = np.stack([a_rain.values[steps == k].mean(0) for k in range(1, 5)])
+    assert truth["A_wet_antenna"].max() > 1.0  # there is a wet-antenna loss to remove
+    np.testing.assert_allclose(inputs.attenuation_db, expected, atol=1e-9)
