@@ -165,6 +165,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--wet-antenna-max", type=float, default=DEFAULTS.wet_antenna_max_db,
                         help="A_max (dB) of the Pastorek wet antennas the Bayesian methods "
                              "model (0: none)")  # fmt: skip
+    parser.add_argument("--wet-antenna-by", choices=["model", "chain"], default="model",
+                        help="chain: the Bayesian methods read the chain's attenuation "
+                             "after its Schleiss correction, as IDW does")  # fmt: skip
     parser.add_argument("--true-baseline", action="store_true",
                         help="diagnostic, simulated cases only: every method reads the "
                              "links' true rain attenuation (the simulator's dry baseline and "
@@ -194,6 +197,7 @@ def main() -> None:
                     diffusion_steps=args.steps, dry_limit_db=dry_limit, prior=args.prior,
                     wet_threshold_db=args.wet_threshold, waa_max_db=args.waa_max,
                     wet_antenna_max_db=args.wet_antenna_max, true_baseline=args.true_baseline,
+                    wet_antenna_by=args.wet_antenna_by,
                     out=folder / "runs", progress=False,
                 )  # fmt: skip
                 fields.append(xr.load_dataset(run.path / "fields.nc"))
@@ -204,9 +208,13 @@ def main() -> None:
             maps = sum(f.sizes["time"] for f in fields)
             dry = "dry steps as no rain" if dry_limit is None else f"dry steps < {dry_limit:g} dB"
             dps = f"DPS guidance {guidance:g}, " if "dps" in methods else ""
+            antennas = (
+                "the Bayesian methods reading its wet-antenna-corrected attenuation"
+                if args.wet_antenna_by == "chain"
+                else f"Bayesian wet antennas A_max {args.wet_antenna_max:g} dB"
+            )
             chain = (f"chain wet above {args.wet_threshold:g} dB, Schleiss cap "
-                     f"{args.waa_max:g} dB, Bayesian wet antennas A_max "
-                     f"{args.wet_antenna_max:g} dB")  # fmt: skip
+                     f"{args.waa_max:g} dB, {antennas}")  # fmt: skip
             if args.true_baseline:
                 chain = "the links' true rain attenuation (no chain, no wet antennas)"
             print(f"\n{args.case}, {chain}, {dps}PnP λ {strength:g}, {dry}, "
@@ -220,8 +228,9 @@ def main() -> None:
 def _block() -> str:
     """The validation page's block for this command line: one per case, and one per case
     for each departure from the defaults the page keeps (`--wet-threshold 0.5 --waa-max 1`:
-    `-chain-0.5-1`; `--wet-antenna-max 0`: `-pastorek-0`; `--true-baseline`:
-    `-true-baseline`), so that the default's tables stay beside them."""
+    `-chain-0.5-1`; `--wet-antenna-max 0`: `-pastorek-0`; `--wet-antenna-by chain`:
+    `-waa-by-chain`; `--true-baseline`: `-true-baseline`), so that the default's tables
+    stay beside them."""
     import sys
 
     args, _ = _parser().parse_known_args(sys.argv[1:])  # --docs is not main's
@@ -230,6 +239,8 @@ def _block() -> str:
         name += f"-chain-{args.wet_threshold:g}-{args.waa_max:g}"
     if args.true_baseline:
         name += "-true-baseline"
+    elif args.wet_antenna_by == "chain":
+        name += "-waa-by-chain"
     elif args.wet_antenna_max != DEFAULTS.wet_antenna_max_db:
         name += f"-pastorek-{args.wet_antenna_max:g}"
     return name

@@ -74,13 +74,20 @@ class CmlReconstructParameters(MethodParameters):
     )  # fmt: skip
     waa_max_db: float = option(
         ChainParameters.waa_max_db, "cap of the chain's Schleiss wet-antenna correction, which "
-        "idw and kriging see (bayes and the diffusion methods model wet antennas themselves)",
+        "idw and kriging see (bayes and the diffusion methods model wet antennas themselves, "
+        "unless --wet-antenna-by chain)",
         metavar="DB", ge=0,
     )  # fmt: skip
     wet_antenna_max_db: float = option(
         DiffusionSettings.wet_antenna_max_db, "A_max of the Pastorek wet-antenna attenuation "
         "that bayes and the diffusion methods add to a field's rain attenuation (0: none; "
         "Pastorek et al. 2021's 14 dB)", metavar="DB", ge=0,
+    )  # fmt: skip
+    wet_antenna_by: Literal["model", "chain"] = option(
+        "model", "what takes the wet-antenna loss out of bayes' and the diffusion methods' "
+        "data: model (their Pastorek term on the attenuation above the chain's baseline) or "
+        "chain (they read the chain's attenuation after its Schleiss correction, as idw and "
+        "kriging do, and model none; --wet-antenna-max-db is then unused)",
     )  # fmt: skip
     prior: str | None = option(
         None, "rain-prior weights for dps, pnp and smc (default: the shipped ones, trained on "

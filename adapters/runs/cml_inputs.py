@@ -25,8 +25,9 @@ DEFAULT_HOURS = 3
 @dataclass
 class LinkInputs:
     """Per reconstruction step (the interval (time − every, time]): attenuation above the
-    chain's baseline (dB; links × sublinks) and the chain's path-averaged rain (mm/h, mean
-    of the sublinks); `links` is the OpenSense dataset for the geometry."""
+    chain's baseline, or after its wet-antenna correction (dB; links × sublinks; see
+    `link_inputs`), and the chain's path-averaged rain (mm/h, mean of the sublinks);
+    `links` is the OpenSense dataset for the geometry."""
 
     times: np.ndarray
     attenuation_db: np.ndarray
@@ -84,6 +85,7 @@ def link_inputs(
     every_min: int,
     true_baseline: bool = False,
     chain: ChainParameters | None = None,
+    corrected: bool = False,
 ) -> LinkInputs:
     """Run the standard chain over the period (plus spin-up) and average it per step.
 
@@ -91,7 +93,9 @@ def link_inputs(
     attenuation instead of the chain's estimates, so that every method sees the links' rain
     attenuation with measurement noise only and the comparison isolates the reconstruction
     (the Bayesian methods should then model no wet antennas: wet_antenna_max_db 0). chain: the
-    standard chain's parameters (default: pycomlink's example's).
+    standard chain's parameters (default: pycomlink's example's). corrected: the
+    attenuation is the chain's after its Schleiss wet-antenna correction (what its rain
+    rate comes from), not the attenuation above its baseline.
     """
     caps = backend.capabilities
     first = max(start - SPIN_UP, np.datetime64(caps.start, "ns"))
@@ -109,7 +113,7 @@ def link_inputs(
         loaded = loaded.isel(cml_id=~silent)
     chain = chain or ChainParameters()
     processed = process(loaded, chain)
-    above = (processed["trsl"] - processed["baseline"]).clip(min=0)
+    above = processed["A"] if corrected else (processed["trsl"] - processed["baseline"]).clip(min=0)
     rain = processed["R"]
     if true_baseline:
         if not isinstance(backend, CMLSimulatorBackend):

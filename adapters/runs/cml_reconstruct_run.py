@@ -87,6 +87,7 @@ def run_cml_reconstruct(
     wet_threshold_db: float = ChainParameters.threshold_db,
     waa_max_db: float = ChainParameters.waa_max_db,
     wet_antenna_max_db: float = DiffusionSettings.wet_antenna_max_db,
+    wet_antenna_by: Literal["model", "chain"] = "model",
 ) -> RunFolder:
     """Reconstruct rain fields every `every` minutes of [start, end] and score them.
 
@@ -102,7 +103,10 @@ def run_cml_reconstruct(
     the standard chain's wet/dry threshold on trsl's rolling standard deviation and the
     cap of its Schleiss wet-antenna correction (dB), for every method alike;
     wet_antenna_max_db: A_max of the Pastorek wet-antenna attenuation the Bayesian methods
-    model (dB, 0: none).
+    model (dB, 0: none); wet_antenna_by: "chain" gives the Bayesian methods the chain's
+    attenuation after its Schleiss wet-antenna correction (IDW's and kriging's data) and
+    no wet-antenna term of their own, "model" the attenuation above the baseline and the
+    Pastorek term.
     """
     every_min = every
     if iterations < 2 or chains < 1:
@@ -115,7 +119,7 @@ def run_cml_reconstruct(
     if device.startswith("cuda") and (reason := no_cuda_reason()):
         raise SubstratesError(f"--device {device}: {reason}")
     chain = ChainParameters(threshold_db=wet_threshold_db, waa_max_db=waa_max_db)
-    if true_baseline:  # the data then hold no wet-antenna loss to model
+    if true_baseline or wet_antenna_by == "chain":  # the data then hold no wet-antenna loss
         wet_antenna_max_db = 0.0
     if dry_limit_db is not None and not dry_limit_db > 0:
         raise SubstratesError(f"--dry-limit-db must be positive dB, got {dry_limit_db}")
@@ -131,7 +135,8 @@ def run_cml_reconstruct(
     areal, path = _references(backend, (areal_reference, path_reference))
     try:
         first, last = time_range(backend, start, end, path)
-        inputs = link_inputs(backend, first, last, every_min, true_baseline, chain)
+        inputs = link_inputs(backend, first, last, every_min, true_baseline, chain,
+                             corrected=wet_antenna_by == "chain")  # fmt: skip
         if not np.isfinite(inputs.path_rain_mm_h).any():
             raise CMLDataError(f"{backend.name}: no link has data between {first} and {last} "
                                "(every rsl or tsl is missing there)")  # fmt: skip
@@ -150,6 +155,7 @@ def run_cml_reconstruct(
         "data": data, "start": str(first), "end": str(last), "every_min": every_min,
         "grid": {"cell_km": grid.cell_km, "nx": grid.nx, "ny": grid.ny, "origin": grid.origin},
         "near_km": near_km, "true_baseline": true_baseline, "chain": asdict(chain),
+        "wet_antenna_by": wet_antenna_by,
         "methods": list(methods),
         "variogram": "fitted per map" if climatology is None else asdict(climatology),
         "bayesian": asdict(settings), "diffusion": asdict(diffusion), "prior": prior,

@@ -167,6 +167,28 @@ def test_the_bayesian_wet_antenna_model_is_an_option(tmp_path) -> None:
     assert means["0"] > 1.1 * means["14"], means
 
 
+def test_the_chain_can_take_the_wet_antennas_out_for_the_bayesian_methods(tmp_path) -> None:
+    """--wet-antenna-by chain: the Bayesian methods read the Schleiss-corrected attenuation
+    and model no wet antennas (A_max 0 in provenance, whatever --wet-antenna-max-db says);
+    less attenuation than above the baseline, so less rain than with A_max 0 on it."""
+    means = {}
+    for by, a_max in (("model", "0"), ("chain", "14")):
+        folder = tmp_path / by
+        folder.mkdir()
+        substrates(
+            "run", "cml-reconstruct", "--start", "2020-06-01T02:00", "--end",
+            "2020-06-01T02:40", "--every", "20", "--methods", "bayes", "--iterations",
+            "40", "--chains", "2", "--wet-antenna-max-db", a_max, "--wet-antenna-by", by,
+            cwd=folder,
+        )  # fmt: skip
+        run = only_run_folder(folder / "runs")
+        parameters = json.loads((run / "provenance.json").read_text())["parameters"]
+        assert parameters["wet_antenna_by"] == by
+        assert parameters["bayesian"]["wet_antenna_max_db"] == 0.0
+        means[by] = float(xr.open_dataset(run / "fields.nc")["rain_bayes"].mean())
+    assert means["chain"] < 0.9 * means["model"], means
+
+
 def test_a_missing_prior_file_is_one_line(tmp_path) -> None:
     result = substrates(
         "run", "cml-reconstruct", "--methods", "dps", "--prior", "nowhere.pt",

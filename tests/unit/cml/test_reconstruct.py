@@ -182,3 +182,20 @@ def test_true_baseline_gives_every_method_the_true_rain_attenuation() -> None:
     expected = np.stack([a_rain.values[steps == k].mean(0) for k in range(1, 5)])
     assert truth["A_wet_antenna"].max() > 1.0  # there is a wet-antenna loss to remove
     np.testing.assert_allclose(inputs.attenuation_db, expected, atol=1e-9)
+
+
+def test_corrected_inputs_are_the_chains_attenuation_that_its_rain_comes_from() -> None:
+    """corrected=True (cml-reconstruct --wet-antenna-by chain): the Bayesian methods read
+    the chain's attenuation after its Schleiss correction, step by step what IDW's rain
+    comes from; without it, the attenuation above the baseline (the Schleiss term in it)."""
+    from substrates.adapters.runs.cml_inputs import link_inputs
+
+    backend = create_backend("cml.sim", {"links": 20, "duration_h": 3, "seed": 3})
+    start, end = np.datetime64("2020-06-01T02:00", "ns"), np.datetime64("2020-06-01T03:00", "ns")
+    corrected = link_inputs(backend, start, end, 15, corrected=True)
+    above = link_inputs(backend, start, end, 15)
+    steps = np.ceil((corrected.links["time"].values - start) / np.timedelta64(15, "m"))
+    a = corrected.links["A"].transpose("time", "cml_id", "sublink_id").values
+    expected = np.stack([np.nanmean(a[steps == k], axis=0) for k in range(1, 5)])
+    np.testing.assert_allclose(corrected.attenuation_db, expected, atol=1e-12)
+    assert np.nanmax(above.attenuation_db - corrected.attenuation_db) > 0.5  # the Schleiss term
