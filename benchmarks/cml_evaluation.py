@@ -208,21 +208,26 @@ def main() -> None:
             maps = sum(f.sizes["time"] for f in fields)
             dry = "dry steps as no rain" if dry_limit is None else f"dry steps < {dry_limit:g} dB"
             dps = f"DPS guidance {guidance:g}, " if "dps" in methods else ""
-            antennas = (
-                "the Bayesian methods reading its wet-antenna-corrected attenuation"
-                if args.wet_antenna_by == "chain"
-                else f"Bayesian wet antennas A_max {args.wet_antenna_max:g} dB"
-            )
-            chain = (f"chain wet above {args.wet_threshold:g} dB, Schleiss cap "
-                     f"{args.waa_max:g} dB, {antennas}")  # fmt: skip
-            if args.true_baseline:
-                chain = "the links' true rain attenuation (no chain, no wet antennas)"
+            chain = _inputs(args)
             print(f"\n{args.case}, {chain}, {dps}PnP λ {strength:g}, {dry}, "
                   f"{args.draws} draws, "
                   f"{args.steps} steps, {maps} maps of {args.every} min:\n")  # fmt: skip
             table(score(fields, methods))
             print("\nseconds per map: " + ", ".join(f"{m} {s / maps:.1f}"
                                                     for m, s in seconds.items()))  # fmt: skip
+
+
+def _inputs(args: argparse.Namespace) -> str:
+    """What the methods read, in words, for the table's heading."""
+    if args.true_baseline:
+        return "the links' true rain attenuation (no chain, no wet antennas)"
+    antennas = (
+        "the Bayesian methods reading its wet-antenna-corrected attenuation"
+        if args.wet_antenna_by == "chain"
+        else f"Bayesian wet antennas A_max {args.wet_antenna_max:g} dB"
+    )
+    return (f"chain wet above {args.wet_threshold:g} dB, Schleiss cap {args.waa_max:g} dB, "
+            f"{antennas}")  # fmt: skip
 
 
 def _block() -> str:

@@ -95,7 +95,7 @@ def link_inputs(
     (the Bayesian methods should then model no wet antennas: wet_antenna_max_db 0). chain: the
     standard chain's parameters (default: pycomlink's example's). corrected: the
     attenuation is the chain's after its Schleiss wet-antenna correction (what its rain
-    rate comes from), not the attenuation above its baseline.
+    rate comes from), not the attenuation above its baseline (no effect with true_baseline).
     """
     caps = backend.capabilities
     first = max(start - SPIN_UP, np.datetime64(caps.start, "ns"))
@@ -113,7 +113,6 @@ def link_inputs(
         loaded = loaded.isel(cml_id=~silent)
     chain = chain or ChainParameters()
     processed = process(loaded, chain)
-    above = processed["A"] if corrected else (processed["trsl"] - processed["baseline"]).clip(min=0)
     rain = processed["R"]
     if true_baseline:
         if not isinstance(backend, CMLSimulatorBackend):
@@ -122,6 +121,10 @@ def link_inputs(
         above = (processed["trsl"] - truth["baseline"] - truth["A_wet_antenna"]).clip(min=0)
         above = above.transpose(*rain.dims)
         rain = above.copy(data=path_rain_rate(above.values, processed, chain.rain_min_mm_h))
+    elif corrected:
+        above = processed["A"]
+    else:
+        above = (processed["trsl"] - processed["baseline"]).clip(min=0)
     steps, labels = _steps(processed["time"].values, start, end, every_min)
     keep = steps > 0
     grouped = {

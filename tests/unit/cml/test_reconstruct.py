@@ -177,9 +177,7 @@ def test_true_baseline_gives_every_method_the_true_rain_attenuation() -> None:
     start, end = np.datetime64("2020-06-01T02:00", "ns"), np.datetime64("2020-06-01T03:00", "ns")
     inputs = link_inputs(backend, start, end, 15, true_baseline=True)
     truth = backend.ground_truth(start, end + np.timedelta64(1, "h"))
-    a_rain = truth["A_rain"].transpose("time", "cml_id", "sublink_id")
-    steps = np.ceil((a_rain["time"].values - start) / np.timedelta64(15, "m")).astype(int)
-    expected = np.stack([a_rain.values[steps == k].mean(0) for k in range(1, 5)])
+    expected = _quarter_hour_means(truth["A_rain"], start, 4)
     assert truth["A_wet_antenna"].max() > 1.0  # there is a wet-antenna loss to remove
     np.testing.assert_allclose(inputs.attenuation_db, expected, atol=1e-9)
 
@@ -194,8 +192,15 @@ def test_corrected_inputs_are_the_chains_attenuation_that_its_rain_comes_from() 
     start, end = np.datetime64("2020-06-01T02:00", "ns"), np.datetime64("2020-06-01T03:00", "ns")
     corrected = link_inputs(backend, start, end, 15, corrected=True)
     above = link_inputs(backend, start, end, 15)
-    steps = np.ceil((corrected.links["time"].values - start) / np.timedelta64(15, "m"))
-    a = corrected.links["A"].transpose("time", "cml_id", "sublink_id").values
-    expected = np.stack([np.nanmean(a[steps == k], axis=0) for k in range(1, 5)])
+    expected = _quarter_hour_means(corrected.links["A"], start, 4)
     np.testing.assert_allclose(corrected.attenuation_db, expected, atol=1e-12)
     assert np.nanmax(above.attenuation_db - corrected.attenuation_db) > 0.5  # the Schleiss term
+
+
+def _quarter_hour_means(values, start: np.datetime64, count: int) -> np.ndarray:
+    """(count, links, sublinks) means of (cml_id, sublink_id, time) `values` over the
+    15-minute steps (start + 15(k−1), start + 15k], NaN left out: what `link_inputs`
+    should average, computed here on its own."""
+    array = values.transpose("time", "cml_id", "sublink_id").values
+    step = np.ceil((values["time"].values - start) / np.timedelta64(15, "m")).astype(int)
+    return np.stack([np.nanmean(array[step == k], axis=0) for k in range(1, count + 1)])
