@@ -173,6 +173,8 @@ def _parser() -> argparse.ArgumentParser:
                              "links' true rain attenuation (the simulator's dry baseline and "
                              "wet-antenna loss; the Bayesian methods model none)")  # fmt: skip
     parser.add_argument("--prior", help="rain-prior weights (default: the shipped ones)")
+    parser.add_argument("--device", default="cpu",
+                        help="torch device of the Bayesian methods: cpu or cuda")  # fmt: skip
     parser.add_argument("--draws", type=int, default=DEFAULTS.draws)
     parser.add_argument("--steps", type=int, default=DEFAULTS.steps,
                         help="reverse diffusion steps")  # fmt: skip
@@ -197,7 +199,7 @@ def main() -> None:
                     diffusion_steps=args.steps, dry_limit_db=dry_limit, prior=args.prior,
                     wet_threshold_db=args.wet_threshold, waa_max_db=args.waa_max,
                     wet_antenna_max_db=args.wet_antenna_max, true_baseline=args.true_baseline,
-                    wet_antenna_by=args.wet_antenna_by,
+                    wet_antenna_by=args.wet_antenna_by, device=args.device,
                     out=folder / "runs", progress=False,
                 )  # fmt: skip
                 fields.append(xr.load_dataset(run.path / "fields.nc"))
@@ -234,8 +236,8 @@ def _block() -> str:
     """The validation page's block for this command line: one per case, and one per case
     for each departure from the defaults the page keeps (`--wet-threshold 0.5 --waa-max 1`:
     `-chain-0.5-1`; `--wet-antenna-max 0`: `-pastorek-0`; `--wet-antenna-by chain`:
-    `-waa-by-chain`; `--true-baseline`: `-true-baseline`), so that the default's tables
-    stay beside them."""
+    `-waa-by-chain`; `--true-baseline`: `-true-baseline`; `--steps 100`: `-steps-100`), so
+    that the default's tables stay beside them."""
     import sys
 
     args, _ = _parser().parse_known_args(sys.argv[1:])  # --docs is not main's
@@ -248,6 +250,8 @@ def _block() -> str:
         name += "-waa-by-chain"
     elif args.wet_antenna_max != DEFAULTS.wet_antenna_max_db:
         name += f"-pastorek-{args.wet_antenna_max:g}"
+    if args.steps != DEFAULTS.steps:
+        name += f"-steps-{args.steps}"
     return name
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from .hmc import hmc
 from .likelihood import LinkLikelihood
+from .likelihood_defaults import DRY_LIMIT_DB, NOISE_DB, RELATIVE_NOISE, WET_ANTENNA_MAX_DB
 from .path_operator import PathOperator
 from .rain_prior import FieldPrior, RainPrior, fit_levels, threshold
 
@@ -37,13 +38,13 @@ class BayesianSettings:
     iterations: int = 300
     warmup: int = 150
     leapfrog: int = 10
-    noise_db: float = 0.3
-    relative_noise: float = 0.1
-    wet_antenna_max_db: float = 14.0
+    noise_db: float = NOISE_DB
+    relative_noise: float = RELATIVE_NOISE
+    wet_antenna_max_db: float = WET_ANTENNA_MAX_DB
     level_window: int = 15
     steps_per_batch: int = 32
     prior: RainPrior = field(default_factory=RainPrior)
-    dry_limit_db: float | None = 3.0
+    dry_limit_db: float | None = DRY_LIMIT_DB
 
 
 @dataclass

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from ..likelihood_defaults import DRY_LIMIT_DB, NOISE_DB, RELATIVE_NOISE, WET_ANTENNA_MAX_DB
+
 
 @dataclass(frozen=True)
 class DiffusionSettings:
@@ -28,10 +30,10 @@ class DiffusionSettings:
     draws: int = 8
     scale: float = 0.05
     strength: float = 1.0
-    noise_db: float = 0.3
-    relative_noise: float = 0.1
-    wet_antenna_max_db: float = 14.0
+    noise_db: float = NOISE_DB
+    relative_noise: float = RELATIVE_NOISE
+    wet_antenna_max_db: float = WET_ANTENNA_MAX_DB
     maps_per_batch: int = 8
     clip: tuple[float, float] = (-1.0, 1.3)
     wet_mm_h: float = 0.1
-    dry_limit_db: float | None = 3.0
+    dry_limit_db: float | None = DRY_LIMIT_DB

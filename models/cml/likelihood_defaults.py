@@ -1,0 +1,18 @@
+"""The link likelihood's defaults, one set for every Bayesian reconstruction (the
+random-field prior's `BayesianSettings` and the diffusion prior's `DiffusionSettings`),
+apart from torch so that the command line reads them without importing a sampler.
+
+Chosen on the validation day (20 May 2018) and used in the held-out evaluation
+(docs/substrates/cml.md)."""
+
+from __future__ import annotations
+
+NOISE_DB = 0.3
+"""Standard deviation of a sublink's attenuation error independent of its size (dB)."""
+RELATIVE_NOISE = 0.1
+"""Standard deviation of a sublink's attenuation error per dB of observed attenuation."""
+WET_ANTENNA_MAX_DB = 14.0
+"""A_max of the Pastorek wet-antenna attenuation added to a field's rain attenuation (dB;
+Pastorek et al. 2021's)."""
+DRY_LIMIT_DB = 3.0
+"""A sublink the chain called dry for a whole map reads as attenuation below this (dB)."""
