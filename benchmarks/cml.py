@@ -18,6 +18,7 @@ import time
 
 import numpy as np
 from publish import published
+from timing import arguments
 
 from substrates.backends.registry import create_backend
 from substrates.models.cml.processing import process
@@ -40,7 +41,7 @@ def main() -> None:
     parser.add_argument("--links", type=int, default=500)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--maps", type=int, default=16, help="maps in the reconstruction test")
-    args = parser.parse_args()
+    args = arguments(parser, links=20, repeats=1, maps=2)
     chain(args)
     reconstruction(args.maps)
 

@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 from publish import published
 from scipy.ndimage import gaussian_filter
-from timing import best
+from timing import arguments, best
 
 from substrates.models.events.cmax import EventCloud, origin, two_motions
 from substrates.models.events.iwe import SMOOTHING_PX
@@ -124,7 +124,8 @@ def main() -> None:
                              "empty for none)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=100, help="held-out scene seed")
     parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args()
+    args = arguments(parser, sensor="160x120", evaluations="500,5000", searches="3000,all",
+                     more_scenes="", repeats=1)  # fmt: skip
     width, height = (int(v) for v in args.sensor.lower().split("x"))
     events, truth = scene_events(width, height, args.seed)
     print(f"scene {args.seed} at {width} × {height}: {len(events):,} events in 200 ms\n")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 from publish import published
-from timing import best
+from timing import arguments, best
 
 from substrates.datasets.events.events import EVENT_DTYPE, Events
 from substrates.datasets.events.files import read_events, write_events
@@ -97,7 +97,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=5_000_000)
     parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args()
+    args = arguments(parser, events=200_000, repeats=1)
     simulator(args.repeats)
     rng = np.random.default_rng(0)
     n = args.events

@@ -26,6 +26,7 @@ import warnings
 import numpy as np
 from publish import published
 from qiskit.quantum_info import SparsePauliOp
+from timing import arguments
 
 from substrates.backends.registry import create_backend
 from substrates.datasets.quantum.circuit_files import example_path, load_circuits
@@ -51,7 +52,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--devices", default="fake_manila", help="comma-separated snapshots")
     parser.add_argument("--seeds", type=int, default=SEEDS, help="how many seeds")
-    args = parser.parse_args()
+    args = arguments(parser, seeds=1)
     warnings.filterwarnings("ignore", category=UserWarning)  # ZNE's fit and local mode's notes
     seeds = tuple(range(1, args.seeds + 1))
     (circuit,) = load_circuits(example_path())

@@ -3,7 +3,7 @@
 1. One cell: compartment-steps per second of a somatic spike, 4 ms at 10 µs steps, the
    jit-compiled jaxley simulation (mea.jaxley's CellSimulation, float64, CPU) against
    NEURON's fixed-step backward Euler on the same morphology, channels and step.
-2. A batch of 64 parameter sets (jit(vmap(...))) against NEURON running them one after
+2. A batch of 64 parameter sets (--batch; jit(vmap(...))) against NEURON running them one after
    another (the sum of the 64 runs, each cell built alone: NEURON steps every section).
 3. The extracellular computation's share: the spike template (voltages, transmembrane
    currents, line-source potentials at 64 electrodes, sampling-period means) against the
@@ -19,7 +19,7 @@ import functools
 
 import numpy as np
 from publish import published
-from timing import best
+from timing import arguments, best
 
 from substrates.backends.mea.simulation import CellSimulation
 from substrates.datasets.mea.geometry import hexagonal
@@ -32,13 +32,15 @@ BATCH = 64
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    repeats = parser.parse_args().repeats
+    parser.add_argument("--batch", type=int, default=BATCH, help="parameter sets in the batch")
+    args = arguments(parser, repeats=1, batch=4)
+    repeats, batch = args.repeats, args.batch
     import jax
 
-    simulation = CellSimulation(hexagonal(8, 8, 30.0), batch=BATCH)
+    simulation = CellSimulation(hexagonal(8, 8, 30.0), batch=batch)
     low = np.array([p.low for p in simulation.parameters])
     high = np.array([p.high for p in simulation.parameters])
-    thetas = np.random.default_rng(0).uniform(low, high, (BATCH, len(low)))
+    thetas = np.random.default_rng(0).uniform(low, high, (batch, len(low)))
     m, timing = simulation.morphology, simulation.timing
     work = m.compartments * timing.steps  # compartment-steps of one simulation
     injected = simulation._soma_pulse()
@@ -65,9 +67,9 @@ def main() -> None:
     print("| simulation | compartment-steps / s | vs NEURON |\n|---|---|---|")
     print(f"| jaxley, one cell (CPU, float64) | {work / one:,.0f} | {neuron_one / one:.2f}x |")
     print(f"| NEURON, one cell | {work / neuron_one:,.0f} | 1x |")
-    print(f"| jaxley, vmapped batch of {BATCH} | {BATCH * work / many:,.0f} | "
+    print(f"| jaxley, vmapped batch of {batch} | {batch * work / many:,.0f} | "
           f"{neuron_many / many:.2f}x |")  # fmt: skip
-    print(f"| NEURON, {BATCH} cells one after another | {BATCH * work / neuron_many:,.0f} | 1x |\n")
+    print(f"| NEURON, {batch} cells one after another | {batch * work / neuron_many:,.0f} | 1x |\n")
     share = max(0.0, 1 - one / with_field)
     print("| one spike template | ms | share |\n|---|---|---|")
     print(f"| voltages only | {one * 1e3:.2f} | |")

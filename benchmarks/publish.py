@@ -38,6 +38,8 @@ def published(name: str) -> Iterator[None]:
     """Run the block; with --docs in sys.argv (removed before the script parses it), put
     what it printed into the validation page's block for `name`."""
     publish = "--docs" in sys.argv
+    if publish and "--smoke" in sys.argv:
+        sys.exit("--docs --smoke: a smoke run's numbers are no result; publish a full run")
     if publish:
         sys.argv.remove("--docs")
     captured = io.StringIO()

@@ -21,6 +21,7 @@ import pennylane as qml
 from publish import published
 from qiskit import QuantumCircuit
 from qiskit_aer import AerSimulator
+from timing import arguments
 from tqdm import tqdm
 
 from substrates.backends.registry import create_backend
@@ -167,7 +168,7 @@ def main() -> None:
         "--skip-default-above", type=int, default=99,
         help="skip default.qubit above this many qubits (it is ~10x slower)",
     )  # fmt: skip
-    args = parser.parse_args()
+    args = arguments(parser, sizes=[3], repeats=1)
     rows = measure(args.sizes, args.repeats, args.skip_default_above)
     print(f"\n{SHOTS} shots, statevector, best of {args.repeats}; ratio = ours / raw library call")
     print(markdown(rows))

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from publish import published
+from timing import arguments
 
 print = functools.partial(print, flush=True)  # rows appear as they are measured
 
@@ -43,7 +44,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=8, help="seeds in the sweep (default 8)")
     parser.add_argument("--plan", type=int, default=100_000, help="items to plan (default 10^5)")
-    args = parser.parse_args()
+    args = arguments(parser, items=2, plan=1000)
     print(f"| executor | workers | seconds for {args.items} items | speed-up vs 1 worker |")
     print("|---|---|---|---|")
     with tempfile.TemporaryDirectory() as root:

@@ -1,7 +1,8 @@
-"""Wall-clock timing shared by the benchmark scripts."""
+"""Wall-clock timing and the `--smoke` mode shared by the benchmark scripts."""
 
 from __future__ import annotations
 
+import argparse
 import time
 from collections.abc import Callable
 
@@ -16,3 +17,20 @@ def best(call: Callable[[], object], repeats: int, warm: bool = False) -> float:
         call()
         times.append(time.perf_counter() - start)
     return min(times)
+
+
+def arguments(parser: argparse.ArgumentParser, **smoke: object) -> argparse.Namespace:
+    """The script's arguments, with `--smoke` added: the tiny sizes in `smoke` (argument
+    destination -> value) replace the given ones, so the whole script runs in seconds and
+    prints every table. The test suite runs each script so; its numbers mean nothing, and
+    `published` refuses to write them into the docs."""
+    parser.add_argument("--smoke", action="store_true",
+                        help="tiny sizes (seconds): check that the script runs and prints "
+                             "its tables; the numbers mean nothing")  # fmt: skip
+    args = parser.parse_args()
+    if args.smoke:
+        for name, value in smoke.items():
+            if not hasattr(args, name):
+                raise AttributeError(f"--smoke sets {name!r}, which the script does not take")
+            setattr(args, name, value)
+    return args

@@ -1,13 +1,21 @@
-"""Shared fixtures: an isolated local job store and quiet fake-snapshot warnings; one
-persistent JAX compilation cache for the test process and every command it starts."""
+"""Shared fixtures: an isolated local job store, simulated MEA sessions made once per test
+process; one persistent JAX compilation cache for the test process and every command it
+starts; the lanes' rules: what must carry the `science` marker (checked on collection), and
+which tests share one worker (xdist groups)."""
 
 from __future__ import annotations
 
+import ast
+import inspect
+import json
 import os
 import subprocess
 import sys
 import tempfile
+import textwrap
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,3 +51,105 @@ def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         check=True, capture_output=True, timeout=600,
     )  # fmt: skip
     return site
+
+
+@pytest.fixture(scope="session")
+def mea_session() -> Callable[..., Any]:
+    """`mea_session(**options)`: the `mea.jaxley` backend of those options, one per set of
+    options for the whole test process. Its session (recording, ground truth) is simulated
+    on first use and kept, so every test of the same options shares one simulation."""
+    from substrates.backends.registry import create_backend
+
+    made: dict[str, Any] = {}
+
+    def session(**options: Any) -> Any:
+        key = json.dumps(options, sort_keys=True)
+        if key not in made:
+            made[key] = create_backend("mea.jaxley", options)
+        return made[key]
+
+    return session
+
+
+# ---- the lanes -------------------------------------------------------------------------
+
+SCIENCE_CALLS = {"fit_cell": "a whole HH fit (NPE, refinement, calibration)"}
+"""Functions a test may only call in the science lane -> what they start."""
+SCIENCE_CONFIGS = {"mea_sim_512": "the 512-electrode, three-cell session"}
+"""Shipped configs whose backend does science-lane work when it is used: a conformance
+case on one of them, or a test passing its name, runs that work."""
+SCIENCE_STRINGS = {"--simulations": "an hh-fit run through to its fit", **SCIENCE_CONFIGS}
+"""Strings (a CLI flag, a config's name) only the science lane may pass -> what passing
+them starts."""
+
+
+def _code(function: Callable[..., Any]) -> tuple[set[str], set[str]]:
+    """(names it calls, string constants) in the body of `function`, its docstring and
+    decorators left out; two empty sets where its source is unknown."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function))).body[0]
+    except (OSError, TypeError, SyntaxError, IndexError):
+        return set(), set()
+    assert isinstance(tree, ast.FunctionDef | ast.AsyncFunctionDef)
+    body = tree.body[1:] if ast.get_docstring(tree) is not None else tree.body
+    calls: set[str] = set()
+    strings: set[str] = set()
+    for node in (n for statement in body for n in ast.walk(statement)):
+        if isinstance(node, ast.Call):
+            func = node.func
+            calls.add(func.id if isinstance(func, ast.Name) else getattr(func, "attr", ""))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            strings.add(node.value)
+    return calls, strings
+
+
+def _what_it_starts(item: pytest.Function) -> set[str]:
+    """What of SCIENCE_CALLS, SCIENCE_STRINGS and SCIENCE_CONFIGS the test starts: named
+    in the body of the test, of a fixture it uses, or of a function of their module they
+    call; or, in the conformance suite, the config of its case."""
+    found: set[str] = set()
+    if item.path.parent.name == "conformance":  # a case runs its backend through the suite
+        found |= {what for name, what in SCIENCE_CONFIGS.items() if f"[{name}]" in item.name}
+    functions = [item.function]
+    for definitions in item._fixtureinfo.name2fixturedefs.values():
+        functions += [d.func for d in definitions]
+    seen: set[Callable[..., Any]] = set()
+    while functions:
+        function = functions.pop()
+        if function in seen:
+            continue
+        seen.add(function)
+        calls, strings = _code(function)
+        found |= {what for name, what in SCIENCE_CALLS.items() if name in calls}
+        found |= {what for text, what in SCIENCE_STRINGS.items() if text in strings}
+        module = sys.modules.get(function.__module__)
+        for name in calls:
+            helper = getattr(module, name, None)
+            if inspect.isfunction(helper) and helper.__module__ == function.__module__:
+                functions.append(helper)
+    return found
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The lanes' two rules, before xdist reads the groups.
+    1. A test that starts a fit, a full-size simulation or a held-out study carries the
+       `science` marker; one that does not stops the run on collection, naming it.
+    2. Tests of one module share one xdist worker (their module-scoped fixtures are made
+       once), unless they name an xdist_group themselves (a fixture or a memory-heavy
+       step shared across modules)."""
+    unmarked = []
+    for item in items:
+        if not isinstance(item, pytest.Function):
+            continue
+        if item.get_closest_marker("science") is None:
+            starts = _what_it_starts(item)
+            if starts:
+                unmarked.append(f"{item.nodeid}: starts {', '.join(sorted(starts))}")
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+    if unmarked:
+        raise pytest.UsageError(
+            "these tests start science-lane work without @pytest.mark.science "
+            "(CONTRIBUTING.md, 'Run the tests'):\n  " + "\n  ".join(unmarked)
+        )

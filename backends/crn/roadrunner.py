@@ -9,6 +9,7 @@ loaded model is kept and reused for later calls on a network of the same structu
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,11 +19,19 @@ import numpy as np
 from pydantic import Field
 
 from ..base import BackendOptions
-from ..errors import SubstratesError
+from ..errors import BackendUnavailableError, SubstratesError
 from .base import CRNBackend, CRNCapabilities, SteadyState
 
 if TYPE_CHECKING:
     from ...datasets.crn.reaction_network import ReactionNetwork
+
+
+NEURON_FIRST = (
+    "NEURON was loaded in this process before libRoadRunner, which then crashes building "
+    "any model (a segmentation fault; neuron 9.0, libroadrunner 2.10): import roadrunner "
+    "before neuron, or run the CRN work in a process of its own"
+)
+"""Why a libRoadRunner load is refused after NEURON's (a crash, not an error, otherwise)."""
 
 
 class RoadRunnerOptions(BackendOptions):
@@ -109,6 +118,8 @@ class RoadRunnerBackend(CRNBackend):
         return loaded
 
     def _load(self, network: ReactionNetwork, moieties: bool, parametrised: bool) -> _Loaded:
+        if "roadrunner" not in sys.modules and "neuron" in sys.modules:
+            raise BackendUnavailableError(self.name, "missing-package", NEURON_FIRST)
         import roadrunner
 
         from ...datasets.crn.sbml import to_sbml

@@ -19,7 +19,7 @@ EVENTS_CONFIGS = configs_of("events")
 GPU_ON_CPU = "events_sim_gpu[torch on the CPU]"
 
 
-@pytest.fixture(params=[*EVENTS_CONFIGS, GPU_ON_CPU])
+@pytest.fixture(scope="module", params=[*EVENTS_CONFIGS, GPU_ON_CPU])
 def backend(request: pytest.FixtureRequest):
     if request.param == GPU_ON_CPU:
         return create_backend("events.sim_gpu", {"device": "cpu"})

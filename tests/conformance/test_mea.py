@@ -42,10 +42,18 @@ def _file_backend(case: str, folder) -> object:
     return create_backend("mea.neo", {**_neo_options(folder / "r.raw"), "units": "uV"})
 
 
-@pytest.fixture(params=[*configs_of("mea"), *FILES])
-def backend(request: pytest.FixtureRequest, tmp_path):
+CASES = [pytest.param(name, marks=pytest.mark.science) if name == "mea_sim_512" else name
+         for name in configs_of("mea")]  # fmt: skip
+"""Every shipped mea config; the 512-electrode session (~60 s to simulate) in the science
+lane, the backend's code path is the small mea_sim's."""
+
+
+@pytest.fixture(scope="module", params=[*CASES, *FILES])
+def backend(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """One backend per case for the whole module: a simulated session (mea_sim_512: 16 × 32
+    electrodes, three cells, 10 s) is simulated once, on first use, not once per test."""
     if request.param in FILES:
-        return _file_backend(request.param, tmp_path)
+        return _file_backend(request.param, tmp_path_factory.mktemp("recording"))
     return shipped_backend(request.param)
 
 

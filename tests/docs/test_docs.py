@@ -73,7 +73,6 @@ def test_every_command_in_the_docs_parses(page: Path, words: list[str]) -> None:
         pytest.fail(f"{page.relative_to(REPO)}: `substrates {' '.join(words)}` exits {exit.code}")
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("page", PYTHON_PAGES, ids=[p.name for p in PYTHON_PAGES])
 def test_every_python_block_runs(page: Path, tmp_path: Path, request) -> None:
     code = "\n\n".join(blocks(page, {"python"}))
@@ -88,7 +87,6 @@ def test_every_python_block_runs(page: Path, tmp_path: Path, request) -> None:
 EXAMPLES = sorted((REPO / "examples").glob("*.py"))
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("script", EXAMPLES, ids=[p.name for p in EXAMPLES])
 def test_every_example_runs(script: Path, tmp_path: Path) -> None:
     env = {**os.environ, "MPLBACKEND": "Agg"}

@@ -9,7 +9,6 @@ import subprocess
 import sys
 
 import pyarrow.parquet as pq
-import pytest
 
 from .cli import only_run_folder, substrates
 
@@ -31,7 +30,6 @@ def _files_under(*roots):
                 yield os.path.join(dirpath, name)
 
 
-@pytest.mark.slow
 def test_crashed_run_is_collected_without_resubmitting(tmp_path, local_job_store) -> None:
     env = {**os.environ, "QISKIT_IBM_TOKEN": TOKEN}
     args = ["run", "sample", "--hardware", "ibm_fake_brisbane", "--seed", "4", "--shots", "3000"]
@@ -136,7 +134,6 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-@pytest.mark.slow
 def test_crashed_estimate_run_is_collected_without_resubmitting(tmp_path, local_job_store) -> None:
     args = ["run", "estimate", "--hardware", "ibm_fake_brisbane", "--seed", "4",
             "--precision", "0.02", "--observables", "ZIZ,IZI"]  # fmt: skip

@@ -42,7 +42,6 @@ def _running_record(runs: Path) -> tuple[Path, dict]:
 LONG_QRIM = ["run", "qrim", "--uncertainty", "64", "--outer", "q_learning", "--steps", "20000"]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(("sent", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_stopped_run_says_interrupted(tmp_path, sent, code) -> None:
     run = _start(LONG_QRIM, tmp_path)
@@ -59,7 +58,6 @@ def test_a_stopped_run_says_interrupted(tmp_path, sent, code) -> None:
     assert [r["status"] for r in json.loads(listed.stdout)] == ["interrupted"]
 
 
-@pytest.mark.slow
 def test_a_killed_run_is_listed_as_dead_never_running(tmp_path) -> None:
     run = _start(LONG_QRIM, tmp_path)
     _running_record(tmp_path / "runs")
@@ -112,7 +110,6 @@ def two_worker_sweep(tmp_path) -> list[str]:
     return ["sweep", "qrim", "--grid", "grid.yaml", "--out", "out", "--executor", "two.yaml"]
 
 
-@pytest.mark.slow
 def test_one_driver_per_sweep_and_a_dead_drivers_lock_is_taken_over(tmp_path, two_worker_sweep
                                                                      ) -> None:  # fmt: skip
     args = two_worker_sweep
@@ -129,7 +126,6 @@ def test_one_driver_per_sweep_and_a_dead_drivers_lock_is_taken_over(tmp_path, tw
     assert "6/6 items done" in resumed.stdout and "0 failed" in resumed.stdout
 
 
-@pytest.mark.slow
 def test_a_pool_that_loses_a_worker_replaces_it_and_fails_nothing(tmp_path, two_worker_sweep
                                                                   ) -> None:  # fmt: skip
     driver = _start(two_worker_sweep, tmp_path)

@@ -25,7 +25,6 @@ def _run(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProc
                           text=True, timeout=600)  # fmt: skip
 
 
-@pytest.mark.slow
 def test_the_example_plugin_registers_and_passes_the_conformance_suite(plugin_env, tmp_path):
     listed = _run("substrates", "backends", "--substrate", "quantum", env=plugin_env, cwd=tmp_path)
     row = next(line for line in listed.stdout.splitlines() if line.startswith("quantum.numpy"))
@@ -35,7 +34,6 @@ def test_the_example_plugin_registers_and_passes_the_conformance_suite(plugin_en
     assert "passed" in suite.stdout and "failed" not in suite.stdout
 
 
-@pytest.mark.slow
 def test_a_backend_that_cannot_run_here_stops_the_suite_with_one_line(tmp_path):
     env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}
     result = _run("substrates.testing", "quantum.aer_gpu", env=env, cwd=tmp_path)

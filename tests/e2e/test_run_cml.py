@@ -22,7 +22,7 @@ def _field_rmse(summary: dict) -> dict[str, float]:
     }
 
 
-@pytest.mark.slow
+@pytest.mark.science
 def test_on_synthetic_truth_the_bayesian_map_beats_idw_rmse_by_20_percent(tmp_path) -> None:
     summary = run_method(
         "cml-reconstruct",
@@ -39,7 +39,7 @@ def test_on_synthetic_truth_the_bayesian_map_beats_idw_rmse_by_20_percent(tmp_pa
     assert rmse["bayes"] < rmse["kriging"], rmse
 
 
-@pytest.mark.slow
+@pytest.mark.science
 def test_through_the_standard_chain_the_bayesian_map_still_beats_idw(tmp_path) -> None:
     summary = run_method(
         "cml-reconstruct", hardware="cml_sim", every=30, seed=1, out=tmp_path, progress=False
@@ -48,18 +48,27 @@ def test_through_the_standard_chain_the_bayesian_map_still_beats_idw(tmp_path) -
     assert rmse["bayes"] < 0.95 * rmse["idw"], rmse
 
 
-def test_simulated_run_writes_maps_scores_and_fields(tmp_path) -> None:
+@pytest.fixture(scope="module")
+def simulated_run(tmp_path_factory: pytest.TempPathFactory):
+    """One simulated run with every kind of method (interpolation, kriging, HMC, a
+    diffusion sampler), shared by the tests of what it writes: (stdout, run folder)."""
+    cwd = tmp_path_factory.mktemp("cml")
     result = substrates(
         "run", "cml-reconstruct", "--start", "2020-06-01T02:00", "--end", "2020-06-01T02:20",
-        "--every", "10", "--iterations", "20", "--chains", "2", cwd=tmp_path,
+        "--every", "10", "--methods", "idw,kriging,bayes,pnp", "--iterations", "20",
+        "--chains", "2", "--diffusion-steps", "4", "--draws", "2", cwd=cwd,
     )  # fmt: skip
-    assert "field   bayes" in result.stdout and "path    chain" in result.stdout
-    folder = only_run_folder(tmp_path / "runs")
+    return result.stdout, only_run_folder(cwd / "runs")
+
+
+def test_simulated_run_writes_maps_scores_and_fields(simulated_run) -> None:
+    stdout, folder = simulated_run
+    assert "field   bayes" in stdout and "path    chain" in stdout
     assert {p.name for p in folder.iterdir()} == {
         "results.parquet", "provenance.json", "maps.png", "fields.nc",
     }  # fmt: skip
     table = pq.read_table(folder / "results.parquet").to_pandas()
-    assert len(table) == 2 * (3 + 4)  # per map: 3 field rows, 4 path rows (chain + methods)
+    assert len(table) == 2 * (4 + 5)  # per map: 4 field rows, 5 path rows (chain + methods)
     assert table["rmse_mm_h"].notna().all()
     record = json.loads((folder / "provenance.json").read_text())
     assert record["status"] == "complete" and record["parameters"]["every_min"] == 10
@@ -69,18 +78,14 @@ def test_simulated_run_writes_maps_scores_and_fields(tmp_path) -> None:
     _is_cf(fields, every=np.timedelta64(10, "m"))
 
 
-def test_fields_pass_the_ioos_cf_checker_strictly(tmp_path) -> None:
+def test_fields_pass_the_ioos_cf_checker_strictly(simulated_run, tmp_path) -> None:
     """fields.nc with every kind of variable (maps, posterior spreads, prior levels, the
     reference, flags, bounds, grid mapping) through the IOOS compliance checker's CF-1.8
     suite at its strictest: no error, no warning."""
     pytest.importorskip("compliance_checker")
     from compliance_checker.runner import CheckSuite, ComplianceChecker
 
-    folder = run_method(
-        "cml-reconstruct", hardware="cml_sim", start="2020-06-01T02:00",
-        end="2020-06-01T02:20", every=10, methods=["idw", "kriging", "bayes", "pnp"],
-        iterations=20, chains=2, diffusion_steps=4, draws=2, out=tmp_path, progress=False,
-    ).path  # fmt: skip
+    _, folder = simulated_run
     report = tmp_path / "cf.json"
     CheckSuite.load_all_available_checkers()
     passed, errors = ComplianceChecker.run_checker(
@@ -219,7 +224,7 @@ def _is_cf(fields: xr.Dataset, every: np.timedelta64) -> None:
     assert fields["crs"].attrs["grid_mapping_name"] == "latitude_longitude"
 
 
-@pytest.mark.slow
+@pytest.mark.science
 def test_real_links_are_scored_against_pycomlinks_radar_references(tmp_path) -> None:
     run = run_method(
         "cml-reconstruct", hardware="cml_opensense", start="2018-05-13T19:00",

@@ -125,9 +125,14 @@ def _evidence(name: str) -> str:
 
 
 @pytest.mark.parametrize(
-    "simulator", ["crn_ode", pytest.param("crn_torch", marks=pytest.mark.slow)]
-)
-@pytest.mark.parametrize("name", ["alarm", "insurance"])
+    ("name", "simulator"),
+    [
+        ("alarm", "crn_ode"),
+        pytest.param("alarm", "crn_torch", marks=pytest.mark.science),
+        pytest.param("insurance", "crn_ode", marks=pytest.mark.science),
+        pytest.param("insurance", "crn_torch", marks=pytest.mark.science),
+    ],
+)  # alarm on the ODE backend in the default lane; the torch tier's own path: conformance
 def test_classic_networks_validate_end_to_end(tmp_path, name, simulator) -> None:
     """The BIF in pgmpy's wheel with evidence: a smaller reduced CRN resting where the
     original and BP rest, BP's error against exact, and the robustness summaries."""
@@ -204,7 +209,6 @@ def test_the_elementary_rewrite_is_simulated_and_compared(tmp_path) -> None:
     assert "crn_elementary" in result.stdout
 
 
-@pytest.mark.slow
 def test_a_grid_too_wide_for_exact_marginals_reports_bp_beside_trw(tmp_path) -> None:
     """A 17 × 17 Ising grid (elimination width 17 > 16): no exact marginals; BP and
     tree-reweighted BP are set side by side instead."""

@@ -70,7 +70,6 @@ def test_same_command_on_other_backends(tmp_path, config: str) -> None:
     assert "exhaustive search: 8" in result.stdout
 
 
-@pytest.mark.slow
 def test_q_learning_with_the_gate_oracle(tmp_path) -> None:
     result = substrates(
         "run", "qrim", "--outer", "q_learning", "--oracle", "gates", "--env", "inventory",
@@ -102,7 +101,6 @@ def test_bad_input_is_one_line(tmp_path, args: list[str], message: str) -> None:
     assert not (tmp_path / "runs").exists()
 
 
-@pytest.mark.slow
 def test_hardware_path_on_a_device_snapshot(tmp_path) -> None:
     result = substrates(
         "run", "qrim", "--env", "frozenlake4", "--uncertainty", "2",

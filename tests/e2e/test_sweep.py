@@ -116,7 +116,6 @@ def dask_cluster(tmp_path: Path):
                 os.killpg(process.pid, signal.SIGKILL)
 
 
-@pytest.mark.slow
 def test_dask_cluster_loses_a_worker_mid_sweep_and_loses_nothing(tmp_path) -> None:
     write(tmp_path / "grid.yaml", GRID)
     with dask_cluster(tmp_path) as (config, workers):
@@ -135,7 +134,6 @@ def test_dask_cluster_loses_a_worker_mid_sweep_and_loses_nothing(tmp_path) -> No
         assert_complete(tmp_path / "out")
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("executor", ["local", "dask"])
 def test_a_killed_driver_resumes_without_recomputing_finished_items(tmp_path, executor) -> None:
     write(tmp_path / "grid.yaml", GRID)
@@ -190,7 +188,6 @@ def test_ctrl_c_keeps_what_finished_and_says_how_to_resume(tmp_path) -> None:
     assert_complete(tmp_path / "out")
 
 
-@pytest.mark.slow
 def test_a_resumed_sweep_collects_submitted_ibm_jobs(tmp_path, local_job_store) -> None:
     write(tmp_path / "grid.yaml", "seeds: [4]\nfixed: {hardware: ibm_fake_brisbane, shots: 3000}\n")
     write(tmp_path / "one.yaml", "executor: local\noptions: {workers: 1}\n")
@@ -224,7 +221,6 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-@pytest.mark.slow
 def test_a_resumed_qrim_sweep_collects_its_earlier_jobs_in_order(tmp_path, local_job_store) -> None:
     write(tmp_path / "grid.yaml", "fixed: {hardware: ibm_fake_brisbane, uncertainty: 2}\n")
     write(tmp_path / "one.yaml", "executor: local\noptions: {workers: 1}\n")

@@ -36,7 +36,6 @@ def script(tmp_path):
     return path
 
 
-@pytest.mark.slow
 def test_mypy_resolves_the_package_and_its_types(script) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--follow-imports=silent", "--no-incremental",
@@ -56,7 +55,6 @@ def test_mypy_resolves_the_package_and_its_types(script) -> None:
     assert "error" not in out.replace("note:", ""), out
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("pyright") is None, reason="pyright is not installed")
 def test_pyright_resolves_the_package_and_its_types(script) -> None:
     result = subprocess.run(

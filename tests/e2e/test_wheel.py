@@ -8,8 +8,6 @@ import sys
 import zipfile
 from pathlib import Path
 
-import pytest
-
 REPO = Path(__file__).resolve().parents[2]
 CONFIGS = {
     "aer_statevector", "aer_mps", "aer_noisy_brisbane", "aer_gpu",
@@ -17,7 +15,6 @@ CONFIGS = {
 }  # fmt: skip
 
 
-@pytest.mark.slow
 def test_wheel_contents_and_a_run_from_it(tmp_path) -> None:
     dist = tmp_path / "dist"
     subprocess.run(

@@ -1,8 +1,9 @@
 """One reader fuzzed in this process (run by test_fuzz.py under RLIMIT_AS): the corpus of
 earlier finds, every truncation of a valid file, declared sizes of 10^12, then random
-bytes and header mutations from hypothesis. Exits 0 when every input was read or refused
-with the reader's own error type; otherwise prints the input's file and the exception,
-saves the input to the corpus, and exits 1.
+bytes and header mutations from hypothesis (a fixed stream by default, so a run passes or
+fails the same way on every machine; SUBSTRATES_FUZZ_SEED=random explores). Exits 0 when
+every input was read or refused with the reader's own error type; otherwise prints the
+input's file and the exception, saves the input to the corpus, and exits 1.
 
     python tests/fuzz/fuzz_worker.py READER [EXAMPLES]
 """
@@ -14,13 +15,14 @@ import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
-from readers import CORPUS, ENV_EXAMPLES, Reader, readers
+from readers import CORPUS, ENV_EXAMPLES, ENV_SEED, Reader, readers
 
 SECONDS_PER_INPUT = 20.0
 
@@ -59,6 +61,20 @@ def keep(name: str, reader: Reader, data: bytes) -> None:
     (folder / f"{digest}{reader.suffix}").write_bytes(data)
 
 
+def explored(examples: int) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Hypothesis settings for one strategy: `examples` inputs, no deadline, no database,
+    drawn from ENV_SEED's stream (the same inputs every run) or, with
+    SUBSTRATES_FUZZ_SEED=random, from a new stream each run (to explore; what it finds is
+    saved to the corpus and then replayed by every run)."""
+
+    def decorate(test: Callable[..., None]) -> Callable[..., None]:
+        test = settings(max_examples=examples, deadline=None, database=None,
+                        suppress_health_check=list(HealthCheck))(test)  # fmt: skip
+        return test if ENV_SEED is None else seed(ENV_SEED)(test)
+
+    return decorate
+
+
 def main(name: str, examples: int) -> int:
     reader = readers()[name]
     with tempfile.TemporaryDirectory() as root:
@@ -74,14 +90,12 @@ def main(name: str, examples: int) -> int:
             assert field in valid, f"{name}: {field!r} is not in the valid file"
             attempt(reader, name, valid.replace(field, huge, 1), folder)
 
-        @settings(max_examples=examples, deadline=None, database=None,
-                  suppress_health_check=list(HealthCheck))  # fmt: skip
+        @explored(examples)
         @given(st.binary(max_size=2048))
         def random_bytes(data: bytes) -> None:
             attempt(reader, name, data, folder)
 
-        @settings(max_examples=examples, deadline=None, database=None,
-                  suppress_health_check=list(HealthCheck))  # fmt: skip
+        @explored(examples)
         @given(st.lists(st.tuples(st.integers(0, 4095), st.integers(0, 255)), max_size=8))
         def mutated(flips: list[tuple[int, int]]) -> None:
             data = bytearray(valid)

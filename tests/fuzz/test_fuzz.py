@@ -24,7 +24,6 @@ def _limited() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("reader", READERS)
 def test_the_reader_refuses_what_it_cannot_read_with_its_own_error(reader: str) -> None:
     result = subprocess.run(

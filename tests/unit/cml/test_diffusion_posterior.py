@@ -103,6 +103,7 @@ def _linear_problem():
     return covariance, _path_potential(forward, data, sigma), posterior_mean, posterior_cov
 
 
+@pytest.mark.science
 def test_smc_reaches_the_kalman_posterior() -> None:
     """128 independent runs of 256 particles: their mean is the posterior mean within four
     standard errors (and 0.06), the variance within 15 % (100 reverse steps shrink the

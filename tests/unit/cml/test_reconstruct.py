@@ -84,11 +84,21 @@ def test_kriging_equals_pykrige_with_its_fitted_variogram_map_by_map() -> None:
         theirs = pykrige.OrdinaryKriging(POINTS[keep, 0], POINTS[keep, 1], z[keep],
                                          variogram_model="spherical")  # fmt: skip
         expected, _ = theirs.execute("points", GRID[:, 0], GRID[:, 1])
-        # the soft-L1 fit stops within its tolerance: parameters agree to ~1e-5 relative
         assert np.allclose(mine, np.clip(expected, 0, None), rtol=0, atol=1e-4)
+        # Both fits stop where least squares' tolerances say, so their parameters differ
+        # by ~1e-4 relative from machine to machine; what must agree is the objective both
+        # minimise: pykrige's soft-L1 cost on its experimental variogram, at each answer.
         fitted = fit_spherical(POINTS[keep], z[keep])
-        params = [fitted.psill, fitted.range_km, fitted.nugget]
-        assert np.allclose(params, theirs.variogram_model_parameters, rtol=1e-4)
+        ours_cost = _soft_l1_cost(theirs, [fitted.psill, fitted.range_km, fitted.nugget])
+        theirs_cost = _soft_l1_cost(theirs, theirs.variogram_model_parameters)
+        assert ours_cost == pytest.approx(theirs_cost, rel=1e-6)
+
+
+def _soft_l1_cost(kriging, parameters) -> float:
+    """scipy's least_squares cost with loss='soft_l1' (what pykrige minimises to fit its
+    variogram): ½ Σ 2(√(1 + r²) − 1) over the experimental variogram's lags."""
+    residuals = kriging.variogram_function(parameters, kriging.lags) - kriging.semivariance
+    return float(np.sum(np.sqrt(1 + residuals**2) - 1))
 
 
 def test_kriging_with_one_variogram_equals_pycomlinks_interpolator() -> None:

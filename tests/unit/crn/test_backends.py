@@ -155,3 +155,44 @@ def test_tau_leaping_rests_within_statistical_error_of_the_ode() -> None:
                                      "method": "tau_leap"})  # fmt: skip
     leaped = compiled.beliefs(ssa.steady_state(compiled.network).concentrations)
     assert max(float(np.abs(a - b).max()) for a, b in zip(ode, leaped, strict=True)) < 0.01
+
+
+NEURON_THEN_ROADRUNNER = """
+import sys
+{first}
+from substrates.backends.errors import BackendUnavailableError
+from substrates.backends.registry import create_backend
+from substrates.testing.crn import random_tree
+from substrates.models.crn.napp_adams import compile_graph
+network = compile_graph(random_tree(4, seed=1)).network
+try:
+    create_backend("crn.roadrunner").steady_state(network)
+except BackendUnavailableError as error:
+    sys.exit(f"refused: {{error}}")
+print("simulated")
+"""
+
+
+@pytest.mark.parametrize(
+    ("first", "outcome"),
+    [
+        ("import neuron", "refused: backend 'crn.roadrunner' is unavailable: NEURON was loaded"),
+        ("from substrates.testing.neuron import neuron_cell  # loads roadrunner, then neuron\n"
+         "from substrates.backends.mea.cell import rgc\n"
+         "neuron_cell(rgc(), [1.0] * 8, 37.0)", "simulated"),
+    ],
+    ids=["neuron first: one line", "the testing helper's order: both work"],
+)  # fmt: skip
+def test_roadrunner_after_neuron_is_refused_in_one_line_not_a_crash(first, outcome) -> None:
+    """libRoadRunner segfaults building a model in a process that loaded NEURON first; the
+    backend refuses instead, and substrates.testing.neuron loads libRoadRunner first so
+    a test process can use both. A fresh process each: the import order is under test."""
+    pytest.importorskip("roadrunner")
+    pytest.importorskip("neuron")
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-c", NEURON_THEN_ROADRUNNER.format(first=first)],
+                            capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert result.returncode in (0, 1), result.stderr[-2000:]  # never a signal
+    assert outcome in result.stdout + result.stderr, result.stderr[-2000:]

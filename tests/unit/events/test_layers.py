@@ -137,6 +137,7 @@ def test_a_scene_layer_flow_is_the_rate_its_pattern_moves_at() -> None:
             assert abs(np.diff(fx[scene.height // 2]).mean() - motion[2]) < 0.05
 
 
+@pytest.mark.science
 def test_affine_motions_follow_a_simulated_homography_scene_better() -> None:
     """Development scene 6 with homographies (zoom, turn and tilt): the affine model's flow
     is nearer the true flow over the whole image than the translation model's."""
@@ -191,6 +192,7 @@ def test_the_warp_operator_reads_layers_as_scipy_does() -> None:
         assert np.allclose(frame.ravel(), expected, atol=1e-9)
 
 
+@pytest.mark.science
 def test_separating_both_layers_beats_the_aligned_minimum() -> None:
     """With both true motions, least-squares separation recovers the transmission and the
     reflection of held-out scenes far better than the aligned minimum recovers T."""

@@ -7,20 +7,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from substrates.backends.registry import create_backend
-
 pytest.importorskip("jaxley")
 SESSION = {"spontaneous_s": 3.0, "trials": 6, "seed": 11}
 ARTEFACT = {"artefact_uv_per_ua": 100.0}
 
 
-def _detect(options: dict, artefacts: bool, preprocessing: str = "bandpass:300-6000,cmr"):
-    """(evoked detection, simulator's record) on the session `options`, as hh-fit runs it."""
+def _detect(backend, artefacts: bool, preprocessing: str = "bandpass:300-6000,cmr"):
+    """(evoked detection, backend) on the session of `backend`, as hh-fit runs it."""
     from substrates.adapters.conversions.mea_preprocessing import parse_preprocessing, preprocess
     from substrates.models.hh.detection import evoked_spikes, spontaneous_spikes
     from substrates.models.hh.features import electrical_image
 
-    backend = create_backend("mea.jaxley", options)
     recording = backend.recording()
     detection = preprocess(recording, parse_preprocessing(preprocessing, recording.sampling_hz))
     found = spontaneous_spikes(detection, 20, 60)
@@ -30,11 +27,13 @@ def _detect(options: dict, artefacts: bool, preprocessing: str = "bandpass:300-6
 
 
 @pytest.fixture(scope="module")
-def clean():
-    return _detect(SESSION, artefacts=False)
+def clean(mea_session):
+    return _detect(mea_session(**SESSION), artefacts=False)
 
 
-def test_removal_takes_the_artefact_away_and_leaves_clean_sessions_alone(clean) -> None:
+def test_removal_takes_the_artefact_away_and_leaves_clean_sessions_alone(
+    clean, mea_session
+) -> None:
     """With 100 µV/µA artefacts (up to 1.7 mV), detection without removal calls most
     pulses spikes (46% agreement measured); with removal it agrees with the simulator's
     record as well as the clean session's detection does, and removal on the clean
@@ -43,27 +42,26 @@ def test_removal_takes_the_artefact_away_and_leaves_clean_sessions_alone(clean) 
     truth = backend.ground_truth().evoked
     baseline = np.mean(kept.spiked == truth)
     assert baseline > 0.97
-    removed_clean, _ = _detect(SESSION, artefacts=True)
+    removed_clean, _ = _detect(backend, artefacts=True)
     assert np.mean(removed_clean.spiked == truth) >= baseline - 0.01
-    raw, _ = _detect({**SESSION, **ARTEFACT}, artefacts=False)
+    raw, _ = _detect(mea_session(**SESSION, **ARTEFACT), artefacts=False)
     assert np.mean(raw.spiked == truth) < 0.6
-    removed, _ = _detect({**SESSION, **ARTEFACT}, artefacts=True)
+    removed, _ = _detect(mea_session(**SESSION, **ARTEFACT), artefacts=True)
     assert np.mean(removed.spiked == truth) >= baseline - 0.01
     assert removed.artefacts is not None and removed.artefacts.peak_uv > 500
     assert removed.artefacts.saturated_fraction == 0
 
 
-def test_saturated_samples_are_left_out(clean) -> None:
+def test_saturated_samples_are_left_out(clean, mea_session) -> None:
     """The amplifier clipping at ±1 mV: the samples on the rail are found (none without
     it) and detection still agrees with the simulator's record on ≥ 94% of pulses."""
     truth = clean[1].ground_truth().evoked
-    options = {**SESSION, **ARTEFACT, "saturation_uv": 1000.0}
-    evoked, _ = _detect(options, artefacts=True)
+    evoked, _ = _detect(mea_session(**SESSION, **ARTEFACT, saturation_uv=1000.0), artefacts=True)
     assert evoked.artefacts is not None and 0.01 < evoked.artefacts.saturated_fraction < 0.1
     assert np.mean(evoked.spiked == truth) >= 0.94
 
 
-def test_estimated_waveforms_follow_the_simulated_artefact_law() -> None:
+def test_estimated_waveforms_follow_the_simulated_artefact_law(mea_session) -> None:
     """On the raw traces (no preprocessing), each stimulating electrode's estimated
     waveform per µA equals the simulator's law (amplifier.artefact_uv, never seen by the
     removal) on every detection channel, to 2% of its peak (15% on the electrode where
@@ -71,7 +69,8 @@ def test_estimated_waveforms_follow_the_simulated_artefact_law() -> None:
     from substrates.backends.mea.amplifier import artefact_uv
     from substrates.backends.mea.simulation import PULSES
 
-    evoked, backend = _detect({**SESSION, **ARTEFACT}, artefacts=True, preprocessing="none")
+    evoked, backend = _detect(mea_session(**SESSION, **ARTEFACT), artefacts=True,
+                              preprocessing="none")  # fmt: skip
     found = evoked.artefacts
     assert found is not None
     recording = backend.recording()

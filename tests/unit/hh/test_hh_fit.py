@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from substrates.adapters.conversions.mea_preprocessing import DEFAULT_PREPROCESSING
-from substrates.backends.registry import create_backend
 
 pytest.importorskip("jaxley")
 pytest.importorskip("sbi")
@@ -16,8 +15,8 @@ SESSION = {"spontaneous_s": 3.0, "trials": 6, "seed": 11}
 
 
 @pytest.fixture(scope="module")
-def session():
-    return create_backend("mea.jaxley", SESSION)
+def session(mea_session):
+    return mea_session(**SESSION)
 
 
 def test_detection_finds_the_simulated_spikes(session) -> None:
@@ -128,7 +127,7 @@ def test_refinement_also_starts_from_the_image_when_npe_is_far_off(session) -> N
     assert best.loss_after_uv2 < 1e-3 and np.all(np.abs(best.theta - truth) < 1e-2 * span)
 
 
-@pytest.mark.slow
+@pytest.mark.science
 def test_calibration_does_not_trade_the_image_for_noisy_thresholds(session) -> None:
     """From the true cell, with its exact image at the noise of 25 spikes and thresholds
     6% below the model's (what membrane noise does to I50, as measured on the simulated
@@ -179,7 +178,7 @@ def clean_fit(session, tmp_path_factory):
     return _fit_from_nwb(session, tmp_path_factory.mktemp("clean"))
 
 
-@pytest.mark.slow
+@pytest.mark.science
 def test_fit_from_nwb_recovers_the_cell_and_predicts_held_out_patterns(session, clean_fit) -> None:
     fit = clean_fit
     pairs = zip(fit.parameters, fit.theta, session.hidden, strict=True)
@@ -191,7 +190,7 @@ def test_fit_from_nwb_recovers_the_cell_and_predicts_held_out_patterns(session, 
     assert any(len(r.pattern.channels) == 2 for r in fit.held_out)
 
 
-@pytest.mark.slow
+@pytest.mark.science
 @pytest.mark.parametrize(
     "amplifier",
     [
@@ -202,14 +201,14 @@ def test_fit_from_nwb_recovers_the_cell_and_predicts_held_out_patterns(session, 
     ],
     ids=["offsets", "drift", "mains", "artefacts"],
 )
-def test_fit_survives_what_amplifiers_add(clean_fit, amplifier, tmp_path) -> None:
+def test_fit_survives_what_amplifiers_add(clean_fit, amplifier, mea_session, tmp_path) -> None:
     """The issue's criterion: the same session with DC offsets (±100 µV), a 1 Hz ±50 µV
     drift, 50 Hz mains (10–30 µV) or the stimulation artefact (100 µV/µA, up to 1.7 mV,
     clipped at the amplifier's ±1 mV) added gives held-out accuracy within 2 points of
     the clean session's, on the same held-out patterns."""
     from substrates.models.hh.fit import observe
 
-    humming = create_backend("mea.jaxley", {**SESSION, **amplifier})
+    humming = mea_session(**SESSION, **amplifier)
     if "offset_uv" in amplifier or "drift_uv" in amplifier:  # raw detection fails on these
         recording = humming.recording()
         with pytest.raises(ValueError, match=r"spontaneous spikes|too little quiet"):

@@ -35,7 +35,7 @@ def test_unknown_sorter_is_one_line() -> None:
         sort_spontaneous(None, "kilosort4", 100)  # type: ignore[arg-type]
 
 
-@pytest.mark.slow
+@pytest.mark.science
 def test_spykingcircus2_finds_the_cells_of_a_crowded_array() -> None:
     """Three cells (10 s before stimulation, ~100 spikes each): every cell is matched by a
     unit, and after fragments are merged each cell's unit holds at least 90 % of the
