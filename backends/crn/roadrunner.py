@@ -31,7 +31,15 @@ NEURON_FIRST = (
     "any model (a segmentation fault; neuron 9.0, libroadrunner 2.10): import roadrunner "
     "before neuron, or run the CRN work in a process of its own"
 )
-"""Why a libRoadRunner load is refused after NEURON's (a crash, not an error, otherwise)."""
+"""Why a libRoadRunner load is refused when NEURON was imported first (otherwise a crash,
+not an error: importing roadrunner after neuron is not enough, it must come before)."""
+
+
+def _loaded_before(first: str, second: str) -> bool:
+    """Whether module `first` was imported in this process and `second` after it or not
+    yet (sys.modules keeps the order modules were first imported in)."""
+    order = {name: k for k, name in enumerate(sys.modules) if name in (first, second)}
+    return first in order and order[first] < order.get(second, len(sys.modules))
 
 
 class RoadRunnerOptions(BackendOptions):
@@ -118,7 +126,7 @@ class RoadRunnerBackend(CRNBackend):
         return loaded
 
     def _load(self, network: ReactionNetwork, moieties: bool, parametrised: bool) -> _Loaded:
-        if "roadrunner" not in sys.modules and "neuron" in sys.modules:
+        if _loaded_before("neuron", "roadrunner"):
             raise BackendUnavailableError(self.name, "missing-package", NEURON_FIRST)
         import roadrunner
 

@@ -177,11 +177,13 @@ print("simulated")
     ("first", "outcome"),
     [
         ("import neuron", "refused: backend 'crn.roadrunner' is unavailable: NEURON was loaded"),
+        ("import neuron\nimport roadrunner", "refused: backend 'crn.roadrunner' is unavailable"),
         ("from substrates.testing.neuron import neuron_cell  # loads roadrunner, then neuron\n"
          "from substrates.backends.mea.cell import rgc\n"
          "neuron_cell(rgc(), [1.0] * 8, 37.0)", "simulated"),
     ],
-    ids=["neuron first: one line", "the testing helper's order: both work"],
+    ids=["neuron first: one line", "neuron, then roadrunner: one line",
+         "the testing helper's order: both work"],
 )  # fmt: skip
 def test_roadrunner_after_neuron_is_refused_in_one_line_not_a_crash(first, outcome) -> None:
     """libRoadRunner segfaults building a model in a process that loaded NEURON first; the

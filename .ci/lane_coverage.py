@@ -1,0 +1,96 @@
+"""Line coverage of the package by each test lane, from one run of both lanes that records
+which test ran each line:
+
+    python -m pytest -m "" --cov=substrates --cov-context=test --cov-report=
+    python .ci/lane_coverage.py [.coverage]
+
+Prints the coverage of the default lane alone, of the science lane alone and of both, and
+every module of the package that the default lane does not reach at all; exits 1 if there
+is one (CONTRIBUTING: the default lane covers every module). Lines run while modules are
+imported (no test's context) count for both lanes: both import them.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import coverage
+
+
+def science_tests() -> set[str]:
+    """Node ids of the science lane, as pytest collects them."""
+    listing = subprocess.run(
+        [sys.executable, "-m", "pytest", "-m", "science", "--collect-only", "-q", "-n", "0"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return {line.strip() for line in listing.stdout.splitlines() if "::" in line}
+
+
+def package_files() -> list[str]:
+    """Every module of the installed package, as a path below it ('models/hh/fit.py')."""
+    import substrates
+
+    root = Path(substrates.__file__).parent
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*.py"))
+
+
+def _in_package(path: str) -> str:
+    """A measured file's path below the package folder: the checkout itself (an editable
+    install's links resolved), or a folder named substrates (a wheel)."""
+    import substrates
+
+    real = Path(substrates.__file__).resolve().parent
+    if Path(path).resolve().is_relative_to(real):
+        return str(Path(path).resolve().relative_to(real))
+    parts = Path(path).parts
+    return str(Path(*parts[len(parts) - parts[::-1].index("substrates") :]))
+
+
+def main(data_file: str = ".coverage") -> int:
+    science = science_tests()
+    cov = coverage.Coverage(data_file=data_file)
+    cov.load()
+    data = cov.get_data()
+    measured = {_in_package(path): path for path in data.measured_files()}
+    totals = {"default": 0, "science": 0, "both": 0}
+    statements = 0
+    unreached = []
+    for module in package_files():
+        path = measured.get(module)
+        if path is None:  # never even imported
+            unreached.append(module)
+            continue
+        _, executable, _, _, _ = cov.analysis2(path)
+        by_line = data.contexts_by_lineno(path)
+        lanes = {"default": set(), "science": set()}
+        for line, contexts in by_line.items():
+            if line not in executable:
+                continue
+            for context in contexts or [""]:
+                test = context.split("|")[0]
+                if test in science:
+                    lanes["science"].add(line)
+                else:  # a default-lane test, or an import both lanes make
+                    lanes["default"].add(line)
+                    if not test:
+                        lanes["science"].add(line)
+        statements += len(executable)
+        totals["default"] += len(lanes["default"])
+        totals["science"] += len(lanes["science"])
+        totals["both"] += len(lanes["default"] | lanes["science"])
+        tested = {line for line, c in by_line.items() if any(x and x.split("|")[0] not in science
+                                                             for x in c)}  # fmt: skip
+        if executable and not (tested & set(executable)):
+            unreached.append(module)
+    print(f"{statements:,} statements in {len(measured)} of the package's files")
+    for lane, lines in totals.items():
+        print(f"{lane:8} lane(s): {lines:,} lines, {100 * lines / statements:.1f} %")
+    for path in unreached:
+        print(f"not run by any default-lane test: {path}")
+    return 1 if unreached else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:]))
