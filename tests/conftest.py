@@ -1,12 +1,13 @@
 """Shared fixtures: an isolated local job store, simulated MEA sessions made once per test
 process; one persistent JAX compilation cache for the test process and every command it
-starts; the lanes' rules: what must carry the `science` marker (checked on collection), and
-which tests share one worker (xdist groups)."""
+starts; the lanes' rules: what must carry the `science` marker (checked on collection), one
+thread per xdist worker, one memory-heavy test at a time across workers."""
 
 from __future__ import annotations
 
 import ast
 import contextlib
+import fcntl
 import inspect
 import json
 import os
@@ -14,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,21 @@ def pytest_configure(config: pytest.Config) -> None:
     if isinstance(workers, int) and workers > 1:
         for name, value in ONE_THREAD.items():
             os.environ.setdefault(name, value)
+
+
+@pytest.fixture(autouse=True)
+def _one_memory_heavy_test_at_a_time(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[None]:
+    """A test marked memory_heavy holds a lock that every worker of this run shares (a
+    file beside the workers' temporary folders), so two never run at once on 24 GiB."""
+    if request.node.get_closest_marker("memory_heavy") is None:
+        yield
+        return
+    lock = tmp_path_factory.getbasetemp().parent / "memory-heavy.lock"
+    with lock.open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file closes
+        yield
 
 
 @pytest.fixture(autouse=True)
@@ -158,13 +174,11 @@ def _what_it_starts(item: pytest.Function) -> set[str]:
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The lanes' two rules, before xdist reads the groups.
-    1. A test that starts a fit, a full-size simulation or a held-out study carries the
-       `science` marker; one that does not stops the run on collection, naming it.
-    2. Tests of one module share one xdist worker (their module-scoped fixtures are made
-       once), unless they name an xdist_group themselves (a fixture or a memory-heavy
-       step shared across modules)."""
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The lanes' rule: a test that starts what SCIENCE_CALLS, SCIENCE_STRINGS and
+    SCIENCE_CONFIGS name (a fit, an hh-fit run, the 512-electrode session) carries the
+    `science` marker; one that does not stops the run on collection, naming it. (A test
+    file runs on one xdist worker: `--dist loadfile` in pyproject.toml.)"""
     unmarked = []
     for item in items:
         if not isinstance(item, pytest.Function):
@@ -173,8 +187,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             starts = _what_it_starts(item)
             if starts:
                 unmarked.append(f"{item.nodeid}: starts {', '.join(sorted(starts))}")
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
     if unmarked:
         raise pytest.UsageError(
             "these tests start science-lane work without @pytest.mark.science "

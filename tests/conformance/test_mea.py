@@ -42,10 +42,11 @@ def _file_backend(case: str, folder) -> object:
     return create_backend("mea.neo", {**_neo_options(folder / "r.raw"), "units": "uV"})
 
 
-CASES = [pytest.param(name, marks=pytest.mark.science) if name == "mea_sim_512" else name
+HEAVY = (pytest.mark.science, pytest.mark.memory_heavy)
+CASES = [pytest.param(name, marks=HEAVY) if name == "mea_sim_512" else name
          for name in configs_of("mea")]  # fmt: skip
-"""Every shipped mea config; the 512-electrode session (~60 s to simulate) in the science
-lane, the backend's code path is the small mea_sim's."""
+"""Every shipped mea config; the 512-electrode session (~60 s to simulate, 7.6 GB resident
+measured) in the science lane, its code path is the small mea_sim's."""
 
 
 @pytest.fixture(scope="module", params=[*CASES, *FILES])

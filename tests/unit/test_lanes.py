@@ -96,3 +96,31 @@ def test_a_suite_that_keeps_the_rule_collects(suite) -> None:
     result = suite.runpytest("--collect-only", "-q", "-p", "no:xdist")
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["*2 tests collected*"])
+
+
+def test_two_memory_heavy_tests_never_run_at_once(suite) -> None:
+    """Two memory-heavy tests in two files, on two workers: one waits for the other."""
+    for name in ("a", "b"):
+        suite.makepyfile(
+            **{
+                f"test_heavy_{name}": """
+            import time
+            import pytest
+
+            @pytest.mark.memory_heavy
+            def test_heavy(tmp_path_factory):
+                log = tmp_path_factory.getbasetemp().parent / "spans.txt"
+                began = time.monotonic()
+                time.sleep(1.0)
+                with log.open("a") as handle:
+                    handle.write(f"{began} {time.monotonic()}\\n")
+            """
+            }
+        )
+    suite.makeini("[pytest]\nmarkers =\n    science: s\n    memory_heavy: m\n")
+    result = suite.runpytest_subprocess("-n", "2", "--dist", "loadfile", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.OK
+    (spans,) = suite.path.parent.glob("**/spans.txt")
+    (a0, a1), (b0, b1) = sorted(tuple(map(float, line.split())) for line in
+                                spans.read_text().splitlines())  # fmt: skip
+    assert b0 >= a1 - 0.05, (a0, a1, b0, b1)  # the second began after the first ended
