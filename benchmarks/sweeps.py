@@ -1,9 +1,10 @@
-"""Sweep speed-up: one CPU-bound QRIM sweep (|U| = 64 on FrozenLake 4x4, --items seeds) run
-end to end with `substrates sweep` on one worker and on two, for the local process pool and
-a Dask LocalCluster; the ratio is against one worker of the same executor, in one run. Then
-planning: a grid of --plan items expanded, every item validated by the method and its
-inputs checked, as `substrates sweep` does before running anything (goal: 10^5 items in
-under 10 s; the version that parsed each item with argparse took 174 s for 10^4).
+"""Sweep speed-up: one CPU-bound QRIM sweep (|U| = 64 on FrozenLake 4x4, --uncertainty;
+--items seeds) run end to end with `substrates sweep` on one worker and on two, for the
+local process pool and a Dask LocalCluster; the ratio is against one worker of the same
+executor, in one run. Then planning: a grid of --plan items expanded, every item validated
+by the method and its inputs checked, as `substrates sweep` does before running anything
+(goal: 10^5 items in under 10 s; the version that parsed each item with argparse took
+174 s for 10^4).
 
     python benchmarks/sweeps.py --items 8 --plan 100000
 """
@@ -24,11 +25,12 @@ from timing import arguments
 print = functools.partial(print, flush=True)  # rows appear as they are measured
 
 
-def timed_sweep(folder: Path, executor: str, workers: int, items: int) -> float:
-    """Seconds for `substrates sweep qrim` over `items` seeds, from a fresh output folder."""
+def timed_sweep(folder: Path, executor: str, workers: int, items: int, models: int) -> float:
+    """Seconds for `substrates sweep qrim` over `items` seeds of an uncertainty set of
+    `models`, from a fresh output folder."""
     tag = f"{executor}-{workers}"
     grid = folder / "grid.yaml"
-    grid.write_text(f"parameters: {{uncertainty: [64]}}\nseeds: {items}\n")
+    grid.write_text(f"parameters: {{uncertainty: [{models}]}}\nseeds: {items}\n")
     config = folder / f"{tag}.yaml"
     config.write_text(f"executor: {executor}\noptions: {{workers: {workers}}}\n")
     start = time.perf_counter()
@@ -44,14 +46,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=8, help="seeds in the sweep (default 8)")
     parser.add_argument("--plan", type=int, default=100_000, help="items to plan (default 10^5)")
-    args = arguments(parser, items=2, plan=1000)
+    parser.add_argument("--uncertainty", type=int, default=64, help="|U| of each item")
+    args = arguments(parser, items=2, plan=1000, uncertainty=4)
     print(f"| executor | workers | seconds for {args.items} items | speed-up vs 1 worker |")
     print("|---|---|---|---|")
     with tempfile.TemporaryDirectory() as root:
         for executor in ("local", "dask"):
             one = None
             for workers in (1, 2):
-                seconds = timed_sweep(Path(root), executor, workers, args.items)
+                seconds = timed_sweep(Path(root), executor, workers, args.items,
+                                      args.uncertainty)  # fmt: skip
                 one = one or seconds
                 print(f"| {executor} | {workers} | {seconds:.1f} | {one / seconds:.2f}x |")
         print(

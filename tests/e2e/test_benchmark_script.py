@@ -67,6 +67,7 @@ def test_mea_benchmark_prints_its_tables() -> None:
                     "voltages + extracellular potentials at 64 electrodes"]  # fmt: skip
 
 
+@pytest.mark.science  # a claim about the method (TREX + ZNE cut the error 3x), not the script
 def test_mitigation_benchmark_shows_mitigation_helping() -> None:
     stdout = _smoke("ibm_mitigation.py")
     rows = [line.split("|")[1:-1] for line in stdout.splitlines() if line[:2] == "| "]
