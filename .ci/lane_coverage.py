@@ -23,8 +23,10 @@ def science_tests() -> set[str]:
     """Node ids of the science lane, as pytest collects them."""
     listing = subprocess.run(
         [sys.executable, "-m", "pytest", "-m", "science", "--collect-only", "-q", "-n", "0"],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return {line.strip() for line in listing.stdout.splitlines() if "::" in line}
 
 
@@ -80,8 +82,11 @@ def main(data_file: str = ".coverage") -> int:
         totals["default"] += len(lanes["default"])
         totals["science"] += len(lanes["science"])
         totals["both"] += len(lanes["default"] | lanes["science"])
-        tested = {line for line, c in by_line.items() if any(x and x.split("|")[0] not in science
-                                                             for x in c)}  # fmt: skip
+        tested = {
+            line
+            for line, c in by_line.items()
+            if any(x and x.split("|")[0] not in science for x in c)
+        }
         if executable and not (tested & set(executable)):
             unreached.append(module)
     print(f"{statements:,} statements in {len(measured)} of the package's files")

@@ -124,8 +124,14 @@ def main() -> None:
                              "empty for none)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=100, help="held-out scene seed")
     parser.add_argument("--repeats", type=int, default=3)
-    args = arguments(parser, sensor="160x120", evaluations="500,5000", searches="3000,all",
-                     more_scenes="", repeats=1)  # fmt: skip
+    args = arguments(
+        parser,
+        sensor="160x120",
+        evaluations="500,5000",
+        searches="3000,all",
+        more_scenes="",
+        repeats=1,
+    )
     width, height = (int(v) for v in args.sensor.lower().split("x"))
     events, truth = scene_events(width, height, args.seed)
     print(f"scene {args.seed} at {width} × {height}: {len(events):,} events in 200 ms\n")

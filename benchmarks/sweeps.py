@@ -54,8 +54,7 @@ def main() -> None:
         for executor in ("local", "dask"):
             one = None
             for workers in (1, 2):
-                seconds = timed_sweep(Path(root), executor, workers, args.items,
-                                      args.uncertainty)  # fmt: skip
+                seconds = timed_sweep(Path(root), executor, workers, args.items, args.uncertainty)
                 one = one or seconds
                 print(f"| {executor} | {workers} | {seconds:.1f} | {one / seconds:.2f}x |")
         print(

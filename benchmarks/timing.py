@@ -24,9 +24,12 @@ def arguments(parser: argparse.ArgumentParser, **smoke: object) -> argparse.Name
     destination -> value) replace the given ones, so the whole script runs in seconds and
     prints every table. The test suite runs each script so; its numbers mean nothing, and
     `published` refuses to write them into the docs."""
-    parser.add_argument("--smoke", action="store_true",
-                        help="tiny sizes (seconds): check that the script runs and prints "
-                             "its tables; the numbers mean nothing")  # fmt: skip
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="tiny sizes (seconds): check that the script runs and prints "
+        "its tables; the numbers mean nothing",
+    )
     args = parser.parse_args()
     if args.smoke:
         for name, value in smoke.items():

@@ -43,8 +43,9 @@ def _file_backend(case: str, folder) -> object:
 
 
 HEAVY = (pytest.mark.science, pytest.mark.memory_heavy)
-CASES = [pytest.param(name, marks=HEAVY) if name == "mea_sim_512" else name
-         for name in configs_of("mea")]  # fmt: skip
+CASES = [
+    pytest.param(name, marks=HEAVY) if name == "mea_sim_512" else name for name in configs_of("mea")
+]
 """Every shipped mea config; the 512-electrode session (~60 s to simulate, 7.6 GB resident
 measured) in the science lane, its code path is the small mea_sim's."""
 

@@ -14,8 +14,13 @@ SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "quantum_backends.
 
 def _smoke(script: str) -> str:
     """What `python benchmarks/SCRIPT --smoke` prints (it must exit 0)."""
-    result = subprocess.run([sys.executable, str(SCRIPT.parent / script), "--smoke"],
-                            capture_output=True, text=True, timeout=300, check=True)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT.parent / script), "--smoke"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     return result.stdout
 
 

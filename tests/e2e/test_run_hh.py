@@ -19,9 +19,17 @@ from .cli import only_run_folder, substrates
 
 pytest.importorskip("jaxley")
 pytest.importorskip("sbi")
-SESSION = {"spontaneous_s": 2.0, "trials": 4, "stim_electrodes": 4, "seed": 5,
-           "offset_uv": 100, "drift_uv": 50, "line_uv": 20,
-           "artefact_uv_per_ua": 100, "saturation_uv": 1000}  # fmt: skip
+SESSION = {
+    "spontaneous_s": 2.0,
+    "trials": 4,
+    "stim_electrodes": 4,
+    "seed": 5,
+    "offset_uv": 100,
+    "drift_uv": 50,
+    "line_uv": 20,
+    "artefact_uv_per_ua": 100,
+    "saturation_uv": 1000,
+}
 """A short simulated session with everything amplifiers add (mea.jaxley options)."""
 
 
@@ -59,9 +67,14 @@ def test_every_reader_gives_the_fit_the_same_observations(session_nwb, tmp_path)
     gain_uv = _litke_dataset_from_pynwb(
         session_nwb, tmp_path / "data000", tmp_path / "map.csv", tmp_path / "protocol.tsv"
     )
-    litke = create_backend("mea.litke", {"path": str(tmp_path / "data000"),
-                                         "electrode_map": str(tmp_path / "map.csv"),
-                                         "gain_uv": gain_uv})  # fmt: skip
+    litke = create_backend(
+        "mea.litke",
+        {
+            "path": str(tmp_path / "data000"),
+            "electrode_map": str(tmp_path / "map.csv"),
+            "gain_uv": gain_uv,
+        },
+    )
     read = {
         "table": _recorded(nwb, None, None),
         "sidecar": _recorded(nwb, str(tmp_path / "events.tsv"), None),
@@ -93,9 +106,14 @@ def test_every_reader_gives_the_fit_the_same_observations(session_nwb, tmp_path)
             assert np.array_equal(observed.image, expected.image)
         else:  # 12-bit samples: the same spikes, at most a trial's call moved per pattern
             assert abs(observed.spikes - expected.spikes) <= 1
-            moved = [abs(a.spikes - b.spikes) for a, b in
-                     zip(observed.held_out + observed.fitting,
-                         expected.held_out + expected.fitting, strict=True)]  # fmt: skip
+            moved = [
+                abs(a.spikes - b.spikes)
+                for a, b in zip(
+                    observed.held_out + observed.fitting,
+                    expected.held_out + expected.fitting,
+                    strict=True,
+                )
+            ]
             assert max(moved) <= 1 and sum(moved) <= 0.02 * len(moved) * 4, moved
             assert np.allclose(observed.image, expected.image, atol=gain_uv)
 

@@ -68,8 +68,12 @@ def explored(examples: int) -> Callable[[Callable[..., None]], Callable[..., Non
     saved to the corpus and then replayed by every run)."""
 
     def decorate(test: Callable[..., None]) -> Callable[..., None]:
-        test = settings(max_examples=examples, deadline=None, database=None,
-                        suppress_health_check=list(HealthCheck))(test)  # fmt: skip
+        test = settings(
+            max_examples=examples,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )(test)
         return test if ENV_SEED is None else seed(ENV_SEED)(test)
 
     return decorate

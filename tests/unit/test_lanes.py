@@ -121,6 +121,7 @@ def test_two_memory_heavy_tests_never_run_at_once(suite) -> None:
     result = suite.runpytest_subprocess("-n", "2", "--dist", "loadfile", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.OK
     (spans,) = suite.path.parent.glob("**/spans.txt")
-    (a0, a1), (b0, b1) = sorted(tuple(map(float, line.split())) for line in
-                                spans.read_text().splitlines())  # fmt: skip
+    (a0, a1), (b0, b1) = sorted(
+        tuple(map(float, line.split())) for line in spans.read_text().splitlines()
+    )
     assert b0 >= a1 - 0.05, (a0, a1, b0, b1)  # the second began after the first ended

@@ -101,8 +101,7 @@ def _birth_death(volume_rate: float) -> ReactionNetwork:
 @pytest.mark.parametrize("method", ["direct", "tau_leap"])
 def test_ssa_birth_death_counts_are_poisson(method) -> None:
     """Stationary counts of ∅ → A → ∅ are Poisson(k V / γ): mean and variance 100."""
-    ssa = create_backend("crn.ssa", {"volume": 10, "seed": 3, "method": method,
-                                     "epsilon": 0.03})  # fmt: skip
+    ssa = create_backend("crn.ssa", {"volume": 10, "seed": 3, "method": method, "epsilon": 0.03})
     times = np.arange(0.0, 3000.0, 1.5)  # samples ~1.5 correlation times apart
     counts = ssa.simulate(_birth_death(10.0), times)[200:, 0] * 10
     assert abs(counts.mean() - 100) < 4 * np.sqrt(100 / len(counts) * 2)
@@ -194,7 +193,11 @@ def test_roadrunner_after_neuron_is_refused_in_one_line_not_a_crash(first, outco
     import subprocess
     import sys
 
-    result = subprocess.run([sys.executable, "-c", NEURON_THEN_ROADRUNNER.format(first=first)],
-                            capture_output=True, text=True, timeout=300)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-c", NEURON_THEN_ROADRUNNER.format(first=first)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode in (0, 1), result.stderr[-2000:]  # never a signal
     assert outcome in result.stdout + result.stderr, result.stderr[-2000:]

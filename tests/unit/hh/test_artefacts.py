@@ -69,8 +69,9 @@ def test_estimated_waveforms_follow_the_simulated_artefact_law(mea_session) -> N
     from substrates.backends.mea.amplifier import artefact_uv
     from substrates.backends.mea.simulation import PULSES
 
-    evoked, backend = _detect(mea_session(**SESSION, **ARTEFACT), artefacts=True,
-                              preprocessing="none")  # fmt: skip
+    evoked, backend = _detect(
+        mea_session(**SESSION, **ARTEFACT), artefacts=True, preprocessing="none"
+    )
     found = evoked.artefacts
     assert found is not None
     recording = backend.recording()
