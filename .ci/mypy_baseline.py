@@ -25,10 +25,20 @@ LINE = re.compile(r"^(?P<path>\S+?\.pyi?):\d+: error: ")
 def counts() -> collections.Counter[str]:
     """Errors per file, paths relative to the package root."""
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "-p", "substrates", "--ignore-missing-imports",
-         "--no-error-summary", "--hide-error-context"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "-p",
+            "substrates",
+            "--ignore-missing-imports",
+            "--no-error-summary",
+            "--hide-error-context",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if result.returncode not in (0, 1):
         sys.exit(f"mypy failed to run:\n{result.stdout}{result.stderr}")
     found: collections.Counter[str] = collections.Counter()
@@ -42,9 +52,13 @@ def counts() -> collections.Counter[str]:
 def main() -> int:
     found = counts()
     baseline = collections.Counter(
-        {path: int(n) for path, n in (line.rsplit(" ", 1) for line in
-                                      BASELINE.read_text().splitlines() if line.strip())}
-    )  # fmt: skip
+        {
+            path: int(n)
+            for path, n in (
+                line.rsplit(" ", 1) for line in BASELINE.read_text().splitlines() if line.strip()
+            )
+        }
+    )
     worse = {p: n for p, n in found.items() if n > baseline[p] or ZERO.match(p)}
     if "--init" in sys.argv:
         worse = {p: n for p, n in found.items() if ZERO.match(p)}
@@ -58,8 +72,10 @@ def main() -> int:
         for path, n in sorted(worse.items()):
             print(f"{path}: {n} mypy errors (baseline {baseline[path]})", file=sys.stderr)
         return 1
-    print(f"mypy: {sum(found.values())} errors in {len(found)} files, none new "
-          f"(baseline {sum(baseline.values())})")  # fmt: skip
+    print(
+        f"mypy: {sum(found.values())} errors in {len(found)} files, none new "
+        f"(baseline {sum(baseline.values())})"
+    )
     return 0
 
 

@@ -71,8 +71,9 @@ class Backend(ABC):
         missing = [module for module in cls.requires if find_spec(module) is None]
         if missing:
             command = cls.install or f"pip install 'substrates[{cls.extra}]'"
-            return Unavailability("missing-package",
-                                  f"missing Python package {missing[0]!r}: {command}")  # fmt: skip
+            return Unavailability(
+                "missing-package", f"missing Python package {missing[0]!r}: {command}"
+            )
         return None
 
     @classmethod

@@ -70,8 +70,9 @@ def status(name: str) -> BackendStatus:
     try:
         cls = get_backend_class(name)
     except ImportError as err:
-        return BackendStatus(name, name.split(".", 1)[0], None, False,
-                             f"cannot import its module: {err}")  # fmt: skip
+        return BackendStatus(
+            name, name.split(".", 1)[0], None, False, f"cannot import its module: {err}"
+        )
     try:
         problem = cls.unavailability(cls.Options.model_construct())
         reason = "usable" if problem is None else problem.reason

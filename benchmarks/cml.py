@@ -98,17 +98,22 @@ def reconstruction(maps: int) -> None:
         return theirs_kriging(points[:, 0], points[:, 1], rain, xgrid=x, ygrid=y)
 
     timings = {
-        "idw": (per_map(lambda r: idw(points, r, cells)),
-                per_map(lambda r: theirs_idw(points[:, 0], points[:, 1], r, xgrid=x, ygrid=y))),
+        "idw": (
+            per_map(lambda r: idw(points, r, cells)),
+            per_map(lambda r: theirs_idw(points[:, 0], points[:, 1], r, xgrid=x, ygrid=y)),
+        ),
         "kriging (pycomlink's variogram)": (per_map(fixed), per_map(pycomlink_kriging)),
         "kriging (variogram fitted per map)": (per_map(fitted), per_map(pycomlink_kriging)),
-    }  # fmt: skip
+    }
     operator = PathOperator.from_dataset(inputs.links, grid, dtype=torch.float32)
     began = time.perf_counter()
     reconstruct_bayesian(
-        inputs.attenuation_db, inputs.path_rain_mm_h, operator, (grid.ny, grid.nx),
+        inputs.attenuation_db,
+        inputs.path_rain_mm_h,
+        operator,
+        (grid.ny, grid.nx),
         BayesianSettings(),
-    )  # fmt: skip
+    )
     bayes = (time.perf_counter() - began) / maps
     print(f"\n{maps} maps, {inputs.links.sizes['cml_id']} links, {grid.ny} x {grid.nx} cells")
     print("| method | substrates s/map | pycomlink s/map | ratio |")

@@ -49,10 +49,16 @@ LEAD_H = 2
 """Hours simulated before a window, so that the chain has a dry baseline to start from."""
 FOREIGN_WET_ANTENNA = [10.0, 0.5, 0.15]
 SIMULATED = {
-    "seed": 11, "links": 120, "spectrum_slope": 2.4, "sigma_log": 0.7, "anisotropy": 2.5,
-    "orientation_deg": 30.0, "wet_fraction": 0.25, "duration_h": 5,
+    "seed": 11,
+    "links": 120,
+    "spectrum_slope": 2.4,
+    "sigma_log": 0.7,
+    "anisotropy": 2.5,
+    "orientation_deg": 30.0,
+    "wet_fraction": 0.25,
+    "duration_h": 5,
     "wet_antenna_pastorek": FOREIGN_WET_ANTENNA,
-}  # fmt: skip
+}
 
 
 def wettest_window(day: str, hours: int = 3) -> tuple[np.datetime64, np.datetime64]:
@@ -70,8 +76,7 @@ def config(folder: Path, name: str, backend: str, options: dict) -> Path:
     import yaml
 
     path = folder / f"{name}.yaml"
-    path.write_text(yaml.safe_dump({"substrate": "cml", "backend": backend,
-                                    "options": options}))  # fmt: skip
+    path.write_text(yaml.safe_dump({"substrate": "cml", "backend": backend, "options": options}))
     return path
 
 
@@ -88,10 +93,13 @@ def runs(case: str, folder: Path) -> list[dict]:
             out.append({"hardware": "cml_opensense", "start": str(start), "end": str(end)})
             continue
         options = {
-            "network": "pycomlink", "radar": "pycomlink", "cell_km": 2.0,
-            "start": str(start - np.timedelta64(LEAD_H, "h")), "duration_h": LEAD_H + 3.5,
+            "network": "pycomlink",
+            "radar": "pycomlink",
+            "cell_km": 2.0,
+            "start": str(start - np.timedelta64(LEAD_H, "h")),
+            "duration_h": LEAD_H + 3.5,
             "wet_antenna_pastorek": FOREIGN_WET_ANTENNA,
-        }  # fmt: skip
+        }
         path = config(folder, f"semisynthetic-{day}", "cml.sim", options)
         out.append({"hardware": str(path), "start": str(start), "end": str(end)})
     return out
@@ -117,9 +125,11 @@ def score(fields: list[xr.Dataset], methods: list[str]) -> list[dict]:
         truth = np.concatenate([p[2][p[3]] for p in parts])
         error = estimate - truth
         row = {
-            "method": m, "rmse": float(np.sqrt(np.mean(error**2))), "bias": float(error.mean()),
+            "method": m,
+            "rmse": float(np.sqrt(np.mean(error**2))),
+            "bias": float(error.mean()),
             "r": float(np.corrcoef(estimate, truth)[0, 1]),
-        }  # fmt: skip
+        }
         if parts[0][1] is not None:
             std = np.concatenate([p[1][p[3]] for p in parts])
             row["crps"] = float(crps_gaussian(estimate, std, truth).mean())
@@ -131,14 +141,21 @@ def score(fields: list[xr.Dataset], methods: list[str]) -> list[dict]:
 
 
 def _statistics(stats) -> dict:
-    return {"wet": stats.wet_fraction, "p50": stats.p50_mm_h, "p90": stats.p90_mm_h,
-            "p99": stats.p99_mm_h, "slope": stats.slope}  # fmt: skip
+    return {
+        "wet": stats.wet_fraction,
+        "p50": stats.p50_mm_h,
+        "p90": stats.p90_mm_h,
+        "p99": stats.p99_mm_h,
+        "slope": stats.slope,
+    }
 
 
 def table(rows: list[dict]) -> None:
     columns = ["rmse", "bias", "r", "crps", "cover90", "wet", "p50", "p90", "p99", "slope"]
-    print("| method | RMSE mm/h | bias mm/h | r | CRPS mm/h | 90% cover | wet frac | "
-          "p50 | p90 | p99 | slope |")  # fmt: skip
+    print(
+        "| method | RMSE mm/h | bias mm/h | r | CRPS mm/h | 90% cover | wet frac | "
+        "p50 | p90 | p99 | slope |"
+    )
     print("|---" * (len(columns) + 1) + "|")
     for row in rows:
         cells = [f"{row[c]:.3g}" if c in row and row[c] == row[c] else "" for c in columns]
@@ -147,37 +164,63 @@ def table(rows: list[dict]) -> None:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--case", choices=["semi-synthetic", "simulated", "real", "validation"],
-                        default="semi-synthetic")  # fmt: skip
+    parser.add_argument(
+        "--case",
+        choices=["semi-synthetic", "simulated", "real", "validation"],
+        default="semi-synthetic",
+    )
     parser.add_argument("--methods", default="idw,kriging,bayes,pnp,smc")
     parser.add_argument("--every", type=int, default=15, help="minutes per map")
-    parser.add_argument("--guidance", default=str(DEFAULTS.scale),
-                        help="DPS guidance, comma-separated")  # fmt: skip
-    parser.add_argument("--strength", default=str(DEFAULTS.strength),
-                        help="PnP's λ, comma-separated")  # fmt: skip
-    parser.add_argument("--dry-limit", default=str(DEFAULTS.dry_limit_db).lower(),
-                        help="dB under which the chain's dry steps are censored (none: read "
-                             "as no rain), comma-separated")  # fmt: skip
-    parser.add_argument("--wet-threshold", type=float, default=CHAIN.threshold_db,
-                        help="the chain's wet/dry threshold (dB), for every method")  # fmt: skip
-    parser.add_argument("--waa-max", type=float, default=CHAIN.waa_max_db,
-                        help="the chain's Schleiss wet-antenna cap (dB)")  # fmt: skip
-    parser.add_argument("--wet-antenna-max", type=float, default=DEFAULTS.wet_antenna_max_db,
-                        help="A_max (dB) of the Pastorek wet antennas the Bayesian methods "
-                             "model (0: none)")  # fmt: skip
-    parser.add_argument("--wet-antenna-by", choices=["model", "chain"], default="model",
-                        help="chain: the Bayesian methods read the chain's attenuation "
-                             "after its Schleiss correction, as IDW does")  # fmt: skip
-    parser.add_argument("--true-baseline", action="store_true",
-                        help="diagnostic, simulated cases only: every method reads the "
-                             "links' true rain attenuation (the simulator's dry baseline and "
-                             "wet-antenna loss; the Bayesian methods model none)")  # fmt: skip
+    parser.add_argument(
+        "--guidance", default=str(DEFAULTS.scale), help="DPS guidance, comma-separated"
+    )
+    parser.add_argument(
+        "--strength", default=str(DEFAULTS.strength), help="PnP's λ, comma-separated"
+    )
+    parser.add_argument(
+        "--dry-limit",
+        default=str(DEFAULTS.dry_limit_db).lower(),
+        help="dB under which the chain's dry steps are censored (none: read "
+        "as no rain), comma-separated",
+    )
+    parser.add_argument(
+        "--wet-threshold",
+        type=float,
+        default=CHAIN.threshold_db,
+        help="the chain's wet/dry threshold (dB), for every method",
+    )
+    parser.add_argument(
+        "--waa-max",
+        type=float,
+        default=CHAIN.waa_max_db,
+        help="the chain's Schleiss wet-antenna cap (dB)",
+    )
+    parser.add_argument(
+        "--wet-antenna-max",
+        type=float,
+        default=DEFAULTS.wet_antenna_max_db,
+        help="A_max (dB) of the Pastorek wet antennas the Bayesian methods model (0: none)",
+    )
+    parser.add_argument(
+        "--wet-antenna-by",
+        choices=["model", "chain"],
+        default="model",
+        help="chain: the Bayesian methods read the chain's attenuation "
+        "after its Schleiss correction, as IDW does",
+    )
+    parser.add_argument(
+        "--true-baseline",
+        action="store_true",
+        help="diagnostic, simulated cases only: every method reads the "
+        "links' true rain attenuation (the simulator's dry baseline and "
+        "wet-antenna loss; the Bayesian methods model none)",
+    )
     parser.add_argument("--prior", help="rain-prior weights (default: the shipped ones)")
-    parser.add_argument("--device", default="cpu",
-                        help="torch device of the Bayesian methods: cpu or cuda")  # fmt: skip
+    parser.add_argument(
+        "--device", default="cpu", help="torch device of the Bayesian methods: cpu or cuda"
+    )
     parser.add_argument("--draws", type=int, default=DEFAULTS.draws)
-    parser.add_argument("--steps", type=int, default=DEFAULTS.steps,
-                        help="reverse diffusion steps")  # fmt: skip
+    parser.add_argument("--steps", type=int, default=DEFAULTS.steps, help="reverse diffusion steps")
     return parser
 
 
@@ -187,36 +230,57 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         limits = [None if v == "none" else float(v) for v in args.dry_limit.split(",")]
-        settings = [(float(g), float(s), d) for g in args.guidance.split(",")
-                    for s in args.strength.split(",") for d in limits]  # fmt: skip
+        settings = [
+            (float(g), float(s), d)
+            for g in args.guidance.split(",")
+            for s in args.strength.split(",")
+            for d in limits
+        ]
         for guidance, strength, dry_limit in settings:
             fields, seconds = [], {}
             for run_args in runs(args.case, folder):
                 began = time.perf_counter()
                 run = substrates.run(
-                    "cml-reconstruct", **run_args, every=args.every, methods=methods,
-                    guidance=guidance, strength=strength, draws=args.draws,
-                    diffusion_steps=args.steps, dry_limit_db=dry_limit, prior=args.prior,
-                    wet_threshold_db=args.wet_threshold, waa_max_db=args.waa_max,
-                    wet_antenna_max_db=args.wet_antenna_max, true_baseline=args.true_baseline,
-                    wet_antenna_by=args.wet_antenna_by, device=args.device,
-                    out=folder / "runs", progress=False,
-                )  # fmt: skip
+                    "cml-reconstruct",
+                    **run_args,
+                    every=args.every,
+                    methods=methods,
+                    guidance=guidance,
+                    strength=strength,
+                    draws=args.draws,
+                    diffusion_steps=args.steps,
+                    dry_limit_db=dry_limit,
+                    prior=args.prior,
+                    wet_threshold_db=args.wet_threshold,
+                    waa_max_db=args.waa_max,
+                    wet_antenna_max_db=args.wet_antenna_max,
+                    true_baseline=args.true_baseline,
+                    wet_antenna_by=args.wet_antenna_by,
+                    device=args.device,
+                    out=folder / "runs",
+                    progress=False,
+                )
                 fields.append(xr.load_dataset(run.path / "fields.nc"))
                 for m, s in run.summary["seconds_per_step"].items():
                     seconds[m] = seconds.get(m, 0.0) + s * run.summary["steps"]
-                print(f"{run_args['start']} to {run_args['end']}: {run.summary['steps']} maps, "
-                      f"{time.perf_counter() - began:.0f} s", flush=True)  # fmt: skip
+                print(
+                    f"{run_args['start']} to {run_args['end']}: {run.summary['steps']} maps, "
+                    f"{time.perf_counter() - began:.0f} s",
+                    flush=True,
+                )
             maps = sum(f.sizes["time"] for f in fields)
             dry = "dry steps as no rain" if dry_limit is None else f"dry steps < {dry_limit:g} dB"
             dps = f"DPS guidance {guidance:g}, " if "dps" in methods else ""
             chain = _inputs(args)
-            print(f"\n{args.case}, {chain}, {dps}PnP λ {strength:g}, {dry}, "
-                  f"{args.draws} draws, "
-                  f"{args.steps} steps, {maps} maps of {args.every} min:\n")  # fmt: skip
+            print(
+                f"\n{args.case}, {chain}, {dps}PnP λ {strength:g}, {dry}, "
+                f"{args.draws} draws, "
+                f"{args.steps} steps, {maps} maps of {args.every} min:\n"
+            )
             table(score(fields, methods))
-            print("\nseconds per map: " + ", ".join(f"{m} {s / maps:.1f}"
-                                                    for m, s in seconds.items()))  # fmt: skip
+            print(
+                "\nseconds per map: " + ", ".join(f"{m} {s / maps:.1f}" for m, s in seconds.items())
+            )
 
 
 def _inputs(args: argparse.Namespace) -> str:
@@ -228,8 +292,9 @@ def _inputs(args: argparse.Namespace) -> str:
         if args.wet_antenna_by == "chain"
         else f"Bayesian wet antennas A_max {args.wet_antenna_max:g} dB"
     )
-    return (f"chain wet above {args.wet_threshold:g} dB, Schleiss cap {args.waa_max:g} dB, "
-            f"{antennas}")  # fmt: skip
+    return (
+        f"chain wet above {args.wet_threshold:g} dB, Schleiss cap {args.waa_max:g} dB, {antennas}"
+    )
 
 
 def _block() -> str:

@@ -51,7 +51,7 @@ def cases() -> list[tuple[str, object, dict, list[int]]]:
         ("Asia, xray and dysp observed", read_uai(example_graph()), {6: 1, 7: 1}, [1, 3, 4]),
         ("alarm (pgmpy), 6 observed", *classic("alarm"), []),
         ("insurance (pgmpy), 3 observed", *classic("insurance"), []),
-    ]  # fmt: skip
+    ]
 
 
 def size_table() -> None:
@@ -61,16 +61,20 @@ def size_table() -> None:
         original = with_evidence(graph, evidence) if evidence else graph
         reduced = reduce(graph, evidence=evidence, keep=keep).graph
         before, after = compile_graph(original).network, compile_graph(reduced).network
-        print(f"| {name} | {len(keep) or 'default'} | {len(before.species):,} → "
-              f"{len(after.species):,} | {before.reactions:,} → {after.reactions:,} | "
-              f"{before.reactions / after.reactions:.0f}x |")  # fmt: skip
+        print(
+            f"| {name} | {len(keep) or 'default'} | {len(before.species):,} → "
+            f"{len(after.species):,} | {before.reactions:,} → {after.reactions:,} | "
+            f"{before.reactions / after.reactions:.0f}x |"
+        )
     for side in (6, 10):
         graph = ferromagnet(side, side, 0.3, 0.2)
         before = compile_graph(graph).network
         after = compile_lifted(reduce(graph).graph).network
-        print(f"| uniform Ising grid {side} × {side}, reduced and lifted | all | "
-              f"{len(before.species):,} → {len(after.species):,} | {before.reactions:,} → "
-              f"{after.reactions:,} | {before.reactions / after.reactions:.0f}x |")  # fmt: skip
+        print(
+            f"| uniform Ising grid {side} × {side}, reduced and lifted | all | "
+            f"{len(before.species):,} → {len(after.species):,} | {before.reactions:,} → "
+            f"{after.reactions:,} | {before.reactions / after.reactions:.0f}x |"
+        )
 
 
 def classic(name: str) -> tuple[object, dict[int, int]]:
@@ -96,8 +100,10 @@ def real_networks() -> list[tuple[str, object]]:
 def steady_states(repeats: int, full: bool) -> None:
     ode, rr = create_backend("crn.ode"), create_backend("crn.roadrunner")
     integrate = create_backend("crn.ode", {"steady": "integrate"})
-    print("\n| steady state | species | reactions | crn.ode s | crn.ode integrating s | "
-          "libRoadRunner s (load + solve) | ratio |")  # fmt: skip
+    print(
+        "\n| steady state | species | reactions | crn.ode s | crn.ode integrating s | "
+        "libRoadRunner s (load + solve) | ratio |"
+    )
     print("|---|---|---|---|---|---|---|")
     small = [
         ("Ising grid 4 × 4", compile_graph(ising_grid(4, 4, 0.5, 0.3, 0)).network),
@@ -111,19 +117,25 @@ def steady_states(repeats: int, full: bool) -> None:
             "—" if slow else f"{best(lambda n=network: integrate.steady_state(n, 1e-10), 1):.2f}"
         )
         if network.reactions > 6000 and not full:
-            print(f"| {name} | {len(network.species):,} | {network.reactions:,} | {ours:.3f} | "
-                  f"{stepped} | not run (over 5 min; --full) | — |")  # fmt: skip
+            print(
+                f"| {name} | {len(network.species):,} | {network.reactions:,} | {ours:.3f} | "
+                f"{stepped} | not run (over 5 min; --full) | — |"
+            )
             continue
         theirs = best(lambda n=network: rr.steady_state(n, 1e-8), 1 if slow else repeats)
-        print(f"| {name} | {len(network.species):,} | {network.reactions:,} | {ours:.3f} | "
-              f"{stepped} | {theirs:.1f} | {theirs / ours:,.0f}x |")  # fmt: skip
+        print(
+            f"| {name} | {len(network.species):,} | {network.reactions:,} | {ours:.3f} | "
+            f"{stepped} | {theirs:.1f} | {theirs / ours:,.0f}x |"
+        )
 
 
 def ssa_speed() -> None:
     from substrates.backends.crn.mass_action import MassAction
 
-    print("\n| SSA (volume 1000, ~300,000 events) | reactions | crn.ssa events / s | tau-leaping "
-          "reactions fired / s | libRoadRunner gillespie events / s | ratio (exact) |")  # fmt: skip
+    print(
+        "\n| SSA (volume 1000, ~300,000 events) | reactions | crn.ssa events / s | tau-leaping "
+        "reactions fired / s | libRoadRunner gillespie events / s | ratio (exact) |"
+    )
     print("|---|---|---|---|---|---|")
     asia = compile_graph(with_evidence(*cases()[4][1:3])).network
     graph, evidence = classic("alarm")
@@ -141,20 +153,25 @@ def ssa_speed() -> None:
             rates.append(events / (time.perf_counter() - start))
         theirs = _roadrunner_gillespie(network, volume, t_end, LIMIT_S)
         if theirs is None:  # a lower bound: fewer than 300,000 events in LIMIT_S
-            print(f"| {name} | {network.reactions:,} | {rates[0]:,.0f} | {rates[1]:,.0f} | "
-                  f"< {3e5 / LIMIT_S:,.0f} (not done in {LIMIT_S:.0f} s) | "
-                  f"> {rates[0] * LIMIT_S / 3e5:,.0f}x |")  # fmt: skip
+            print(
+                f"| {name} | {network.reactions:,} | {rates[0]:,.0f} | {rates[1]:,.0f} | "
+                f"< {3e5 / LIMIT_S:,.0f} (not done in {LIMIT_S:.0f} s) | "
+                f"> {rates[0] * LIMIT_S / 3e5:,.0f}x |"
+            )
             continue
-        print(f"| {name} | {network.reactions:,} | {rates[0]:,.0f} | {rates[1]:,.0f} | "
-              f"{theirs:,.0f} | {rates[0] / theirs:.1f}x |")  # fmt: skip
+        print(
+            f"| {name} | {network.reactions:,} | {rates[0]:,.0f} | {rates[1]:,.0f} | "
+            f"{theirs:,.0f} | {rates[0] / theirs:.1f}x |"
+        )
 
 
 LIMIT_S = 300.0
 """How long libRoadRunner's Gillespie integrator may run before its rate is bounded."""
 
 
-def _gillespie_worker(sbml: str, counts: list[float], volume: float, t_end: float,
-                      out: object) -> None:  # fmt: skip
+def _gillespie_worker(
+    sbml: str, counts: list[float], volume: float, t_end: float, out: object
+) -> None:
     import roadrunner
 
     runner = roadrunner.RoadRunner(sbml)
@@ -170,8 +187,9 @@ def _gillespie_worker(sbml: str, counts: list[float], volume: float, t_end: floa
     out.put((trace.shape[0] - 1) / (time.perf_counter() - start))  # type: ignore[attr-defined]
 
 
-def _roadrunner_gillespie(network: object, volume: float, t_end: float, limit: float
-                          ) -> float | None:  # fmt: skip
+def _roadrunner_gillespie(
+    network: object, volume: float, t_end: float, limit: float
+) -> float | None:
     """libRoadRunner's Gillespie events per second over [0, t_end] in a child process
     (loading excluded from the clock), or None when it has not finished within `limit`."""
     import multiprocessing
@@ -179,8 +197,9 @@ def _roadrunner_gillespie(network: object, volume: float, t_end: float, limit: f
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
     counts = np.rint(network.initial * volume).tolist()  # type: ignore[attr-defined]
-    child = context.Process(target=_gillespie_worker,
-                            args=(to_sbml(network), counts, volume, t_end, queue))  # fmt: skip
+    child = context.Process(
+        target=_gillespie_worker, args=(to_sbml(network), counts, volume, t_end, queue)
+    )
     child.start()
     try:
         return float(queue.get(timeout=limit + 120))  # + its load
@@ -196,8 +215,10 @@ def torch_batches(repeats: int) -> None:
     graph, evidence = classic("insurance")
     compiled = compile_graph(reduce(graph, evidence=evidence).graph)
     one = best(lambda: ode.steady_state(compiled.network, 1e-10), repeats, warm=True)
-    print("\n| crn.torch (insurance, observed, reduced) batch | seconds | steady states / s | "
-          "vs crn.ode one by one |")  # fmt: skip
+    print(
+        "\n| crn.torch (insurance, observed, reduced) batch | seconds | steady states / s | "
+        "vs crn.ode one by one |"
+    )
     print("|---|---|---|---|")
     rng = np.random.default_rng(0)
     for batch in (1, 16, 64):
@@ -208,8 +229,9 @@ def torch_batches(repeats: int) -> None:
             lambda x=initial: torch_backend.steady_states(compiled.network, x, tolerance=1e-10),
             repeats if batch < 64 else 1,
         )
-        print(f"| {batch} | {seconds:.3f} | {batch / seconds:,.1f} | "
-              f"{batch * one / seconds:.2f}x |")  # fmt: skip
+        print(
+            f"| {batch} | {seconds:.3f} | {batch / seconds:,.1f} | {batch * one / seconds:.2f}x |"
+        )
 
 
 def main() -> None:

@@ -39,8 +39,12 @@ def _vote(wx, wy, weight, image):  # the anchor's voting, as the method did befo
     for i in range(wx.size):
         ix, iy = int(np.floor(wx[i])), int(np.floor(wy[i]))
         fx, fy = wx[i] - ix, wy[i] - iy
-        for ox, oy, share in ((0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)),
-                              (0, 1, (1 - fx) * fy), (1, 1, fx * fy)):  # fmt: skip
+        for ox, oy, share in (
+            (0, 0, (1 - fx) * (1 - fy)),
+            (1, 0, fx * (1 - fy)),
+            (0, 1, (1 - fx) * fy),
+            (1, 1, fx * fy),
+        ):
             px, py = ix + ox, iy + oy
             if 0 <= px < width and 0 <= py < height:
                 image[py, px] += weight[i] * share
@@ -68,11 +72,14 @@ def scene_events(width: int, height: int, seed: int) -> tuple[np.ndarray, np.nda
     return events, np.array([scene.transmission_velocity, scene.reflection_velocity])
 
 
-def evaluations(events: np.ndarray, width: int, height: int, sizes: list[int],
-                repeats: int) -> None:  # fmt: skip
+def evaluations(
+    events: np.ndarray, width: int, height: int, sizes: list[int], repeats: int
+) -> None:
     motion = np.array([120.0, -45.0, 0, 0, 0, 0])
-    print(f"| one contrast evaluation, {width} × {height} | events | ours (ms) | "
-          "full-sensor image, scipy blur (ms) | ratio |\n|---|---|---|---|---|")  # fmt: skip
+    print(
+        f"| one contrast evaluation, {width} × {height} | events | ours (ms) | "
+        "full-sensor image, scipy blur (ms) | ratio |\n|---|---|---|---|---|"
+    )
     whole = EventCloud.of(events, width, height, local=True)  # as two_motions stores them
     for size in sizes:
         cloud = whole.thinned(size)
@@ -80,33 +87,46 @@ def evaluations(events: np.ndarray, width: int, height: int, sizes: list[int],
         ours, anchor = cloud.contrast(motion, weight), full_sensor_contrast(cloud, motion, weight)
         assert abs(ours - anchor) <= 1e-9 * abs(anchor), (ours, anchor)
         mine = best(lambda c=cloud, w=weight: c.contrast(motion, w), repeats, warm=True)
-        theirs = best(lambda c=cloud, w=weight: full_sensor_contrast(c, motion, w), repeats,
-                      warm=True)  # fmt: skip
-        print(f"| | {cloud.x.size:,} | {mine * 1e3:.2f} | {theirs * 1e3:.2f} | "
-              f"{theirs / mine:.1f}x |")  # fmt: skip
+        theirs = best(
+            lambda c=cloud, w=weight: full_sensor_contrast(c, motion, w), repeats, warm=True
+        )
+        print(
+            f"| | {cloud.x.size:,} | {mine * 1e3:.2f} | {theirs * 1e3:.2f} | {theirs / mine:.1f}x |"
+        )
     print()
 
 
-def searches(scenes: list[tuple[int, np.ndarray, np.ndarray]], width: int, height: int,
-             sizes: list[int | None]) -> None:  # fmt: skip
+def searches(
+    scenes: list[tuple[int, np.ndarray, np.ndarray]],
+    width: int,
+    height: int,
+    sizes: list[int | None],
+) -> None:
     """Rows of the search table: the first scene thinned to each of `sizes` (None: whole),
     every further scene whole."""
     from numba import get_num_threads
 
-    print(f"| two-motion search, {width} × {height}, 200 ms, {get_num_threads()} threads | "
-          "scene | events | wall (s) | worse motion error (px/s) |\n"
-          "|---|---|---|---|---|")  # fmt: skip
+    print(
+        f"| two-motion search, {width} × {height}, 200 ms, {get_num_threads()} threads | "
+        "scene | events | wall (s) | worse motion error (px/s) |\n"
+        "|---|---|---|---|---|"
+    )
     first = scenes[0][1]
     two_motions(first[:: max(1, len(first) // 500)], width, height)  # compile once
-    runs = [(seed, events, truth, size) for k, (seed, events, truth) in enumerate(scenes)
-            for size in (sizes if k == 0 else [None])]  # fmt: skip
+    runs = [
+        (seed, events, truth, size)
+        for k, (seed, events, truth) in enumerate(scenes)
+        for size in (sizes if k == 0 else [None])
+    ]
     for seed, events, truth, size in runs:
         window = events if size is None else events[:: max(1, -(-len(events) // size))]
         start = time.perf_counter()
         found = two_motions(window, width, height)
         wall = time.perf_counter() - start
-        error = min(np.hypot(*(found.velocities - truth).T).max(),
-                    np.hypot(*(found.velocities[::-1] - truth).T).max())  # fmt: skip
+        error = min(
+            np.hypot(*(found.velocities - truth).T).max(),
+            np.hypot(*(found.velocities[::-1] - truth).T).max(),
+        )
         print(f"| | {seed} | {len(window):,} | {wall:.1f} | {error:.1f} |")
     print()
 
@@ -114,14 +134,19 @@ def searches(scenes: list[tuple[int, np.ndarray, np.ndarray]], width: int, heigh
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sensor", default="1280x720", help="width x height (px)")
-    parser.add_argument("--evaluations", default="1000,20000,200000,2000000",
-                        help="window sizes (events) of part 1")  # fmt: skip
-    parser.add_argument("--searches", default="1500,20000,200000,all",
-                        help="window sizes (events) of part 2, 'all' for the whole window; "
-                             "empty to skip")  # fmt: skip
-    parser.add_argument("--more-scenes", default="101,102",
-                        help="held-out scene seeds searched whole in part 2 (comma-separated; "
-                             "empty for none)")  # fmt: skip
+    parser.add_argument(
+        "--evaluations", default="1000,20000,200000,2000000", help="window sizes (events) of part 1"
+    )
+    parser.add_argument(
+        "--searches",
+        default="1500,20000,200000,all",
+        help="window sizes (events) of part 2, 'all' for the whole window; empty to skip",
+    )
+    parser.add_argument(
+        "--more-scenes",
+        default="101,102",
+        help="held-out scene seeds searched whole in part 2 (comma-separated; empty for none)",
+    )
     parser.add_argument("--seed", type=int, default=100, help="held-out scene seed")
     parser.add_argument("--repeats", type=int, default=3)
     args = arguments(

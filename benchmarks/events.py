@@ -75,16 +75,24 @@ def voxels(events: Events, repeats: int) -> None:
     span = int(events.array["t"][-1] - events.array["t"][0])
     window = max(1, span // 10)  # ten frames
     ours = best(lambda: event_frames(events, window), repeats, warm=True)
-    anchor = best(lambda: tf.to_frame_numpy(copy.copy(), (1280, 720, 2), time_window=window,
-                                            include_incomplete=True),
-                  repeats, warm=True)  # fmt: skip
+    anchor = best(
+        lambda: tf.to_frame_numpy(
+            copy.copy(), (1280, 720, 2), time_window=window, include_incomplete=True
+        ),
+        repeats,
+        warm=True,
+    )
     print("\n| event frames, 10 windows, 1280 × 720 | Mev/s | ratio |\n|---|---|---|")
     print(f"| ours (numba, CPU) | {n / ours / 1e6:.0f} | {anchor / ours:.1f}x |")
     print(f"| tonic | {n / anchor / 1e6:.0f} | 1x |")
     ours = best(lambda: time_surfaces(events, window, window / 4), repeats, warm=True)
-    anchor = best(lambda: tf.to_timesurface_numpy(copy.copy(), (1280, 720, 2), dt=window,
-                                                  tau=window / 4, include_incomplete=True),
-                  repeats, warm=True)  # fmt: skip
+    anchor = best(
+        lambda: tf.to_timesurface_numpy(
+            copy.copy(), (1280, 720, 2), dt=window, tau=window / 4, include_incomplete=True
+        ),
+        repeats,
+        warm=True,
+    )
     print("\n| time surfaces, 10 windows, 1280 × 720 | Mev/s | ratio |\n|---|---|---|")
     print(f"| ours (numba, CPU) | {n / ours / 1e6:.0f} | {anchor / ours:.1f}x |")
     print(f"| tonic | {n / anchor / 1e6:.0f} | 1x |")
@@ -119,14 +127,18 @@ def main() -> None:
             anchor = best(
                 lambda p=path, e=encoding: Wizard(encoding=e).read(p), args.repeats, warm=True
             )
-            print(f"| {encoding}, written by expelliarmus | expelliarmus | {n / ours / 1e6:.0f} | "
-                  f"{n / anchor / 1e6:.0f} | {anchor / ours:.2f}x |")  # fmt: skip
+            print(
+                f"| {encoding}, written by expelliarmus | expelliarmus | {n / ours / 1e6:.0f} | "
+                f"{n / anchor / 1e6:.0f} | {anchor / ours:.2f}x |"
+            )
         path = Path(root) / "spec.raw"
         write_events(Events(array, 1280, 720), path, "evt3")
         ours = best(lambda: read_events(path), args.repeats, warm=True)
         anchor = best(lambda: crate.decode_file(str(path)), args.repeats, warm=True)
-        print(f"| evt3, written by substrates | evt3 crate (Rust) | {n / ours / 1e6:.0f} | "
-              f"{n / anchor / 1e6:.0f} | {anchor / ours:.2f}x |")  # fmt: skip
+        print(
+            f"| evt3, written by substrates | evt3 crate (Rust) | {n / ours / 1e6:.0f} | "
+            f"{n / anchor / 1e6:.0f} | {anchor / ours:.2f}x |"
+        )
     voxels(Events(array, 1280, 720), args.repeats)
 
 

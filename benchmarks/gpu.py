@@ -80,8 +80,10 @@ def crn() -> None:
     a = cpu.steady_states(network, start, tolerance=1e-10)
     b = gpu.steady_states(network, start, tolerance=1e-10)
     ode = create_backend("crn.ode").steady_state(network, 1e-10).concentrations
-    print(f"steady states, batch 64: max |cuda - cpu| = {np.abs(a - b).max():.1e}, "
-          f"max |cuda - crn.ode| = {np.abs(b - ode).max():.1e}")  # fmt: skip
+    print(
+        f"steady states, batch 64: max |cuda - cpu| = {np.abs(a - b).max():.1e}, "
+        f"max |cuda - crn.ode| = {np.abs(b - ode).max():.1e}"
+    )
     times = np.linspace(0, 5, 6)
     ta = cpu.trajectories(network, times, start[:8])
     tb = gpu.trajectories(network, times, start[:8])
@@ -96,8 +98,10 @@ def crn() -> None:
         on_cpu = best(lambda x=x: cpu.steady_states(network, x, tolerance=1e-10), 1, warm=True)
         on_gpu = best(lambda x=x: gpu.steady_states(network, x, tolerance=1e-10), 2, warm=True)
         torch.cuda.synchronize()
-        print(f"| {batch} | {on_cpu:.3f} | {batch / on_cpu:,.0f} | {on_gpu:.3f} | "
-              f"{batch / on_gpu:,.0f} | {on_cpu / on_gpu:.1f}x |")  # fmt: skip
+        print(
+            f"| {batch} | {on_cpu:.3f} | {batch / on_cpu:,.0f} | {on_gpu:.3f} | "
+            f"{batch / on_gpu:,.0f} | {on_cpu / on_gpu:.1f}x |"
+        )
 
 
 def cml() -> None:
@@ -139,13 +143,16 @@ def events() -> None:
             a = cpu.simulate(frames, times)
             cpu_s = best(lambda f=frames, t=times, s=cpu: s.simulate(f, t), 1, warm=True)
             for kernel in ("fused", "torch"):
-                gpu = create_backend("events.sim_gpu", {"preset": preset, "seed": 3,
-                                                        "kernel": kernel})  # fmt: skip
+                gpu = create_backend(
+                    "events.sim_gpu", {"preset": preset, "seed": 3, "kernel": kernel}
+                )
                 b = gpu.simulate(frames, times)
                 gpu_s = best(lambda f=frames, t=times, s=gpu: s.simulate(f, t), 1, warm=True)
-                print(f"| {width} × {height}, {duration} s | {preset} | {len(a):,} | "
-                      f"{cpu_s:.2f} | {kernel} | {gpu_s:.2f} | {cpu_s / gpu_s:.1f}x | "
-                      f"{np.array_equal(a.array, b.array)} |")  # fmt: skip
+                print(
+                    f"| {width} × {height}, {duration} s | {preset} | {len(a):,} | "
+                    f"{cpu_s:.2f} | {kernel} | {gpu_s:.2f} | {cpu_s / gpu_s:.1f}x | "
+                    f"{np.array_equal(a.array, b.array)} |"
+                )
     grid_cpu = voxel_grid(a, 5).numpy()
     grid_gpu = voxel_grid_torch(a, 5, "cuda").cpu().numpy()
     numba_s = best(lambda: voxel_grid(a, 5), 2, warm=True)
@@ -195,11 +202,16 @@ def mea() -> None:
         ours, theirs = model_gpu.templates(thetas), model_cpu.templates(thetas)
         t_gpu = best(lambda g=model_gpu, t=thetas: g.templates(t), 3, warm=True)
         t_cpu = best(lambda t=thetas: model_cpu.templates(t), 1)
-        print(f"| templates | {batch} | {batch / t_cpu:,.0f} | {batch / t_gpu:,.0f} | "
-              f"{np.abs(ours - theirs).max():.2e} |")  # fmt: skip
+        print(
+            f"| templates | {batch} | {batch / t_cpu:,.0f} | {batch / t_gpu:,.0f} | "
+            f"{np.abs(ours - theirs).max():.2e} |"
+        )
     electrodes = np.arange(4)
-    same = np.allclose(model_gpu.thresholds(thetas[:64], electrodes),
-                       model_cpu.thresholds(thetas[:64], electrodes), rtol=0.03)  # fmt: skip
+    same = np.allclose(
+        model_gpu.thresholds(thetas[:64], electrodes),
+        model_cpu.thresholds(thetas[:64], electrodes),
+        rtol=0.03,
+    )
     print(f"thresholds of 64 cells on 4 electrodes agree within one bisection step: {same}")
 
 
@@ -219,8 +231,10 @@ def cml_prior(device: str = "cuda", steps: int = 4000) -> None:
     with torch.no_grad():
         a = shipped.noise(x, t)
         b = on_device.noise(x.to(device), t.to(device)).cpu()
-    print(f"\nrain prior, 64 noised fields: max |ε̂ {device} - ε̂ cpu| = "
-          f"{(a - b).abs().max():.1e} (float32)")  # fmt: skip
+    print(
+        f"\nrain prior, 64 noised fields: max |ε̂ {device} - ε̂ cpu| = "
+        f"{(a - b).abs().max():.1e} (float32)"
+    )
 
     radar = pycomlink_references()[0]
     settings = training.TrainingSettings(steps=steps)
@@ -235,13 +249,15 @@ def cml_prior(device: str = "cuda", steps: int = 4000) -> None:
         torch.cuda.synchronize()
     seconds = time.perf_counter() - began
     validation = training.CropSampler(held, settings.crop, settings.wet_share, settings.seed + 1)
-    print(f"training, {steps} steps of {settings.batch} crops on {device}: {seconds:.0f} s "
-          f"({steps / seconds:.1f} steps/s; cpu {1 / cpu_s:.2f} steps/s on "
-          f"{torch.get_num_threads()} threads, {cpu_s / (seconds / steps):.0f}x); validation "
-          f"loss {training.held_loss(net, validation):.4f}, last 100 steps "
-          f"{np.mean(losses[-100:]):.4f} (shipped: {shipped.metadata['validation_loss']:.4f}, "
-          f"{shipped.metadata['final_training_loss_mean_last_100']:.4f}, "
-          f"{shipped.metadata['seconds'] / 60:.0f} min on cpu)")  # fmt: skip
+    print(
+        f"training, {steps} steps of {settings.batch} crops on {device}: {seconds:.0f} s "
+        f"({steps / seconds:.1f} steps/s; cpu {1 / cpu_s:.2f} steps/s on "
+        f"{torch.get_num_threads()} threads, {cpu_s / (seconds / steps):.0f}x); validation "
+        f"loss {training.held_loss(net, validation):.4f}, last 100 steps "
+        f"{np.mean(losses[-100:]):.4f} (shipped: {shipped.metadata['validation_loss']:.4f}, "
+        f"{shipped.metadata['final_training_loss_mean_last_100']:.4f}, "
+        f"{shipped.metadata['seconds'] / 60:.0f} min on cpu)"
+    )
 
 
 def cml_posterior(device: str = "cuda", hours: float = 1.0) -> None:
@@ -253,25 +269,39 @@ def cml_posterior(device: str = "cuda", hours: float = 1.0) -> None:
 
     import substrates
 
-    print("\n| cml-reconstruct, validation day | device | draws | s per map | RMSE mm/h | "
-          "90% cover |")  # fmt: skip
+    print(
+        "\n| cml-reconstruct, validation day | device | draws | s per map | RMSE mm/h | 90% cover |"
+    )
     print("|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         run_args = runs("validation", folder)[0]
         start = np.datetime64(run_args["start"])
         run_args["end"] = str(start + np.timedelta64(int(hours * 60), "m"))
-        for method, placement, draws in (("pnp", "cpu", 8), ("pnp", device, 8),
-                                         ("smc", "cpu", 8), ("smc", device, 8),
-                                         ("smc", device, 64)):  # fmt: skip
+        for method, placement, draws in (
+            ("pnp", "cpu", 8),
+            ("pnp", device, 8),
+            ("smc", "cpu", 8),
+            ("smc", device, 8),
+            ("smc", device, 64),
+        ):
             # the other settings are cml-reconstruct's defaults, chosen on that day
-            run = substrates.run("cml-reconstruct", **run_args, every=15, methods=[method],
-                                 draws=draws, device=placement, out=folder / "runs",
-                                 progress=False)  # fmt: skip
+            run = substrates.run(
+                "cml-reconstruct",
+                **run_args,
+                every=15,
+                methods=[method],
+                draws=draws,
+                device=placement,
+                out=folder / "runs",
+                progress=False,
+            )
             row = score([xr.load_dataset(run.path / "fields.nc")], [method])[-1]
-            print(f"| {method} | {placement} | {draws} | "
-                  f"{run.summary['seconds_per_step'][method]:.1f} | {row['rmse']:.3f} | "
-                  f"{row['cover90']:.2f} |")  # fmt: skip
+            print(
+                f"| {method} | {placement} | {draws} | "
+                f"{run.summary['seconds_per_step'][method]:.1f} | {row['rmse']:.3f} | "
+                f"{row['cover90']:.2f} |"
+            )
 
 
 def main() -> None:

@@ -60,31 +60,43 @@ def main() -> None:
     marked = max(exact, key=exact.__getitem__)
     ideal = exact[marked]
     observable = projector(marked)
-    print(f"grover3, marked {marked}: exact success probability {ideal:.4f}; "
-          f"{len(seeds)} seeds, precision {PRECISION}, {SHOTS} sampler shots\n")  # fmt: skip
+    print(
+        f"grover3, marked {marked}: exact success probability {ideal:.4f}; "
+        f"{len(seeds)} seeds, precision {PRECISION}, {SHOTS} sampler shots\n"
+    )
     print("| device | measured by | success probability | error | error ratio | wall / seed |")
     print("|---|---|---|---|---|---|")
     for device in args.devices.split(","):
         rows: list[tuple[str, list[float], float]] = []
         backend = create_backend("quantum.ibm_fake", {"device": device})
         start = time.perf_counter()
-        shots = [backend.sample([circuit], shots=SHOTS, seed=s)[0].counts.get(marked, 0) / SHOTS
-                 for s in seeds]  # fmt: skip
+        shots = [
+            backend.sample([circuit], shots=SHOTS, seed=s)[0].counts.get(marked, 0) / SHOTS
+            for s in seeds
+        ]
         rows.append(("sampler counts", shots, time.perf_counter() - start))
-        for level, label in [(0, "estimator, level 0"), (1, "estimator, level 1 (TREX)"),
-                             (2, "estimator, level 2 (TREX + ZNE)")]:  # fmt: skip
-            backend = create_backend("quantum.ibm_fake", {"device": device,
-                                                          "resilience_level": level})  # fmt: skip
+        for level, label in [
+            (0, "estimator, level 0"),
+            (1, "estimator, level 1 (TREX)"),
+            (2, "estimator, level 2 (TREX + ZNE)"),
+        ]:
+            backend = create_backend(
+                "quantum.ibm_fake", {"device": device, "resilience_level": level}
+            )
             start = time.perf_counter()
-            values = [float(backend.estimate([circuit], [observable], precision=PRECISION,
-                                             seed=s)[0]) for s in seeds]  # fmt: skip
+            values = [
+                float(backend.estimate([circuit], [observable], precision=PRECISION, seed=s)[0])
+                for s in seeds
+            ]
             rows.append((label, values, time.perf_counter() - start))
         anchor = float(np.mean([abs(v - ideal) for v in rows[1][1]]))
         for label, values, wall in rows:
             error = float(np.mean([abs(v - ideal) for v in values]))
             per_seed = wall / len(seeds)
-            print(f"| {device} | {label} | {np.mean(values):.4f} ± {np.std(values):.4f} "
-                  f"| {error:.4f} | {anchor / error:.1f}x | {per_seed:.1f} s |")  # fmt: skip
+            print(
+                f"| {device} | {label} | {np.mean(values):.4f} ± {np.std(values):.4f} "
+                f"| {error:.4f} | {anchor / error:.1f}x | {per_seed:.1f} s |"
+            )
 
 
 if __name__ == "__main__":

@@ -26,16 +26,22 @@ from mea_runs import fit_conditions
 from publish import published
 
 SEEDS = (110, 111, 112, 113, 114)
-IMPAIRED = ("offset_uv: 100, drift_uv: 50, line_uv: 20, artefact_uv_per_ua: 100, "
-            "saturation_uv: 1000")  # fmt: skip
+IMPAIRED = "offset_uv: 100, drift_uv: 50, line_uv: 20, artefact_uv_per_ua: 100, saturation_uv: 1000"
 CONDITIONS = {  # name: (simulator options, hh-fit parameters)
     "clean": ("", {"artefacts": "remove"}),
     "impaired": (IMPAIRED, {"artefacts": "remove"}),
     "impaired, --artefacts keep": (IMPAIRED, {"artefacts": "keep"}),
 }
-COLUMNS = ["condition", "held-out accuracy (95% CI)", "threshold baseline", "majority",
-           "parameter error (prior range)", "largest artefact removed",
-           "samples on the rail", "minutes"]  # fmt: skip
+COLUMNS = [
+    "condition",
+    "held-out accuracy (95% CI)",
+    "threshold baseline",
+    "majority",
+    "parameter error (prior range)",
+    "largest artefact removed",
+    "samples on the rail",
+    "minutes",
+]
 
 
 def main() -> None:
@@ -43,18 +49,25 @@ def main() -> None:
     parser.add_argument("--simulations", type=int, default=1000, help="NPE simulations a cell")
     args = parser.parse_args()
     print(f"seeds {SEEDS[0]}–{SEEDS[-1]}, {args.simulations} NPE simulations a cell\n")
-    fits = fit_conditions(CONDITIONS, COLUMNS, cells=len(SEEDS), seed=SEEDS[0],
-                          simulations=args.simulations)  # fmt: skip
+    fits = fit_conditions(
+        CONDITIONS, COLUMNS, cells=len(SEEDS), seed=SEEDS[0], simulations=args.simulations
+    )
     for name, fitted in fits:
         s = fitted.summary
         peak = f"{s['artefact_peak_uv']:.0f} µV" if "artefact_peak_uv" in s else "—"
-        rail = (f"{100 * s['artefact_saturated_fraction']:.1f}%"
-                if "artefact_saturated_fraction" in s else "—")  # fmt: skip
-        print(f"| {name} | {fitted.accuracy_cell()} | "
-              f"{100 * s['mean_held_out_accuracy_threshold_baseline']:.1f}% | "
-              f"{100 * s['mean_held_out_accuracy_majority']:.1f}% | "
-              f"{100 * s['mean_error_fitted_prior_fraction']:.1f}% | {peak} | {rail} | "
-              f"{fitted.minutes:.0f} |", flush=True)  # fmt: skip
+        rail = (
+            f"{100 * s['artefact_saturated_fraction']:.1f}%"
+            if "artefact_saturated_fraction" in s
+            else "—"
+        )
+        print(
+            f"| {name} | {fitted.accuracy_cell()} | "
+            f"{100 * s['mean_held_out_accuracy_threshold_baseline']:.1f}% | "
+            f"{100 * s['mean_held_out_accuracy_majority']:.1f}% | "
+            f"{100 * s['mean_error_fitted_prior_fraction']:.1f}% | {peak} | {rail} | "
+            f"{fitted.minutes:.0f} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

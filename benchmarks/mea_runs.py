@@ -30,8 +30,10 @@ class Fitted:
     def accuracy_cell(self) -> str:
         """'96.4% (93.9–97.9, 360 patterns)'."""
         low, high = self.interval
-        return (f"{100 * np.mean(self.held):.1f}% ({100 * low:.1f}–{100 * high:.1f}, "
-                f"{len(self.held)} patterns)")  # fmt: skip
+        return (
+            f"{100 * np.mean(self.held):.1f}% ({100 * low:.1f}–{100 * high:.1f}, "
+            f"{len(self.held)} patterns)"
+        )
 
 
 def wilson(right: int, total: int, z: float = 1.96) -> tuple[float, float]:
@@ -48,16 +50,18 @@ def fit_simulated(options: str, scratch: Path, **parameters: Any) -> Fitted:
     config = scratch / "session.yaml"
     config.write_text(f"substrate: mea\nbackend: mea.jaxley\noptions: {{{options}}}\n")
     began = time.perf_counter()
-    run = substrates.run("hh-fit", hardware=str(config), out=scratch / "runs", progress=False,
-                         **parameters)  # fmt: skip
+    run = substrates.run(
+        "hh-fit", hardware=str(config), out=scratch / "runs", progress=False, **parameters
+    )
     minutes = (time.perf_counter() - began) / 60
     rows = pq.read_table(run.path / "results.parquet").to_pylist()
     held = [bool(r["correct"]) for r in rows if r.get("set") == "held-out"]
     return Fitted(run.summary, rows, held, wilson(sum(held), len(held)), minutes)
 
 
-def fit_conditions(conditions: dict[str, tuple[str, dict[str, Any]]], columns: list[str],
-                   **common: Any) -> Iterator[tuple[str, Fitted]]:  # fmt: skip
+def fit_conditions(
+    conditions: dict[str, tuple[str, dict[str, Any]]], columns: list[str], **common: Any
+) -> Iterator[tuple[str, Fitted]]:
     """Print a markdown table's header (`columns`), then fit each condition (name →
     simulator options, its own hh-fit parameters) with the `common` parameters, yielding
     its name and run for the row."""

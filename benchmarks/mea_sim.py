@@ -57,8 +57,9 @@ def main() -> None:
     def neuron(theta: np.ndarray, times: int) -> float:
         """Best run time of one NEURON cell (alone: NEURON steps every section there is)."""
         cell = neuron_cell(m, theta, simulation.celsius)
-        return best(lambda: cell.run(timing.dt_ms, timing.steps, injected[0, :-1],
-                                     currents=False), times)  # fmt: skip
+        return best(
+            lambda: cell.run(timing.dt_ms, timing.steps, injected[0, :-1], currents=False), times
+        )
 
     neuron_one = neuron(thetas[0], repeats)
     neuron_many = sum(neuron(theta, 1) for theta in thetas)
@@ -67,14 +68,18 @@ def main() -> None:
     print("| simulation | compartment-steps / s | vs NEURON |\n|---|---|---|")
     print(f"| jaxley, one cell (CPU, float64) | {work / one:,.0f} | {neuron_one / one:.2f}x |")
     print(f"| NEURON, one cell | {work / neuron_one:,.0f} | 1x |")
-    print(f"| jaxley, vmapped batch of {batch} | {batch * work / many:,.0f} | "
-          f"{neuron_many / many:.2f}x |")  # fmt: skip
+    print(
+        f"| jaxley, vmapped batch of {batch} | {batch * work / many:,.0f} | "
+        f"{neuron_many / many:.2f}x |"
+    )
     print(f"| NEURON, {batch} cells one after another | {batch * work / neuron_many:,.0f} | 1x |\n")
     share = max(0.0, 1 - one / with_field)
     print("| one spike template | ms | share |\n|---|---|---|")
     print(f"| voltages only | {one * 1e3:.2f} | |")
-    print(f"| voltages + extracellular potentials at 64 electrodes | {with_field * 1e3:.2f} | "
-          f"extracellular {share:.0%} |")  # fmt: skip
+    print(
+        f"| voltages + extracellular potentials at 64 electrodes | {with_field * 1e3:.2f} | "
+        f"extracellular {share:.0%} |"
+    )
 
 
 if __name__ == "__main__":

@@ -39,8 +39,7 @@ from publish import published
 
 SEEDS = (130, 131, 132, 133, 134)
 FINER = "compartment_um: 5, dt_ms: 0.005"
-IMPAIRED = ("offset_uv: 100, drift_uv: 50, line_uv: 20, artefact_uv_per_ua: 100, "
-            "saturation_uv: 1000")  # fmt: skip
+IMPAIRED = "offset_uv: 100, drift_uv: 50, line_uv: 20, artefact_uv_per_ua: 100, saturation_uv: 1000"
 CROWDED = "array_cells: 3, spontaneous_s: 10"
 CONDITIONS = {  # name: (simulator options, hh-fit parameters)
     "mismatch, one cell": (f"{FINER}, {IMPAIRED}", {"sorter": "none"}),
@@ -49,37 +48,55 @@ CONDITIONS = {  # name: (simulator options, hh-fit parameters)
         {"sorter": "spykingcircus2"},
     ),
 }
-COLUMNS = ["condition", "cells fitted", "held-out accuracy (95% CI)", "vs truth",
-           "threshold baseline", "majority", "parameter error (prior range)",
-           "sorting accuracy", "minutes"]  # fmt: skip
+COLUMNS = [
+    "condition",
+    "cells fitted",
+    "held-out accuracy (95% CI)",
+    "vs truth",
+    "threshold baseline",
+    "majority",
+    "parameter error (prior range)",
+    "sorting accuracy",
+    "minutes",
+]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--simulations", type=int, default=1000, help="NPE simulations a cell")
     parser.add_argument("--sessions", type=int, default=len(SEEDS), help="seeds 130… used")
-    parser.add_argument("--case", choices=("one", "three", "both"), default="both",
-                        help="one cell, three sorted cells (about an hour), or both")  # fmt: skip
+    parser.add_argument(
+        "--case",
+        choices=("one", "three", "both"),
+        default="both",
+        help="one cell, three sorted cells (about an hour), or both",
+    )
     args = parser.parse_args()
     seeds = SEEDS[: args.sessions]
     chosen = {"one": [0], "three": [1], "both": [0, 1]}[args.case]
     conditions = {name: CONDITIONS[name] for k, name in enumerate(CONDITIONS) if k in chosen}
     print(f"seeds {seeds[0]}–{seeds[-1]}, {args.simulations} NPE simulations a cell\n")
-    fits = fit_conditions(conditions, COLUMNS, cells=len(seeds), seed=seeds[0],
-                          simulations=args.simulations)  # fmt: skip
+    fits = fit_conditions(
+        conditions, COLUMNS, cells=len(seeds), seed=seeds[0], simulations=args.simulations
+    )
     for name, fitted in fits:
-        scored = [r["correct_vs_truth"] for r in fitted.rows if r.get("set") == "held-out"
-                  and r.get("correct_vs_truth") is not None]  # fmt: skip
+        scored = [
+            r["correct_vs_truth"]
+            for r in fitted.rows
+            if r.get("set") == "held-out" and r.get("correct_vs_truth") is not None
+        ]
         s = fitted.summary
         error = s.get("mean_error_fitted_prior_fraction")
         sorting = s.get("mean_sorting_accuracy")
-        print(f"| {name} | {s['cells']} | {fitted.accuracy_cell()} | "
-              f"{100 * np.mean(scored):.1f}% | "
-              f"{100 * s['mean_held_out_accuracy_threshold_baseline']:.1f}% | "
-              f"{100 * s['mean_held_out_accuracy_majority']:.1f}% | "
-              f"{'—' if error is None else f'{100 * error:.1f}%'} | "
-              f"{'—' if sorting is None else f'{sorting:.2f}'} | {fitted.minutes:.0f} |",
-              flush=True)  # fmt: skip
+        print(
+            f"| {name} | {s['cells']} | {fitted.accuracy_cell()} | "
+            f"{100 * np.mean(scored):.1f}% | "
+            f"{100 * s['mean_held_out_accuracy_threshold_baseline']:.1f}% | "
+            f"{100 * s['mean_held_out_accuracy_majority']:.1f}% | "
+            f"{'—' if error is None else f'{100 * error:.1f}%'} | "
+            f"{'—' if sorting is None else f'{sorting:.2f}'} | {fitted.minutes:.0f} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

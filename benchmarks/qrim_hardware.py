@@ -71,9 +71,11 @@ def main() -> None:
         amplified = {c: amplification(backend, size, c, 2000, args.seed) for c in cost}
         rows.append((size, cost, success, queries, amplified))
     print(f"\n{args.device}, {args.tables} minimizations per size, {args.shots} shots per circuit")
-    print("| \\|U\\| | diagonal oracle: depth / 2q gates | gates oracle: depth / 2q gates "
-          "| exact minimum found | oracle queries (mean) | P(marked): ideal | diagonal "
-          "| gates | guessing |")  # fmt: skip
+    print(
+        "| \\|U\\| | diagonal oracle: depth / 2q gates | gates oracle: depth / 2q gates "
+        "| exact minimum found | oracle queries (mean) | P(marked): ideal | diagonal "
+        "| gates | guessing |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for size, cost, success, queries, amplified in rows:
         print(

@@ -90,8 +90,10 @@ def main() -> None:
     args = parser.parse_args()
     rows = measure(args.sizes, args.tables, args.seed)
     print(f"\n{args.tables} random tables per size; queries per inner minimization")
-    print("| \\|U\\| | QRIM oracle mean | mean / √\\|U\\| | QRIM oracle p95 | QRIM classical "
-          "| oracle + classical | exhaustive | mean / \\|U\\| | exact minimum |")  # fmt: skip
+    print(
+        "| \\|U\\| | QRIM oracle mean | mean / √\\|U\\| | QRIM oracle p95 | QRIM classical "
+        "| oracle + classical | exhaustive | mean / \\|U\\| | exact minimum |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(
@@ -101,8 +103,10 @@ def main() -> None:
         )
     a, b = sqrt_fit(rows)
     print(f"\nfit over |U| ≥ 64: mean oracle queries ≈ {a:.2f}·√|U| {b:+.1f}")
-    print(f"\nfitted exponent, all sizes: {fitted_exponent(rows):.3f}; "
-          f"|U| ≥ 64: {fitted_exponent(rows, 64):.3f} (theory: 0.5)")  # fmt: skip
+    print(
+        f"\nfitted exponent, all sizes: {fitted_exponent(rows):.3f}; "
+        f"|U| ≥ 64: {fitted_exponent(rows, 64):.3f} (theory: 0.5)"
+    )
     plot(rows, args.plot)
     print(f"plot: {args.plot}")
 

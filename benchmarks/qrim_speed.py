@@ -24,11 +24,15 @@ import substrates
 
 GOAL_S = 300.0
 CASES = [
-    ("gate oracle, |U| = 64, value iteration",
-     {"oracle": "gates", "uncertainty": 64, "env": "frozenlake4"}),
-    ("diagonal oracle, |U| = 256, Q-learning",
-     {"outer": "q_learning", "uncertainty": 256, "env": "inventory"}),
-]  # fmt: skip
+    (
+        "gate oracle, |U| = 64, value iteration",
+        {"oracle": "gates", "uncertainty": 64, "env": "frozenlake4"},
+    ),
+    (
+        "diagonal oracle, |U| = 256, Q-learning",
+        {"outer": "q_learning", "uncertainty": 256, "env": "inventory"},
+    ),
+]
 
 
 def main() -> None:
@@ -48,8 +52,10 @@ def main() -> None:
                 profiler.disable()
             wall = time.perf_counter() - start
         s = run.summary
-        print(f"| {label} | {wall:.0f} s | {wall / GOAL_S:.2f} | {s['minimizations']:,} "
-              f"| {s['backend_circuits']:,} | {s['backend_calls']:,} |")  # fmt: skip
+        print(
+            f"| {label} | {wall:.0f} s | {wall / GOAL_S:.2f} | {s['minimizations']:,} "
+            f"| {s['backend_circuits']:,} | {s['backend_calls']:,} |"
+        )
         if profiler is not None:
             stats = pstats.Stats(profiler).sort_stats("cumulative")
             stats.print_stats(r"substrates|qiskit/circuit/quantumcircuit", 12)

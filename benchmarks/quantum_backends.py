@@ -165,9 +165,11 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[16, 20, 24], help="qubits")
     parser.add_argument("--repeats", type=int, default=3, help="best of this many runs")
     parser.add_argument(
-        "--skip-default-above", type=int, default=99,
+        "--skip-default-above",
+        type=int,
+        default=99,
         help="skip default.qubit above this many qubits (it is ~10x slower)",
-    )  # fmt: skip
+    )
     args = arguments(parser, sizes=[3], repeats=1)
     rows = measure(args.sizes, args.repeats, args.skip_default_above)
     print(f"\n{SHOTS} shots, statevector, best of {args.repeats}; ratio = ours / raw library call")

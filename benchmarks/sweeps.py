@@ -35,10 +35,23 @@ def timed_sweep(folder: Path, executor: str, workers: int, items: int, models: i
     config.write_text(f"executor: {executor}\noptions: {{workers: {workers}}}\n")
     start = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "substrates", "sweep", "qrim", "--grid", str(grid),
-         "--executor", str(config), "--out", str(folder / tag)],
-        check=True, capture_output=True, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "substrates",
+            "sweep",
+            "qrim",
+            "--grid",
+            str(grid),
+            "--executor",
+            str(config),
+            "--out",
+            str(folder / tag),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return time.perf_counter() - start
 
 

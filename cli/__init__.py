@@ -31,8 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .. import __version__
 
     parser.add_argument("--version", action="version", version=f"substrates {__version__}")
-    parser.add_argument("--debug", action="store_true",
-                        help="print the whole traceback of an error, not one line")  # fmt: skip
+    parser.add_argument(
+        "--debug", action="store_true", help="print the whole traceback of an error, not one line"
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in _COMMANDS:
         command.add_parser(commands)

@@ -30,6 +30,8 @@ def handle(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([r.to_dict() for r in rows], indent=2))
         return 0
-    print_table(("NAME", "SUBSTRATE", "TIER", "STATUS"),
-                [(r.name, r.substrate, r.tier or "?", r.reason) for r in rows])  # fmt: skip
+    print_table(
+        ("NAME", "SUBSTRATE", "TIER", "STATUS"),
+        [(r.name, r.substrate, r.tier or "?", r.reason) for r in rows],
+    )
     return 0

@@ -30,16 +30,19 @@ def handle(args: argparse.Namespace) -> int:
     if "executor" in read_yaml(config_path(args.config)):
         if args.circuit:
             raise ConfigError(
-                config_path(args.config), None,
+                config_path(args.config),
+                None,
                 "--circuit applies to quantum hardware configs, not executors",
-            )  # fmt: skip
+            )
         return _executor(args.config)
     resolved = load_config(args.config)
     if args.circuit and resolved.config.substrate != "quantum":
         raise ConfigError(
-            resolved.path, "substrate", f"--circuit applies to quantum backends; this config "
+            resolved.path,
+            "substrate",
+            f"--circuit applies to quantum backends; this config "
             f"selects {resolved.config.backend}, a {resolved.config.substrate} backend",
-        )  # fmt: skip
+        )
     backend = backend_from_config(resolved)
     capabilities = backend.capabilities  # a data source opens its file here
     print(f"{resolved.path}: OK")

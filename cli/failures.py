@@ -48,8 +48,11 @@ def fail(error: BaseException, debug: bool) -> int:
         return BUG
     path = _write_traceback(error)
     first = str(error).splitlines()[0] if str(error) else ""
-    print(f"error: unexpected {type(error).__name__}: {first} (a bug in substrates; the "
-          f"traceback is in {path}; --debug prints it)", file=sys.stderr)  # fmt: skip
+    print(
+        f"error: unexpected {type(error).__name__}: {first} (a bug in substrates; the "
+        f"traceback is in {path}; --debug prints it)",
+        file=sys.stderr,
+    )
     return BUG
 
 

@@ -40,9 +40,11 @@ def add_method_parser(methods: argparse._SubParsersAction, method: Method[Any]) 
         settings["help"] = settings["help"].replace("%", "%%")  # argparse formats help with %
         target.add_argument(*flags, **settings)
     parser.add_argument(
-        "--out", default=_DEFAULT_OUT, metavar="DIR",
+        "--out",
+        default=_DEFAULT_OUT,
+        metavar="DIR",
         help=f"folder for run folders (default: {_DEFAULT_OUT})",
-    )  # fmt: skip
+    )
     parser.set_defaults(method=method.name)
 
 

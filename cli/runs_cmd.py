@@ -34,8 +34,10 @@ def handle(args: argparse.Namespace) -> int:
     if not rows:
         print(f"no run folders under {args.folder}")
         return 0
-    print_table(("FOLDER", "METHOD", "STATUS", "AGE"),
-                [(str(r.path), r.method, r.status, _age(r.age_s)) for r in rows])  # fmt: skip
+    print_table(
+        ("FOLDER", "METHOD", "STATUS", "AGE"),
+        [(str(r.path), r.method, r.status, _age(r.age_s)) for r in rows],
+    )
     return 0
 
 

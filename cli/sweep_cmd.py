@@ -28,9 +28,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("method", choices=list(methods()), help="the method to sweep")
     parser.add_argument("--grid", required=True, metavar="GRID.yaml", help="the grid file")
     parser.add_argument(
-        "--executor", default="cluster_local", metavar="CONFIG",
+        "--executor",
+        default="cluster_local",
+        metavar="CONFIG",
         help="executor config file or shipped name (default cluster_local)",
-    )  # fmt: skip
+    )
     parser.add_argument("--out", required=True, metavar="DIR", help="the sweep's folder")
     parser.add_argument(
         "--retry-failed", action="store_true", help="run the items that failed before again"
@@ -45,8 +47,9 @@ def handle_sweep(args: argparse.Namespace) -> int:
     from ..adapters.sweeps.sweep_run import run_sweep
 
     grid, items = load_grid(args.grid, args.method)
-    bar = tqdm(total=len(items), desc=f"sweep {args.method}", unit="item", file=sys.stderr,
-               disable=None)  # fmt: skip
+    bar = tqdm(
+        total=len(items), desc=f"sweep {args.method}", unit="item", file=sys.stderr, disable=None
+    )
 
     def progress(done: int, running: int, failed: int) -> None:
         bar.update(done - bar.n)
@@ -54,20 +57,30 @@ def handle_sweep(args: argparse.Namespace) -> int:
 
     try:
         report = run_sweep(
-            args.method, items, executor=args.executor, out=args.out,
-            grid=grid.model_dump(mode="json"), retry_failed=args.retry_failed, progress=progress,
+            args.method,
+            items,
+            executor=args.executor,
+            out=args.out,
+            grid=grid.model_dump(mode="json"),
+            retry_failed=args.retry_failed,
+            progress=progress,
             where=args.grid,
-        )  # fmt: skip
+        )
     except KeyboardInterrupt:
         bar.close()
-        print(f"interrupted; every finished item is kept in {args.out}: rerun the same command "
-              "to resume", file=sys.stderr)  # fmt: skip
+        print(
+            f"interrupted; every finished item is kept in {args.out}: rerun the same command "
+            "to resume",
+            file=sys.stderr,
+        )
         return 130
     bar.close()
     done = report.items - len(report.failed)
-    print(f"{done}/{report.items} items done ({report.already_done} before this run, "
-          f"{report.executed} executed, {report.collected} collected from recorded jobs, "
-          f"{report.reused} from completed runs); {len(report.failed)} failed")  # fmt: skip
+    print(
+        f"{done}/{report.items} items done ({report.already_done} before this run, "
+        f"{report.executed} executed, {report.collected} collected from recorded jobs, "
+        f"{report.reused} from completed runs); {len(report.failed)} failed"
+    )
     for item, error in sorted(report.failed.items()):
         print(f"  failed {item}: {error}")
     if report.failed:

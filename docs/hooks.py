@@ -66,8 +66,10 @@ def configs_reference() -> str:
     for name in names():
         cls = get_backend_class(name)
         sections.append(f"## `{name}`\n")
-        sections.append(f"{cls.substrate} substrate, {cls.tier} tier; class "
-                        f"`{cls.__module__}.{cls.__qualname__}`.\n")  # fmt: skip
+        sections.append(
+            f"{cls.substrate} substrate, {cls.tier} tier; class "
+            f"`{cls.__module__}.{cls.__qualname__}`.\n"
+        )
         sections.append(_options_table(cls.Options))
     return "\n".join(sections)
 

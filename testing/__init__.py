@@ -57,8 +57,21 @@ def run_conformance(
     chosen = dict(options or {})
     substrate = load_backend(backend, **chosen).substrate  # refuses now, with the reason
     suite = importlib.import_module(SUITES[substrate])
-    return int(pytest.main([
-        str(suite.__file__), "-p", "substrates.testing.plugin", "-p", "no:cacheprovider",
-        "-c", os.devnull, "--substrates-backend", backend,
-        "--substrates-options", json.dumps(chosen), *pytest_args,
-    ]))  # fmt: skip
+    return int(
+        pytest.main(
+            [
+                str(suite.__file__),
+                "-p",
+                "substrates.testing.plugin",
+                "-p",
+                "no:cacheprovider",
+                "-c",
+                os.devnull,
+                "--substrates-backend",
+                backend,
+                "--substrates-options",
+                json.dumps(chosen),
+                *pytest_args,
+            ]
+        )
+    )

@@ -19,8 +19,12 @@ def main(argv: list[str] | None = None) -> int:
         epilog="Arguments after -- go to pytest, e.g. -- -x -k grover.",
     )
     parser.add_argument("backend", help="registry name, shipped config name or config file")
-    parser.add_argument("--options", default="{}", metavar="JSON",
-                        help="the backend's options as JSON (over a config's)")  # fmt: skip
+    parser.add_argument(
+        "--options",
+        default="{}",
+        metavar="JSON",
+        help="the backend's options as JSON (over a config's)",
+    )
     argv = sys.argv[1:] if argv is None else argv
     rest = argv[argv.index("--") + 1 :] if "--" in argv else []
     args = parser.parse_args(argv[: argv.index("--")] if "--" in argv else argv)

@@ -44,10 +44,16 @@ def random_tree(variables: int, seed: int, states: int = 3) -> FactorGraph:
 
 
 PGMPY_EVIDENCE = {
-    "alarm": {"HRBP": "HIGH", "CO": "LOW", "BP": "LOW", "HISTORY": "TRUE", "SAO2": "LOW",
-              "PRESS": "HIGH"},
+    "alarm": {
+        "HRBP": "HIGH",
+        "CO": "LOW",
+        "BP": "LOW",
+        "HISTORY": "TRUE",
+        "SAO2": "LOW",
+        "PRESS": "HIGH",
+    },
     "insurance": {"Accident": "Severe", "MakeModel": "SportsCar", "DrivQuality": "Poor"},
-}  # fmt: skip
+}
 """Observations used with pgmpy's classic networks (six on alarm, three on insurance)."""
 
 
@@ -87,8 +93,9 @@ class TestCRNBackend:
         compiled = compile_graph(graph)
         rest = backend.steady_state(compiled.network, 1e-12)
         tolerance = 0.05 if backend.capabilities.stochastic else 1e-8
-        for ours, exact in zip(compiled.beliefs(rest.concentrations), brute_force(graph),
-                               strict=True):  # fmt: skip
+        for ours, exact in zip(
+            compiled.beliefs(rest.concentrations), brute_force(graph), strict=True
+        ):
             assert np.abs(ours - exact).max() < tolerance
 
     def test_trajectories_have_the_asked_shape_and_conserve_messages(

@@ -41,11 +41,18 @@ from ..backends.quantum.dynamic import strip_final_measurements
 
 _SKIP = {"barrier", "delay", "global_phase", "id"}
 _OPS = {
-    "BIT_AND": operator.and_, "BIT_OR": operator.or_, "BIT_XOR": operator.xor,
-    "LOGIC_AND": lambda a, b: int(bool(a and b)), "LOGIC_OR": lambda a, b: int(bool(a or b)),
-    "EQUAL": operator.eq, "NOT_EQUAL": operator.ne, "LESS": operator.lt,
-    "LESS_EQUAL": operator.le, "GREATER": operator.gt, "GREATER_EQUAL": operator.ge,
-}  # fmt: skip
+    "BIT_AND": operator.and_,
+    "BIT_OR": operator.or_,
+    "BIT_XOR": operator.xor,
+    "LOGIC_AND": lambda a, b: int(bool(a and b)),
+    "LOGIC_OR": lambda a, b: int(bool(a or b)),
+    "EQUAL": operator.eq,
+    "NOT_EQUAL": operator.ne,
+    "LESS": operator.lt,
+    "LESS_EQUAL": operator.le,
+    "GREATER": operator.gt,
+    "GREATER_EQUAL": operator.ge,
+}
 
 
 @dataclass
@@ -123,8 +130,13 @@ def _flag(d: _Deferred, test: Any, reads: list[int], cmap: dict[Any, int]) -> in
     return flag
 
 
-def _walk(d: _Deferred, circuit: QuantumCircuit, qmap: dict[Any, int], cmap: dict[Any, int],
-          controls: list[tuple[int, int]]) -> None:  # fmt: skip
+def _walk(
+    d: _Deferred,
+    circuit: QuantumCircuit,
+    qmap: dict[Any, int],
+    cmap: dict[Any, int],
+    controls: list[tuple[int, int]],
+) -> None:
     for instruction in circuit.data:
         op = instruction.operation
         qubits = [qmap[q] for q in instruction.qubits]
@@ -148,12 +160,23 @@ def _walk(d: _Deferred, circuit: QuantumCircuit, qmap: dict[Any, int], cmap: dic
             raise NotImplementedError(f"the deferred reference has no rule for {op.name!r}")
 
 
-def _control_flow(d: _Deferred, op: Any, qubits: list[int], clbits: list[int],
-                  cmap: dict[Any, int], controls: list[tuple[int, int]]) -> None:  # fmt: skip
+def _control_flow(
+    d: _Deferred,
+    op: Any,
+    qubits: list[int],
+    clbits: list[int],
+    cmap: dict[Any, int],
+    controls: list[tuple[int, int]],
+) -> None:
     def sub(block: QuantumCircuit, extra: list[tuple[int, int]]) -> None:
         qm = dict(zip(block.qubits, qubits, strict=True))
-        _walk(d, block, qm, {**cmap, **dict(zip(block.clbits, clbits, strict=True))},
-              [*controls, *extra])  # fmt: skip
+        _walk(
+            d,
+            block,
+            qm,
+            {**cmap, **dict(zip(block.clbits, clbits, strict=True))},
+            [*controls, *extra],
+        )
 
     if op.name == "box":
         sub(op.blocks[0], [])
@@ -174,8 +197,9 @@ def _control_flow(d: _Deferred, op: Any, qubits: list[int], clbits: list[int],
         if len(op.blocks) > 1 and op.blocks[1] is not None:
             sub(op.blocks[1], [(flag, 0)])
     else:  # switch_case: cases are disjoint; the default takes what no case listed
-        listed = {int(v) for values, _ in op.cases_specifier() for v in values
-                  if v is not CASE_DEFAULT}  # fmt: skip
+        listed = {
+            int(v) for values, _ in op.cases_specifier() for v in values if v is not CASE_DEFAULT
+        }
         reads = _read_bits(op.target, cmap)
         for values, block in op.cases_specifier():
             wanted = None if CASE_DEFAULT in values else {int(v) for v in values}

@@ -145,9 +145,17 @@ def expression() -> QuantumCircuit:
 
 DYNAMIC_CASES: dict[str, Callable[[], QuantumCircuit]] = {
     f.__name__: f
-    for f in (conditional_x, teleport, reset_and_reuse, else_branch, nested, switch, for_loop,
-              expression)
-}  # fmt: skip
+    for f in (
+        conditional_x,
+        teleport,
+        reset_and_reuse,
+        else_branch,
+        nested,
+        switch,
+        for_loop,
+        expression,
+    )
+}
 
 
 def random_dynamic_circuit(seed: int, num_qubits: int = 3, depth: int = 8) -> QuantumCircuit:

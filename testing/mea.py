@@ -35,8 +35,9 @@ def litke_pack(samples: np.ndarray) -> bytes:
     return bytes(out)
 
 
-def litke_header(electrodes: int, samples: int, hz: int = 20_000, tags: bytes = b"",
-                 array_id: int = 504) -> bytes:  # fmt: skip
+def litke_header(
+    electrodes: int, samples: int, hz: int = 20_000, tags: bytes = b"", array_id: int = 504
+) -> bytes:
     """A Litke raw-data header (tags 0, 1, 2, 4, 5, then `tags`, then 499; big-endian);
     array id 504 is the 512-electrode 60 µm board, 1501 the 519-electrode 30 µm one."""
     body = struct.pack(">II", 1, 12) + struct.pack(">IQ", 1, 3_800_000_000)
@@ -63,8 +64,9 @@ def pynwb_file(
         columns = {"rel_x": 60.0 * i, "rel_y": 30.0} if positions else {}
         nwb.add_electrode(group=group, location="retina", **columns)
     region = nwb.create_electrode_table_region(list(range(len(nwb.electrodes))), "all")
-    nwb.add_acquisition(ElectricalSeries(name="raw", data=data, electrodes=region,
-                                         rate=20_000.0, conversion=2.5e-7))  # fmt: skip
+    nwb.add_acquisition(
+        ElectricalSeries(name="raw", data=data, electrodes=region, rate=20_000.0, conversion=2.5e-7)
+    )
     with pynwb.NWBHDF5IO(str(path), "w") as io:
         io.write(nwb)
 
@@ -77,8 +79,12 @@ class TestMEABackend:
         caps = backend.capabilities
         assert caps.channels == recording.channels == len(recording.positions_um)
         whole = recording.get_traces()
-        pieces = np.concatenate([recording.get_traces(a, min(a + 333, recording.samples))
-                                 for a in recording.chunks(333)])  # fmt: skip
+        pieces = np.concatenate(
+            [
+                recording.get_traces(a, min(a + 333, recording.samples))
+                for a in recording.chunks(333)
+            ]
+        )
         assert np.array_equal(whole, pieces) and whole.dtype == np.float32
 
     def test_stimulation_and_cells_only_where_the_source_simulates(
@@ -92,8 +98,13 @@ class TestMEABackend:
             with pytest.raises(CapabilityError, match="simulates no cells"):
                 backend.cell_model(recording.positions_um)
             return
-        pulses = Stimulation(np.array([0.0001, 0.011]), ((0,), (1, 2)), np.array([2.0, 3.0]),
-                             ("triphasic", "triphasic"), ((1.0,), (1.0, -1.0)))  # fmt: skip
+        pulses = Stimulation(
+            np.array([0.0001, 0.011]),
+            ((0,), (1, 2)),
+            np.array([2.0, 3.0]),
+            ("triphasic", "triphasic"),
+            ((1.0,), (1.0, -1.0)),
+        )
         response = backend.stimulate(pulses)
         assert response.channels == caps.channels and response.stimulation is pulses
         assert response.duration_s > 0.011
@@ -105,13 +116,15 @@ class TestMEABackend:
         caps = backend.capabilities
         if not caps.stimulate:
             pytest.skip(f"{backend.name} plays back a recording")
-        outside = Stimulation(np.array([0.001]), ((caps.channels,),), np.array([1.0]),
-                              ("triphasic",))  # fmt: skip
+        outside = Stimulation(
+            np.array([0.001]), ((caps.channels,),), np.array([1.0]), ("triphasic",)
+        )
         with pytest.raises(CapabilityError, match=f"no electrode {caps.channels}"):
             backend.stimulate(outside)
         if caps.max_current_ua is not None:
-            strong = Stimulation(np.array([0.001]), ((0,),),
-                                 np.array([2 * caps.max_current_ua]), ("triphasic",))  # fmt: skip
+            strong = Stimulation(
+                np.array([0.001]), ((0,),), np.array([2 * caps.max_current_ua]), ("triphasic",)
+            )
             with pytest.raises(CapabilityError, match="outside the model's"):
                 backend.stimulate(strong)
 

@@ -22,9 +22,14 @@ class NeuronCell:
     sections: list
     segments: list
 
-    def run(self, dt_ms: float, steps: int, soma_na: np.ndarray | None = None,
-            phi_mv: np.ndarray | None = None, currents: bool = True
-            ) -> tuple[np.ndarray, np.ndarray | None]:  # fmt: skip
+    def run(
+        self,
+        dt_ms: float,
+        steps: int,
+        soma_na: np.ndarray | None = None,
+        phi_mv: np.ndarray | None = None,
+        currents: bool = True,
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         """(v (n, steps + 1) mV, i_membrane (n, steps + 1) nA, or None without `currents`)
         from rest at −65 mV with an IClamp current (steps,) nA at the soma and/or
         extracellular potentials (n, steps) mV at the segments."""
@@ -52,8 +57,9 @@ class NeuronCell:
         return np.array([x.as_numpy() for x in v]), membrane
 
 
-def neuron_cell(morphology: Morphology, theta: np.ndarray, celsius: float,
-                extracellular: bool = False) -> NeuronCell:  # fmt: skip
+def neuron_cell(
+    morphology: Morphology, theta: np.ndarray, celsius: float, extracellular: bool = False
+) -> NeuronCell:
     """The default cell with parameters theta (cell.NAMES order) in NEURON."""
     _roadrunner_first()
     from neuron import h
@@ -71,8 +77,12 @@ def neuron_cell(morphology: Morphology, theta: np.ndarray, celsius: float,
         section.insert("hh")
         if extracellular:
             section.insert("extracellular")
-        kinds = zip(morphology.axon[branch], morphology.ais[branch],
-                    morphology.radius_um[branch], strict=True)  # fmt: skip
+        kinds = zip(
+            morphology.axon[branch],
+            morphology.ais[branch],
+            morphology.radius_um[branch],
+            strict=True,
+        )
         for seg, (axon, ais, radius) in zip(section, kinds, strict=True):
             seg.diam = 2 * (float(theta[3]) if axon else float(radius))
             seg.hh.gnabar = float(theta[0]) * (AIS_NA_FACTOR if ais else 1.0)

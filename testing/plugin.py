@@ -17,10 +17,17 @@ from ..backends.errors import SubstratesError
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("substrates", "substrates conformance")
-    group.addoption("--substrates-backend", metavar="NAME",
-                    help="registry name, shipped config name or config file to test")  # fmt: skip
-    group.addoption("--substrates-options", metavar="JSON", default="{}",
-                    help="the backend's options as JSON (over a config's)")  # fmt: skip
+    group.addoption(
+        "--substrates-backend",
+        metavar="NAME",
+        help="registry name, shipped config name or config file to test",
+    )
+    group.addoption(
+        "--substrates-options",
+        metavar="JSON",
+        default="{}",
+        help="the backend's options as JSON (over a config's)",
+    )
 
 
 @pytest.fixture(scope="module")

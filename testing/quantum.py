@@ -116,8 +116,9 @@ class TestQuantumBackend:
         assert probs[marked_for(n)] == pytest.approx(expected, abs=1e-9)
         reference = exact_distribution(circuit)
         for bitstring in reference.keys() | probs.keys():
-            assert probs.get(bitstring, 0.0) == pytest.approx(reference.get(bitstring, 0.0),
-                                                              abs=1e-9)  # fmt: skip
+            assert probs.get(bitstring, 0.0) == pytest.approx(
+                reference.get(bitstring, 0.0), abs=1e-9
+            )
 
     def test_probabilities_follow_classical_bit_order(self, backend: QuantumBackend) -> None:
         _exact_only(backend)

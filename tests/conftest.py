@@ -89,10 +89,22 @@ def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     dist-info included): put it on PYTHONPATH and `quantum.numpy` is registered."""
     site = tmp_path_factory.mktemp("plugin-site")
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
-         "--target", str(site), str(Path(__file__).resolve().parents[1] / "examples" / "plugin")],
-        check=True, capture_output=True, timeout=600,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(site),
+            str(Path(__file__).resolve().parents[1] / "examples" / "plugin"),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
     return site
 
 

@@ -52,8 +52,11 @@ class ResolvedExecutor:
     options: LocalOptions | DaskOptions
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": str(self.path), "executor": self.kind,
-                "options": self.options.model_dump(mode="json")}  # fmt: skip
+        return {
+            "path": str(self.path),
+            "executor": self.kind,
+            "options": self.options.model_dump(mode="json"),
+        }
 
 
 def load_executor_config(name_or_path: str | Path) -> ResolvedExecutor:
@@ -61,8 +64,12 @@ def load_executor_config(name_or_path: str | Path) -> ResolvedExecutor:
     path = config_path(name_or_path)
     raw = read_yaml(path)
     if "executor" not in raw:
-        raise ConfigError(path, "executor", "missing: an executor config names 'local' or "
-                          "'dask' (this looks like a hardware config)")  # fmt: skip
+        raise ConfigError(
+            path,
+            "executor",
+            "missing: an executor config names 'local' or "
+            "'dask' (this looks like a hardware config)",
+        )
     config = validated(path, ExecutorConfig, raw, prefix="")
     options: LocalOptions | DaskOptions
     if config.executor == "local":

@@ -87,8 +87,11 @@ def load_config(name_or_path: str | os.PathLike[str]) -> ResolvedConfig:
     path = config_path(name_or_path)
     raw = read_yaml(path)
     if "executor" in raw:
-        raise ConfigError(path, None, "an executor config: use it with `substrates sweep "
-                          "--executor`, not as hardware")  # fmt: skip
+        raise ConfigError(
+            path,
+            None,
+            "an executor config: use it with `substrates sweep --executor`, not as hardware",
+        )
     config = validated(path, HardwareConfig, raw, prefix="")
     try:
         backend_class = get_backend_class(config.backend)
@@ -116,9 +119,11 @@ class _PlainLoader(yaml.SafeLoader):
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()
             raise yaml.composer.ComposerError(
-                None, None, "aliases (*name) are not allowed in configs and grids",
+                None,
+                None,
+                "aliases (*name) are not allowed in configs and grids",
                 event.start_mark,
-            )  # fmt: skip
+            )
         return super().compose_node(parent, index)
 
 
@@ -129,8 +134,9 @@ def read_yaml(path: Path) -> dict[str, Any]:
     try:
         size = path.stat().st_size
         if size > MAX_CONFIG_BYTES:
-            raise ConfigError(path, None, f"{size:,} bytes; a config or grid is at most "
-                              f"{MAX_CONFIG_BYTES:,}")  # fmt: skip
+            raise ConfigError(
+                path, None, f"{size:,} bytes; a config or grid is at most {MAX_CONFIG_BYTES:,}"
+            )
         data = path.read_bytes()
     except OSError as err:
         raise ConfigError(path, None, f"cannot be read: {err.strerror or err}") from None

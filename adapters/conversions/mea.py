@@ -21,17 +21,21 @@ def to_mne(recording: Recording, start: int = 0, end: int | None = None) -> Any:
     names = [f"E{int(e)}" for e in recording.electrode_ids]
     info = mne.create_info(names, recording.sampling_hz, ch_types="seeg")
     raw = mne.io.RawArray(traces.T.astype(np.float64) * 1e-6, info, verbose="error")
-    positions = {n: (x * 1e-6, y * 1e-6, 0.0)
-                 for n, (x, y) in zip(names, recording.positions_um, strict=True)}  # fmt: skip
+    positions = {
+        n: (x * 1e-6, y * 1e-6, 0.0)
+        for n, (x, y) in zip(names, recording.positions_um, strict=True)
+    }
     raw.set_montage(mne.channels.make_dig_montage(positions, coord_frame="head"))
     stim = recording.stimulation
     offset = start / recording.sampling_hz
     inside = (stim.time_s >= offset) & (
         stim.time_s < offset + traces.shape[0] / recording.sampling_hz
     )
-    descriptions = [f"stim {_site(stim.electrodes[k], stim.currents(k))} "
-                    f"{abs(stim.currents(k)[0]):g}uA {stim.shape[k]}"
-                    for k in map(int, np.flatnonzero(inside))]  # fmt: skip
+    descriptions = [
+        f"stim {_site(stim.electrodes[k], stim.currents(k))} "
+        f"{abs(stim.currents(k)[0]):g}uA {stim.shape[k]}"
+        for k in map(int, np.flatnonzero(inside))
+    ]
     if descriptions:
         raw.set_annotations(mne.Annotations(stim.time_s[inside] - offset, 0.0, descriptions))
     return raw
@@ -69,8 +73,12 @@ def lazy_spikeinterface(recording: Recording) -> Any:
         def get_num_samples(self) -> int:
             return recording.samples
 
-        def get_traces(self, start_frame: int | None = None, end_frame: int | None = None,
-                       channel_indices: Any = None) -> np.ndarray:  # fmt: skip
+        def get_traces(
+            self,
+            start_frame: int | None = None,
+            end_frame: int | None = None,
+            channel_indices: Any = None,
+        ) -> np.ndarray:
             channels = None if channel_indices is None else all_channels[channel_indices]
             return recording.get_traces(start_frame or 0, end_frame, channels)
 
@@ -85,8 +93,9 @@ def lazy_spikeinterface(recording: Recording) -> Any:
     if len(np.unique(recording.positions_um, axis=0)) < recording.channels:
         return result  # probeinterface refuses shared positions; filters need no probe
     probe = pi.Probe(ndim=2, si_units="um")
-    probe.set_contacts(positions=recording.positions_um, shapes="circle",
-                       shape_params={"radius": 5})  # fmt: skip
+    probe.set_contacts(
+        positions=recording.positions_um, shapes="circle", shape_params={"radius": 5}
+    )
     probe.set_device_channel_indices(all_channels)
     probed = result.set_probe(probe)  # in place from SpikeInterface 0.103 on, a copy before
     return result if probed is None else probed

@@ -54,15 +54,22 @@ class Merge:
     new_spikes: int
 
     def record(self) -> dict[str, Any]:
-        return {key: (round(v, 4) if isinstance(v, float) else v)
-                for key, v in asdict(self).items()}  # fmt: skip
+        return {
+            key: (round(v, 4) if isinstance(v, float) else v) for key, v in asdict(self).items()
+        }
 
 
-def merge_fragments(detection: Recording, units: list[np.ndarray], end: int, *,
-                    similarity: float = SIMILARITY, ratio: float = RATIO,
-                    max_lag_ms: float = MAX_LAG_MS, censor_ms: float = CENSOR_MS,
-                    refractory_ms: float = REFRACTORY_MS
-                    ) -> tuple[list[np.ndarray], list[int], list[Merge]]:  # fmt: skip
+def merge_fragments(
+    detection: Recording,
+    units: list[np.ndarray],
+    end: int,
+    *,
+    similarity: float = SIMILARITY,
+    ratio: float = RATIO,
+    max_lag_ms: float = MAX_LAG_MS,
+    censor_ms: float = CENSOR_MS,
+    refractory_ms: float = REFRACTORY_MS,
+) -> tuple[list[np.ndarray], list[int], list[Merge]]:
     """Merge the fragments among `units` (spike samples of each sorted unit) using their
     templates in `detection` (preprocessed traces, µV) before sample `end`.
 
@@ -113,9 +120,14 @@ def merge_fragments(detection: Recording, units: list[np.ndarray], end: int, *,
     return [trains[k] for k in kept], kept, merges
 
 
-def _best_host(templates: list[np.ndarray | None], k: int, hosts: list[int], max_lag: int,
-               similarity: float, ratio: float
-               ) -> tuple[float, int, int, float] | None:  # fmt: skip
+def _best_host(
+    templates: list[np.ndarray | None],
+    k: int,
+    hosts: list[int],
+    max_lag: int,
+    similarity: float,
+    ratio: float,
+) -> tuple[float, int, int, float] | None:
     """Of the `hosts` whose template unit k's matches (cosine ≥ similarity, norm ratio
     within `ratio` either way), the most similar: (cosine, host, lag, norm ratio)."""
     mine = templates[k]
@@ -134,8 +146,9 @@ def _best_host(templates: list[np.ndarray | None], k: int, hosts: list[int], max
     return best
 
 
-def _template(detection: Recording, spikes: np.ndarray, before: int, after: int,
-              end: int) -> np.ndarray | None:  # fmt: skip
+def _template(
+    detection: Recording, spikes: np.ndarray, before: int, after: int, end: int
+) -> np.ndarray | None:
     """(channels, before + after) mean waveform of the spikes (at most TEMPLATE_SPIKES,
     spread evenly) whose window ends before `end`, or None without one."""
     inside = spikes[(spikes >= before) & (spikes + after <= end)]
@@ -144,8 +157,7 @@ def _template(detection: Recording, spikes: np.ndarray, before: int, after: int,
     return electrical_image(detection, inside, before, after) if len(inside) else None
 
 
-def _match(host: np.ndarray, unit: np.ndarray, max_lag: int
-           ) -> tuple[float, int, float] | None:  # fmt: skip
+def _match(host: np.ndarray, unit: np.ndarray, max_lag: int) -> tuple[float, int, float] | None:
     """The lag L (samples) that best aligns `unit` to `host` (unit[t + L] ≈ host[t]) on the
     host's footprint channels: cosine similarity there, L, and the norm ratio unit/host;
     None when the host's footprint is empty (a flat template)."""

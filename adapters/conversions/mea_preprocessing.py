@@ -79,8 +79,9 @@ def _step(name: str, value: str, sampling_hz: float | None) -> dict[str, Any]:
     if name == "bandpass" and numbers[0] >= numbers[1]:
         raise PreprocessingError("the low edge must lie below the high one")
     if sampling_hz is not None and max(numbers) >= sampling_hz / 2:
-        raise PreprocessingError(f"frequencies must lie below {sampling_hz / 2:g} Hz, half "
-                                 "the sampling rate")  # fmt: skip
+        raise PreprocessingError(
+            f"frequencies must lie below {sampling_hz / 2:g} Hz, half the sampling rate"
+        )
     if name == "highpass":
         return {"name": "highpass_filter", "kwargs": {"freq_min": numbers[0]}}
     if name == "notch":
@@ -99,8 +100,7 @@ def preprocess(recording: Recording, steps: list[dict[str, Any]]) -> Recording:
     from .mea import lazy_spikeinterface
 
     processed = apply_preprocessing_pipeline(lazy_spikeinterface(recording), steps)
-    return replace(recording, source=SpikeInterfaceSource(processed), gain_uv=1.0,
-                   offset_uv=None)  # fmt: skip
+    return replace(recording, source=SpikeInterfaceSource(processed), gain_uv=1.0, offset_uv=None)
 
 
 class SpikeInterfaceSource(TraceSource):

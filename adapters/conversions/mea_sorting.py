@@ -25,8 +25,7 @@ class SortingError(ValueError):
     """A sorter is missing or failed; the message says which and why."""
 
 
-def sort_spontaneous(detection: Recording, sorter: str, end: int
-                     ) -> tuple[list[np.ndarray], int]:  # fmt: skip
+def sort_spontaneous(detection: Recording, sorter: str, end: int) -> tuple[list[np.ndarray], int]:
     """Each unit's spike samples (sorted) in the first `end` samples of `detection` (the
     traces after preprocessing, float µV), by SpikeInterface's `sorter` with its default
     parameters, less redundant units (SpikeInterface's `remove_redundant_units`: of two
@@ -46,24 +45,35 @@ def sort_spontaneous(detection: Recording, sorter: str, end: int
         raise SortingError(f"{sorter} needs hdbscan: pip install hdbscan")
     with tempfile.TemporaryDirectory(prefix="substrates-sort-") as scratch:
         source = lazy_spikeinterface(detection).frame_slice(0, end)
-        saved = source.save(folder=Path(scratch) / "traces", format="binary", verbose=False,
-                            progress_bar=False)  # fmt: skip
+        saved = source.save(
+            folder=Path(scratch) / "traces", format="binary", verbose=False, progress_bar=False
+        )
         try:
-            sorting = ss.run_sorter(sorter, saved, folder=Path(scratch) / "sorter",
-                                    remove_existing_folder=True, verbose=False)  # fmt: skip
+            sorting = ss.run_sorter(
+                sorter,
+                saved,
+                folder=Path(scratch) / "sorter",
+                remove_existing_folder=True,
+                verbose=False,
+            )
         except Exception as error:  # a sorter's own failure, whatever its type
             raise SortingError(f"{sorter} failed: {str(error).splitlines()[-1]}") from None
-        kept = remove_redundant_units(sorting, align=False, delta_time=1.0,
-                                      duplicate_threshold=0.5,
-                                      remove_strategy="max_spikes")  # fmt: skip
-        units = [np.sort(np.asarray(kept.get_unit_spike_train(u), np.int64))
-                 for u in kept.get_unit_ids()]  # fmt: skip
+        kept = remove_redundant_units(
+            sorting,
+            align=False,
+            delta_time=1.0,
+            duplicate_threshold=0.5,
+            remove_strategy="max_spikes",
+        )
+        units = [
+            np.sort(np.asarray(kept.get_unit_spike_train(u), np.int64)) for u in kept.get_unit_ids()
+        ]
         return units, len(sorting.get_unit_ids()) - len(units)
 
 
-def score_sorting(units: list[np.ndarray], truths: list[np.ndarray], sampling_hz: float,
-                  delta_ms: float = 0.4
-                  ) -> tuple[list[dict[str, Any]], dict[int, int]]:  # fmt: skip
+def score_sorting(
+    units: list[np.ndarray], truths: list[np.ndarray], sampling_hz: float, delta_ms: float = 0.4
+) -> tuple[list[dict[str, Any]], dict[int, int]]:
     """SpikeInterface's ground-truth comparison of sorted `units` against the true
     cells' spike samples `truths` (each near the trough, as sorters report them), spikes
     matching within delta_ms: per true cell its matched unit (−1: none), accuracy,
@@ -85,7 +95,14 @@ def score_sorting(units: list[np.ndarray], truths: list[np.ndarray], sampling_hz
         if unit >= 0:
             matched[unit] = cell
         row = performance.loc[cell]
-        scores.append({"cell": cell, "unit": unit, "spikes": len(truths[cell]),
-                       "accuracy": float(row["accuracy"]), "recall": float(row["recall"]),
-                       "precision": float(row["precision"])})  # fmt: skip
+        scores.append(
+            {
+                "cell": cell,
+                "unit": unit,
+                "spikes": len(truths[cell]),
+                "accuracy": float(row["accuracy"]),
+                "recall": float(row["recall"]),
+                "precision": float(row["precision"]),
+            }
+        )
     return scores, matched

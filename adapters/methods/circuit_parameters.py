@@ -16,11 +16,14 @@ class CircuitFileParameters(MethodParameters):
         input="config",
     )
     circuit: str | None = option(
-        None, "circuit file: QASM 3, QASM 2 or QPY (default: the shipped grover3.qasm)",
-        metavar="FILE", input="file",
-    )  # fmt: skip
+        None,
+        "circuit file: QASM 3, QASM 2 or QPY (default: the shipped grover3.qasm)",
+        metavar="FILE",
+        input="file",
+    )
     seed: int | None = option(None, "simulator and transpiler seed", ge=0, le=SEED_MAX)
     max_file_qubits: int = option(
-        MAX_QUBITS, "refuse a circuit file declaring more qubits (or bits) than this, before "
-        "parsing it", ge=1,
-    )  # fmt: skip
+        MAX_QUBITS,
+        "refuse a circuit file declaring more qubits (or bits) than this, before parsing it",
+        ge=1,
+    )

@@ -18,13 +18,18 @@ class CmlReconstructParameters(MethodParameters):
     """Parameters of `substrates run cml-reconstruct`."""
 
     hardware: str = option(
-        "cml_sim", "CML config file or shipped name", flags=("--source", "--hardware"),
-        metavar="CONFIG", input="config",
-    )  # fmt: skip
+        "cml_sim",
+        "CML config file or shipped name",
+        flags=("--source", "--hardware"),
+        metavar="CONFIG",
+        input="config",
+    )
     data: str | None = option(
-        None, "OpenSense netCDF file, or OpenMRG folder (cml.nc + cml_metadata.csv)",
-        metavar="PATH", input="file",
-    )  # fmt: skip
+        None,
+        "OpenSense netCDF file, or OpenMRG folder (cml.nc + cml_metadata.csv)",
+        metavar="PATH",
+        input="file",
+    )
     start: str | None = option(None, "first time, ISO 8601 (default: see above)")
     end: str | None = option(None, "last time, ISO 8601")
     every: int = option(
@@ -38,61 +43,80 @@ class CmlReconstructParameters(MethodParameters):
         "twisted SMC)",
     )
     variogram: Literal["fitted", "climatological"] = option(
-        "fitted", "kriging's spherical variogram: fitted to each map (pykrige's fit), or "
+        "fitted",
+        "kriging's spherical variogram: fitted to each map (pykrige's fit), or "
         "climatological (Van de Beek et al. 2012 for the day and --every, as RAINLINK and "
         "pycomlink's clim_var_param; one variogram for every map)",
-    )  # fmt: skip
+    )
     iterations: int = option(300, "HMC iterations per map, half of them warm-up")
     chains: int = option(4, "HMC chains per map")
     diffusion_steps: int = option(
         DiffusionSettings.steps, "reverse diffusion steps per map (dps, pnp, smc)", ge=2
     )
     draws: int = option(
-        DiffusionSettings.draws, "posterior draws per map: DPS or PnP samples, SMC particles",
+        DiffusionSettings.draws,
+        "posterior draws per map: DPS or PnP samples, SMC particles",
         ge=1,
-    )  # fmt: skip
+    )
     guidance: float = option(
-        DiffusionSettings.scale, "DPS's guidance step (model units per unit of the "
+        DiffusionSettings.scale,
+        "DPS's guidance step (model units per unit of the "
         "residuals' norm); from ~0.3 its maps blow up (tens of mm/h): of the diffusion "
-        "methods, use pnp", gt=0,
-    )  # fmt: skip
-    strength: float = option(
-        DiffusionSettings.strength, "PnP's and SMC's λ: the weight of the prior's estimate "
-        "against the links in each proximal step (1: by its own noise level; smaller "
-        "follows the links more)", gt=0,
-    )  # fmt: skip
-    dry_limit_db: float | None = option(
-        DiffusionSettings.dry_limit_db, "bayes and the diffusion methods read a sublink the "
-        "chain called dry for a whole map (0 dB) as attenuation below this many dB, not as "
-        "no rain (none: as no rain)", metavar="DB",
-    )  # fmt: skip
-    wet_threshold_db: float = option(
-        ChainParameters.threshold_db, "the chain's wet/dry threshold on the rolling standard "
-        "deviation of trsl (pycomlink's example's; 0.5 with --waa-max-db 1 scored better on "
-        "the validation day and worse on the held-out cases, see the guide)", metavar="DB",
+        "methods, use pnp",
         gt=0,
-    )  # fmt: skip
+    )
+    strength: float = option(
+        DiffusionSettings.strength,
+        "PnP's and SMC's λ: the weight of the prior's estimate "
+        "against the links in each proximal step (1: by its own noise level; smaller "
+        "follows the links more)",
+        gt=0,
+    )
+    dry_limit_db: float | None = option(
+        DiffusionSettings.dry_limit_db,
+        "bayes and the diffusion methods read a sublink the "
+        "chain called dry for a whole map (0 dB) as attenuation below this many dB, not as "
+        "no rain (none: as no rain)",
+        metavar="DB",
+    )
+    wet_threshold_db: float = option(
+        ChainParameters.threshold_db,
+        "the chain's wet/dry threshold on the rolling standard "
+        "deviation of trsl (pycomlink's example's; 0.5 with --waa-max-db 1 scored better on "
+        "the validation day and worse on the held-out cases, see the guide)",
+        metavar="DB",
+        gt=0,
+    )
     waa_max_db: float = option(
-        ChainParameters.waa_max_db, "cap of the chain's Schleiss wet-antenna correction, which "
+        ChainParameters.waa_max_db,
+        "cap of the chain's Schleiss wet-antenna correction, which "
         "idw and kriging see (bayes and the diffusion methods model wet antennas themselves, "
         "unless --wet-antenna-by chain)",
-        metavar="DB", ge=0,
-    )  # fmt: skip
+        metavar="DB",
+        ge=0,
+    )
     wet_antenna_max_db: float = option(
-        DiffusionSettings.wet_antenna_max_db, "A_max of the Pastorek wet-antenna attenuation "
+        DiffusionSettings.wet_antenna_max_db,
+        "A_max of the Pastorek wet-antenna attenuation "
         "that bayes and the diffusion methods add to a field's rain attenuation (0: none; "
-        "Pastorek et al. 2021's 14 dB)", metavar="DB", ge=0,
-    )  # fmt: skip
+        "Pastorek et al. 2021's 14 dB)",
+        metavar="DB",
+        ge=0,
+    )
     wet_antenna_by: Literal["model", "chain"] = option(
-        "model", "what takes the wet-antenna loss out of bayes' and the diffusion methods' "
+        "model",
+        "what takes the wet-antenna loss out of bayes' and the diffusion methods' "
         "data: model (their Pastorek term on the attenuation above the chain's baseline) or "
         "chain (they read the chain's attenuation after its Schleiss correction, as idw and "
         "kriging do, and model none; --wet-antenna-max-db is then unused)",
-    )  # fmt: skip
+    )
     prior: str | None = option(
-        None, "rain-prior weights for dps, pnp and smc (default: the shipped ones, trained on "
-        "2018-05 RADOLAN radar, 13 and 14 May held out)", metavar="FILE", input="file",
-    )  # fmt: skip
+        None,
+        "rain-prior weights for dps, pnp and smc (default: the shipped ones, trained on "
+        "2018-05 RADOLAN radar, 13 and 14 May held out)",
+        metavar="FILE",
+        input="file",
+    )
     device: str = option("cpu", "torch device of the Bayesian reconstructions: cpu or cuda")
     precision: Literal["float32", "float64"] = option(
         "float32", "floating point of the Bayesian reconstructions (float32 is twice as fast)"
@@ -136,8 +160,10 @@ def _run() -> Callable[..., RunFolder]:
 def report(run: Run) -> str:
     """Mean scores per method against the reference, and seconds per map."""
     summary = run.summary
-    lines = [f"{summary['steps']} maps; scores are means over them (mm/h)",
-             f"{'target':<7} {'method':<8} {'RMSE':>7} {'bias':>7} {'r':>6}"]  # fmt: skip
+    lines = [
+        f"{summary['steps']} maps; scores are means over them (mm/h)",
+        f"{'target':<7} {'method':<8} {'RMSE':>7} {'bias':>7} {'r':>6}",
+    ]
     for row in summary["scores"]:
         values = [row["rmse_mm_h"], row["bias_mm_h"], row["pearson_r"]]
         cells = ["     --" if v is None or v != v else f"{v:7.3f}" for v in values]

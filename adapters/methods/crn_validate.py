@@ -22,58 +22,79 @@ class CrnValidateParameters(MethodParameters):
         group="source",
     )
     crn: str | None = option(
-        None, "a Napp–Adams CRN in SBML, e.g. a run's crn_original.xml", metavar="FILE",
-        input="file", group="source",
-    )  # fmt: skip
+        None,
+        "a Napp–Adams CRN in SBML, e.g. a run's crn_original.xml",
+        metavar="FILE",
+        input="file",
+        group="source",
+    )
     reduce: str = option("all", "all, none, or a comma list of evidence, leaves, unary, degree2")
     evidence: str = option(
-        "", "hard evidence, e.g. 6=1,7=1 or xray=yes (variable and state names as in the "
-        "file, or state indices)", metavar="VAR=STATE,...",
-    )  # fmt: skip
+        "",
+        "hard evidence, e.g. 6=1,7=1 or xray=yes (variable and state names as in the "
+        "file, or state indices)",
+        metavar="VAR=STATE,...",
+    )
     keep: str = option(
-        "", "variables never reduced away (default: one per connected component, the one in "
-        "most factors)", metavar="VAR,...",
-    )  # fmt: skip
+        "",
+        "variables never reduced away (default: one per connected component, the one in "
+        "most factors)",
+        metavar="VAR,...",
+    )
     allow_growth: bool = option(
-        False, "apply reductions even when they enlarge the CRN (eliminating a degree-2 "
+        False,
+        "apply reductions even when they enlarge the CRN (eliminating a degree-2 "
         "variable merges two tables into a wider one)",
-    )  # fmt: skip
+    )
     elementary: bool = option(
-        False, "also rewrite the reduced CRN into elementary (at most bimolecular) reactions, "
+        False,
+        "also rewrite the reduced CRN into elementary (at most bimolecular) reactions, "
         "with product species standing for each catalyst set, and check it rests at the same "
         "beliefs",
-    )  # fmt: skip
+    )
     perturbation: str = option(
-        "0.1,0.5", "rate-noise levels of the sensitivity check: every rate constant times an "
-        "independent factor in [1 − ε, 1 + ε]; 'none' skips it", metavar="EPS,...",
-    )  # fmt: skip
+        "0.1,0.5",
+        "rate-noise levels of the sensitivity check: every rate constant times an "
+        "independent factor in [1 − ε, 1 + ε]; 'none' skips it",
+        metavar="EPS,...",
+    )
     samples: int = option(
-        4, "draws per rate-noise level; each is a steady state of both CRNs (crn.roadrunner "
-        "compiles each CRN once more for them, with its rates as parameters)", ge=0,
-    )  # fmt: skip
+        4,
+        "draws per rate-noise level; each is a steady state of both CRNs (crn.roadrunner "
+        "compiles each CRN once more for them, with its rates as parameters)",
+        ge=0,
+    )
     starts: int = option(4, "random initial conditions of the basin check (0 skips it)", ge=0)
     volumes: str = option(
-        "", "SSA volumes of the noise check (bias and spread of the stochastic beliefs), "
-        "e.g. 100,1000; slow on large CRNs, off by default", metavar="V,...",
-    )  # fmt: skip
+        "",
+        "SSA volumes of the noise check (bias and spread of the stochastic beliefs), "
+        "e.g. 100,1000; slow on large CRNs, off by default",
+        metavar="V,...",
+    )
     max_reactions: int = option(
-        MAX_REACTIONS, "refuse a CRN predicted to have more reactions than this, before "
-        "compiling it", ge=1,
-    )  # fmt: skip
+        MAX_REACTIONS,
+        "refuse a CRN predicted to have more reactions than this, before compiling it",
+        ge=1,
+    )
     lifted: bool = option(
         False,
         "also compress the reduced graph by colour passing (lifted BP): variables and factors "
         "that BP cannot tell apart share species",
     )
     hardware: str = option(
-        "crn_ode", "CRN simulator config file or shipped name",
-        flags=("--simulator", "--hardware"), metavar="CONFIG", input="config",
-    )  # fmt: skip
+        "crn_ode",
+        "CRN simulator config file or shipped name",
+        flags=("--simulator", "--hardware"),
+        metavar="CONFIG",
+        input="config",
+    )
     tolerance: float = option(1e-13, "steady state when max |dx/dt| falls below this")
     max_table_entries: int = option(
-        MAX_TABLE_ENTRIES, "refuse a graph with a factor table of more entries than this "
-        "(a guard against files that declare huge variables)", ge=1,
-    )  # fmt: skip
+        MAX_TABLE_ENTRIES,
+        "refuse a graph with a factor table of more entries than this "
+        "(a guard against files that declare huge variables)",
+        ge=1,
+    )
 
 
 def _run() -> Callable[..., RunFolder]:
@@ -88,32 +109,48 @@ def report(run: Run) -> str:
     lines = [f"{'':<13}{'variables':>10}{'factors':>9}{'species':>9}{'reactions':>11}"]
     for label in [k for k in ("crn_original", "crn_reduced", "crn_elementary") if k in s["sizes"]]:
         size = s["sizes"][label]
-        lines.append(f"{label:<13}{size['variables']:>10}{size['factors']:>9}"
-                     f"{size['species']:>9}{size['reactions']:>11}")  # fmt: skip
+        lines.append(
+            f"{label:<13}{size['variables']:>10}{size['factors']:>9}"
+            f"{size['species']:>9}{size['reactions']:>11}"
+        )
     before, after = (s["sizes"][k]["reactions"] for k in ("crn_original", "crn_reduced"))
     applied = ", ".join(f"{k} {v}" for k, v in s["applied"].items()) or "none"
-    change = f"{before / after:.1f}x fewer" if after < before else (
-        "no fewer" if after == before else f"{after / before:.1f}x MORE")  # fmt: skip
+    change = (
+        f"{before / after:.1f}x fewer"
+        if after < before
+        else ("no fewer" if after == before else f"{after / before:.1f}x MORE")
+    )
     lines.append(f"reactions {change}; moves applied: {applied}")
     if s["steps"]:
         shown = [f"{m} {v} → {r:,}" for m, v, _, r in s["steps"]]
-        lines.append("reactions after each move: " + ", ".join(shown[:6])
-                     + (f", … ({len(shown)} moves)" if len(shown) > 6 else ""))  # fmt: skip
+        lines.append(
+            "reactions after each move: "
+            + ", ".join(shown[:6])
+            + (f", … ({len(shown)} moves)" if len(shown) > 6 else "")
+        )
     if s["declined"]:
         declined = ", ".join(f"{k} {v}" for k, v in s["declined"].items())
-        lines.append(f"moves declined because they would enlarge the CRN: {declined} "
-                     "(--allow-growth applies them)")  # fmt: skip
+        lines.append(
+            f"moves declined because they would enlarge the CRN: {declined} "
+            "(--allow-growth applies them)"
+        )
     if run.provenance["parameters"]["lifted"]:
         lines.append("crn_reduced is lifted: its variables and factors are colour-passing groups")
-    lines.append(f"graph {'has cycles' if s['loopy'] else 'is a tree/forest'}; both CRNs start "
-                 "from uniform messages")  # fmt: skip
+    lines.append(
+        f"graph {'has cycles' if s['loopy'] else 'is a tree/forest'}; both CRNs start "
+        "from uniform messages"
+    )
     survivors = s["survivors"]
-    listed = ", ".join(survivors[:12]) + (f", … ({len(survivors)} in all)"
-                                          if len(survivors) > 12 else "")  # fmt: skip
+    listed = ", ".join(survivors[:12]) + (
+        f", … ({len(survivors)} in all)" if len(survivors) > 12 else ""
+    )
     lines.append(f"max |belief difference| on survivors {listed}:")
     if not run.provenance["parameters"].get("keep"):
-        lines.insert(-1, f"kept from reduction: {', '.join(s['kept'])} (by default one variable "
-                         "per connected component; --keep names others)")  # fmt: skip
+        lines.insert(
+            -1,
+            f"kept from reduction: {', '.join(s['kept'])} (by default one variable "
+            "per connected component; --keep names others)",
+        )
     lines += [f"  {pair:<28} {value:.2e}" for pair, value in s["differences"].items()]
     conservation = ", ".join(f"{k} {v:.1e}" for k, v in s["conservation_error"].items())
     lines.append(f"BP residual {s['bp_residual']:.1e}; conservation error {conservation}")
@@ -127,17 +164,22 @@ def _diagnosis(s: dict) -> list[str]:
     gap = s["differences"].get("bp vs exact")
     if gap is not None:
         inherits = s["differences"].get("crn_original vs exact", gap)
-        lines.append(f"BP is {gap:.2e} from the exact marginals; the CRN rests {inherits:.2e} "
-                     f"from them (it computes BP, exact on trees only); BP took "
-                     f"{s['bp_sweeps']} sweeps (damping 0.5)")  # fmt: skip
+        lines.append(
+            f"BP is {gap:.2e} from the exact marginals; the CRN rests {inherits:.2e} "
+            f"from them (it computes BP, exact on trees only); BP took "
+            f"{s['bp_sweeps']} sweeps (damping 0.5)"
+        )
     trw, apart = s["differences"].get("trw vs exact"), s["differences"].get("bp vs trw")
     if trw is not None:
-        lines.append(f"tree-reweighted BP (convex: one fixed point) is {trw:.2e} from the "
-                     "exact marginals")  # fmt: skip
+        lines.append(
+            f"tree-reweighted BP (convex: one fixed point) is {trw:.2e} from the exact marginals"
+        )
     elif apart is not None:
-        lines.append(f"exact marginals too wide to compute; BP and tree-reweighted BP differ "
-                     f"by {apart:.2e} — where they disagree, at least one is off, and the "
-                     "CRN rests at BP's answer")  # fmt: skip
+        lines.append(
+            f"exact marginals too wide to compute; BP and tree-reweighted BP differ "
+            f"by {apart:.2e} — where they disagree, at least one is off, and the "
+            "CRN rests at BP's answer"
+        )
     robust = s.get("robustness", {})
     labels = [k for k in ("crn_original", "crn_reduced") if k in robust]
     tau = [robust[k].get("relaxation_time") for k in labels]
@@ -146,8 +188,10 @@ def _diagnosis(s: dict) -> list[str]:
         lines.append(f"relaxation time τ (slowest mode, time units): {shown}")
     levels = sorted({row["level"] for k in labels for row in robust[k].get("sensitivity", [])})
     for level in levels:
-        worst = [max(r["max_shift"] for r in robust[k]["sensitivity"] if r["level"] == level)
-                 for k in labels]  # fmt: skip
+        worst = [
+            max(r["max_shift"] for r in robust[k]["sensitivity"] if r["level"] == level)
+            for k in labels
+        ]
         shown = ", ".join(f"{w:.2e} ({k})" for w, k in zip(worst, labels, strict=True))
         lines.append(f"rate noise ±{level:.0%}: beliefs move up to {shown}")
     if labels and all("basins" in robust[k] for k in labels):
@@ -156,8 +200,10 @@ def _diagnosis(s: dict) -> list[str]:
         lines.append(f"fixed points reached from uniform and {starts} random starts: {shown}")
     for k in labels:
         for row in robust[k].get("noise", []):
-            lines.append(f"SSA at volume {row['volume']:g} ({k}): bias {row['bias']:.2e}, "
-                         f"spread {row['spread']:.2e}")  # fmt: skip
+            lines.append(
+                f"SSA at volume {row['volume']:g} ({k}): bias {row['bias']:.2e}, "
+                f"spread {row['spread']:.2e}"
+            )
     return lines
 
 

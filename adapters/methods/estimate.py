@@ -17,9 +17,11 @@ class EstimateParameters(CircuitFileParameters):
     """Parameters of `substrates run estimate`."""
 
     observables: tuple[str, ...] = option(
-        (), "comma-separated Pauli labels, qubit 0 rightmost (e.g. ZZI,XXX); each is "
-        "estimated on every circuit of its width (default: Z on each qubit)", metavar="LABELS",
-    )  # fmt: skip
+        (),
+        "comma-separated Pauli labels, qubit 0 rightmost (e.g. ZZI,XXX); each is "
+        "estimated on every circuit of its width (default: Z on each qubit)",
+        metavar="LABELS",
+    )
     precision: float = option(
         0.0, "target standard error of each value; 0: exact values (exact backends only)", ge=0
     )

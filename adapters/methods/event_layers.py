@@ -13,18 +13,25 @@ class EventLayersParameters(MethodParameters):
     """Parameters of `substrates run event-layers`."""
 
     hardware: str = option(
-        "events_sim", "events config file or shipped name: events_sim, events_sim_gpu, "
-        "events_file", flags=("--source", "--hardware"), metavar="CONFIG", input="config",
-    )  # fmt: skip
+        "events_sim",
+        "events config file or shipped name: events_sim, events_sim_gpu, events_file",
+        flags=("--source", "--hardware"),
+        metavar="CONFIG",
+        input="config",
+    )
     events: str | None = option(
         None, "event file (.raw, .dat, .aedat4)", metavar="FILE", input="file"
     )
     scenes: int = option(6, "held-out scenes")
     seed: int = option(0, "first held-out scene offset", ge=0, le=SEED_MAX)
     window_ms: float = option(200.0, "recording span to decouple (ms)")
-    start_ms: float = option(0.0, "recordings: where that span starts, in ms after the first "
-                             "event (.raw and .dat files seek there without decoding what "
-                             "comes before)", ge=0)  # fmt: skip
+    start_ms: float = option(
+        0.0,
+        "recordings: where that span starts, in ms after the first "
+        "event (.raw and .dat files seek there without decoding what "
+        "comes before)",
+        ge=0,
+    )
     homography: bool = option(False, "simulated scenes: layers also zoom, turn and tilt")
     motion: Literal["translation", "affine"] = option(
         "translation",

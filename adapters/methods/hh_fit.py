@@ -14,42 +14,54 @@ class HhFitParameters(MethodParameters):
     """Parameters of `substrates run hh-fit`."""
 
     hardware: str = option(
-        "mea_sim", "mea config file or shipped name: mea_sim, mea_sim_512 (512 electrodes, "
+        "mea_sim",
+        "mea config file or shipped name: mea_sim, mea_sim_512 (512 electrodes, "
         "three cells), mea_sim_gpu, mea_nwb, mea_litke, mea_neo",
-        flags=("--source", "--hardware"), metavar="CONFIG", input="config",
-    )  # fmt: skip
+        flags=("--source", "--hardware"),
+        metavar="CONFIG",
+        input="config",
+    )
     recording: str | None = option(
         None, "recording file for a file config", metavar="FILE", input="file"
     )
     stimulation: str | None = option(
-        None, "BIDS events.tsv sidecar with the electrical stimulation (onset s, "
+        None,
+        "BIDS events.tsv sidecar with the electrical stimulation (onset s, "
         "electrical_stimulation_site E1 or E1-E2, electrical_stimulation_current A); "
         "replaces the recording file's own; with --stimulation-times, a protocol table "
-        "(no onset column) of the pulses in order", metavar="FILE", input="file",
-    )  # fmt: skip
+        "(no onset column) of the pulses in order",
+        metavar="FILE",
+        input="file",
+    )
     stimulation_times: str | None = option(
-        None, "where the pulse times are in the recording: ttl (a Litke recording's TTL "
-        "line) or neo:NAME (a neo event channel)", metavar="WHERE",
-    )  # fmt: skip
+        None,
+        "where the pulse times are in the recording: ttl (a Litke recording's TTL "
+        "line) or neo:NAME (a neo event channel)",
+        metavar="WHERE",
+    )
     preprocess: str = option(
-        DEFAULT_PREPROCESSING, "spike detection runs on the traces after this "
+        DEFAULT_PREPROCESSING,
+        "spike detection runs on the traces after this "
         "SpikeInterface chain, steps in order: bandpass:LOW-HIGH, highpass:LOW, notch:FREQ "
         "(Hz), cmr (common median reference), car (common average), whiten; or none. The "
         "electrical image the cell is fitted to always comes from the unfiltered traces, "
-        "less each spike's local baseline", metavar="CHAIN",
-    )  # fmt: skip
+        "less each spike's local baseline",
+        metavar="CHAIN",
+    )
     artefacts: Literal["remove", "keep"] = option(
-        "remove", "remove: estimate the stimulation artefact (per stimulating electrode, "
+        "remove",
+        "remove: estimate the stimulation artefact (per stimulating electrode, "
         "linear in its current, samples on the amplifier's rail left out) jointly with "
         "the evoked spikes and take it away before detection; keep: detect on the traces "
         "as they are (artefacts already blanked by the hardware)",
-    )  # fmt: skip
+    )
     sorter: Literal["none", "tridesclous2", "spykingcircus2"] = option(
-        "none", "none: the recording holds one cell; or a SpikeInterface sorter run on the "
+        "none",
+        "none: the recording holds one cell; or a SpikeInterface sorter run on the "
         "quiet recording before stimulation (needs `pip install hdbscan`), each unit with "
         "enough spikes and evoked responses then fitted; a simulated session's sorting is "
         "scored against its cells (set array_cells in the simulator config)",
-    )  # fmt: skip
+    )
     simulator: str = option(
         "mea_sim",
         "the cell simulator to fit with (mea_sim_gpu on a GPU)",

@@ -63,10 +63,13 @@ def report(run: Run) -> str:
     policy = run.table("policy.parquet").to_pylist()
     labels = [row["label"] for row in policy]
     cells = [
-        row["label"] if row["terminal"] else ARROWS[row["qrim_action"]]
-        if len(ARROWS) > row["qrim_action"] else str(row["qrim_action"])
+        row["label"]
+        if row["terminal"]
+        else ARROWS[row["qrim_action"]]
+        if len(ARROWS) > row["qrim_action"]
+        else str(row["qrim_action"])
         for row in policy
-    ]  # fmt: skip
+    ]
     size = int(len(cells) ** 0.5)
     lines = []
     if size * size == len(cells) and set("SFHG") >= set("".join(labels)):

@@ -29,11 +29,13 @@ def methods() -> dict[str, Method[Any]]:
     for point in entry_points(group=GROUP):
         declared = point.load()
         if not isinstance(declared, Method) or declared.name != point.name:
-            raise SubstratesError(f"entry point {point.name!r} ({point.value}) is not a Method "
-                                  "of that name")  # fmt: skip
+            raise SubstratesError(
+                f"entry point {point.name!r} ({point.value}) is not a Method of that name"
+            )
         if declared.name in found:
-            raise SubstratesError(f"entry point {point.name!r} ({point.value}) would replace "
-                                  "a method of substrates")  # fmt: skip
+            raise SubstratesError(
+                f"entry point {point.name!r} ({point.value}) would replace a method of substrates"
+            )
         found[declared.name] = declared
     return dict(sorted(found.items()))
 

@@ -16,9 +16,11 @@ class SampleParameters(CircuitFileParameters):
 
     shots: int = option(4096, "shots per circuit")
     exact: bool = option(
-        True, "exact probabilities beside the counts, on backends that compute them; "
-        "--no-exact skips them", flags=("--no-exact",),
-    )  # fmt: skip
+        True,
+        "exact probabilities beside the counts, on backends that compute them; "
+        "--no-exact skips them",
+        flags=("--no-exact",),
+    )
 
 
 def _run() -> Callable[..., RunFolder]:

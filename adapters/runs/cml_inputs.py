@@ -73,8 +73,10 @@ def time_range(
         and caps.end is not None
         and (begin >= np.datetime64(caps.end, "ns") or finish <= np.datetime64(caps.start, "ns"))
     ):
-        raise SubstratesError(f"the data hold {caps.start} to {caps.end}; nothing between "
-                              f"--start {start} and --end {end}")  # fmt: skip
+        raise SubstratesError(
+            f"the data hold {caps.start} to {caps.end}; nothing between "
+            f"--start {start} and --end {end}"
+        )
     return begin, finish
 
 
@@ -106,8 +108,9 @@ def link_inputs(
     silent = loaded["rsl"].isnull().all(dim=("sublink_id", "time")).values
     if silent.all():
         shown = [str(t.astype("datetime64[s]")) for t in (first, after)]
-        raise SubstratesError(f"{backend.name}: no link has data (an rsl value) between "
-                              f"{shown[0]} and {shown[1]}")  # fmt: skip
+        raise SubstratesError(
+            f"{backend.name}: no link has data (an rsl value) between {shown[0]} and {shown[1]}"
+        )
     if silent.any():  # skipped, and counted in provenance
         backend.cleaning.links_without_data += [str(i) for i in loaded["cml_id"].values[silent]]
         loaded = loaded.isel(cml_id=~silent)
@@ -160,10 +163,13 @@ def grid_for(backend: CMLBackend, links: Any, cell_km: float | None) -> Grid:
         truth = backend.ground_truth(*_first_minute(backend))
         cell = float(truth.x_km[1] - truth.x_km[0])
         return Grid(
-            (truth.attrs["origin_lat"], truth.attrs["origin_lon"]), cell,
-            truth.sizes["x_km"], truth.sizes["y_km"],
-            float(truth.x_km[0]) - cell / 2, float(truth.y_km[0]) - cell / 2,
-        )  # fmt: skip
+            (truth.attrs["origin_lat"], truth.attrs["origin_lon"]),
+            cell,
+            truth.sizes["x_km"],
+            truth.sizes["y_km"],
+            float(truth.x_km[0]) - cell / 2,
+            float(truth.y_km[0]) - cell / 2,
+        )
     try:
         return Grid.covering(links, cell_km or 2.0)
     except ValueError as error:
@@ -191,9 +197,7 @@ def simulator_reference(
     )
 
 
-def radar_reference(
-    areal: Any, path: Any, grid: Grid, inputs: LinkInputs
-) -> Reference:  # fmt: skip
+def radar_reference(areal: Any, path: Any, grid: Grid, inputs: LinkInputs) -> Reference:
     """Radar rain on the steps: pixels averaged into the grid's cells; path averages of the
     same links. Steps the radar does not hold are an error."""
     labels = inputs.times

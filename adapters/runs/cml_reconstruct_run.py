@@ -123,23 +123,41 @@ def run_cml_reconstruct(
         wet_antenna_max_db = 0.0
     if dry_limit_db is not None and not dry_limit_db > 0:
         raise SubstratesError(f"--dry-limit-db must be positive dB, got {dry_limit_db}")
-    settings = BayesianSettings(chains=chains, iterations=iterations, warmup=iterations // 2,
-                                dry_limit_db=dry_limit_db,
-                                wet_antenna_max_db=wet_antenna_max_db)  # fmt: skip
-    diffusion = DiffusionSettings(steps=diffusion_steps, draws=draws, scale=guidance,
-                                  strength=strength, dry_limit_db=dry_limit_db,
-                                  wet_antenna_max_db=wet_antenna_max_db)  # fmt: skip
+    settings = BayesianSettings(
+        chains=chains,
+        iterations=iterations,
+        warmup=iterations // 2,
+        dry_limit_db=dry_limit_db,
+        wet_antenna_max_db=wet_antenna_max_db,
+    )
+    diffusion = DiffusionSettings(
+        steps=diffusion_steps,
+        draws=draws,
+        scale=guidance,
+        strength=strength,
+        dry_limit_db=dry_limit_db,
+        wet_antenna_max_db=wet_antenna_max_db,
+    )
     if prior is not None and not Path(prior).is_file():
         raise SubstratesError(f"--prior {prior}: no such file")
     resolved, backend = _cml_source(hardware, data)
     areal, path = _references(backend, (areal_reference, path_reference))
     try:
         first, last = time_range(backend, start, end, path)
-        inputs = link_inputs(backend, first, last, every_min, true_baseline, chain,
-                             corrected=wet_antenna_by == "chain")  # fmt: skip
+        inputs = link_inputs(
+            backend,
+            first,
+            last,
+            every_min,
+            true_baseline,
+            chain,
+            corrected=wet_antenna_by == "chain",
+        )
         if not np.isfinite(inputs.path_rain_mm_h).any():
-            raise CMLDataError(f"{backend.name}: no link has data between {first} and {last} "
-                               "(every rsl or tsl is missing there)")  # fmt: skip
+            raise CMLDataError(
+                f"{backend.name}: no link has data between {first} and {last} "
+                "(every rsl or tsl is missing there)"
+            )
         grid = grid_for(backend, inputs.links, cell_km)
         reference = (
             simulator_reference(backend, first, last, every_min)
@@ -152,31 +170,52 @@ def run_cml_reconstruct(
     climatology = None if variogram == "fitted" else climatological_variogram(last, every_min)
     folder = RunFolder.create(out, "cml-reconstruct")
     parameters = {
-        "data": data, "start": str(first), "end": str(last), "every_min": every_min,
+        "data": data,
+        "start": str(first),
+        "end": str(last),
+        "every_min": every_min,
         "grid": {"cell_km": grid.cell_km, "nx": grid.nx, "ny": grid.ny, "origin": grid.origin},
-        "near_km": near_km, "true_baseline": true_baseline, "chain": asdict(chain),
+        "near_km": near_km,
+        "true_baseline": true_baseline,
+        "chain": asdict(chain),
         "wet_antenna_by": wet_antenna_by,
         "methods": list(methods),
         "variogram": "fitted per map" if climatology is None else asdict(climatology),
-        "bayesian": asdict(settings), "diffusion": asdict(diffusion), "prior": prior,
-        "device": device, "precision": precision, "seed": seed, "reference": reference.label,
-    }  # fmt: skip
+        "bayesian": asdict(settings),
+        "diffusion": asdict(diffusion),
+        "prior": prior,
+        "device": device,
+        "precision": precision,
+        "seed": seed,
+        "reference": reference.label,
+    }
     record = provenance("cml-reconstruct", resolved, backend, parameters)
     record["cleaning"] = backend.cleaning.to_dict()
     folder.write_json("provenance.json", record)
     with recording_failure(folder, record):
         fields, timings, extra = _reconstruct(
-            inputs, grid, methods, (settings, diffusion, prior), (device, precision), seed,
-            progress, climatology,
-        )  # fmt: skip
+            inputs,
+            grid,
+            methods,
+            (settings, diffusion, prior),
+            (device, precision),
+            seed,
+            progress,
+            climatology,
+        )
     mask = near_links(grid, inputs.links, near_km)
     table = _scores(inputs, grid, fields, reference, mask)
     folder.write_table("results.parquet", table)
     _write_fields(folder, inputs, grid, fields, extra, reference, every_min, mask)
     figure = cml_maps_figure(
-        grid, link_ends_km(inputs.links, grid.origin), inputs.times, fields, extra["std"],
-        reference, f"{backend.name}: rain maps",
-    )  # fmt: skip
+        grid,
+        link_ends_km(inputs.links, grid.origin),
+        inputs.times,
+        fields,
+        extra["std"],
+        reference,
+        f"{backend.name}: rain maps",
+    )
     folder.save_figure("maps.png", figure)
     close_figure(figure)
     summary = _summary(table, timings, len(inputs.times), extra)
@@ -194,8 +233,7 @@ def climatological_variogram(day: np.datetime64, every_min: int) -> Variogram:
 
     date = str(np.datetime64(day, "D")).replace("-", "")
     value = clim_var_param(date_str=date, time_scale_hours=every_min / 60)
-    return Variogram.from_sill(float(value["sill"]), float(value["range"]),
-                               float(value["nugget"]))  # fmt: skip
+    return Variogram.from_sill(float(value["sill"]), float(value["range"]), float(value["nugget"]))
 
 
 def _cml_source(source: str | Path, data: str | None) -> tuple[Any, CMLBackend]:
@@ -262,23 +300,35 @@ def _reconstruct(
             )
             report = None if progress is None else (lambda i, n: progress("bayes", i, n))
             posterior = reconstruct_bayesian(
-                inputs.attenuation_db, inputs.path_rain_mm_h, operator, (grid.ny, grid.nx),
-                settings, seed=seed, on_iteration=report,
-            )  # fmt: skip
+                inputs.attenuation_db,
+                inputs.path_rain_mm_h,
+                operator,
+                (grid.ny, grid.nx),
+                settings,
+                seed=seed,
+                on_iteration=report,
+            )
             fields[method] = posterior.mean
             extra["std"][method] = posterior.std
             extra.update(
-                wet_fraction=posterior.wet_fraction, median_mm_h=posterior.median_mm_h,
+                wet_fraction=posterior.wet_fraction,
+                median_mm_h=posterior.median_mm_h,
                 acceptance=posterior.acceptance,
-            )  # fmt: skip
+            )
         elif method in ("dps", "pnp", "smc"):
             if prior is None:
                 prior = load_prior(prior_file, device, getattr(torch, precision))
             report = None if progress is None else (lambda i, n, m=method: progress(m, i, n))
             sampled = reconstruct_diffusion(
-                inputs.attenuation_db, inputs.path_rain_mm_h, inputs.links, grid, prior,
-                replace(diffusion, sampler=cast(Sampler, method)), seed=seed, on_step=report,
-            )  # fmt: skip
+                inputs.attenuation_db,
+                inputs.path_rain_mm_h,
+                inputs.links,
+                grid,
+                prior,
+                replace(diffusion, sampler=cast(Sampler, method)),
+                seed=seed,
+                on_step=report,
+            )
             fields[method] = sampled.mean
             extra["std"][method] = sampled.std
             extra["ess"][method] = sampled.ess
@@ -320,14 +370,18 @@ def _scores(
             for method, estimate in estimates.items():
                 mine = estimate[t][mask] if target == "field" else estimate[t]
                 score = field_scores(mine, truth) if truth is not None else None
-                rows.append({
-                    "time": label, "method": method, "target": target,
-                    "rmse_mm_h": None if score is None else score.rmse,
-                    "bias_mm_h": None if score is None else score.bias,
-                    "pearson_r": None if score is None else score.pearson,
-                    "mean_mm_h": float(np.nanmean(mine)),
-                    "reference_mean_mm_h": None if truth is None else float(np.nanmean(truth)),
-                })  # fmt: skip
+                rows.append(
+                    {
+                        "time": label,
+                        "method": method,
+                        "target": target,
+                        "rmse_mm_h": None if score is None else score.rmse,
+                        "bias_mm_h": None if score is None else score.bias,
+                        "pearson_r": None if score is None else score.pearson,
+                        "mean_mm_h": float(np.nanmean(mine)),
+                        "reference_mean_mm_h": None if truth is None else float(np.nanmean(truth)),
+                    }
+                )
     table = pa.Table.from_pylist(rows)
     return table.replace_schema_metadata({"reference": reference.label, "units": "mm/h"})
 
@@ -379,53 +433,91 @@ def _write_fields(
     dims = ("time", "lat", "lon")
 
     def rain(values: np.ndarray, what: str, modifier: str = "") -> tuple[Any, ...]:
-        return dims, values, {
-            "standard_name": "lwe_precipitation_rate" + modifier, "units": "mm h-1",
-            "long_name": what, "cell_methods": "time: mean", "grid_mapping": "crs",
-        }  # fmt: skip
+        return (
+            dims,
+            values,
+            {
+                "standard_name": "lwe_precipitation_rate" + modifier,
+                "units": "mm h-1",
+                "long_name": what,
+                "cell_methods": "time: mean",
+                "grid_mapping": "crs",
+            },
+        )
 
     variables = {f"rain_{m}": rain(f, f"rain rate mapped by {m}") for m, f in fields.items()}
     for method, spread in extra["std"].items():
         what = f"posterior standard deviation of the rain rate ({method})"
         variables[f"rain_{method}_std"] = rain(spread, what, " standard_error")
     if "wet_fraction" in extra:
-        variables["prior_wet_fraction"] = ("time", extra["wet_fraction"],
-                                           {"long_name": "prior wet-area fraction",
-                                            "units": "1"})  # fmt: skip
-        variables["prior_median"] = ("time", extra["median_mm_h"],
-                                     {"long_name": "prior median rain rate",
-                                      "units": "mm h-1"})  # fmt: skip
+        variables["prior_wet_fraction"] = (
+            "time",
+            extra["wet_fraction"],
+            {"long_name": "prior wet-area fraction", "units": "1"},
+        )
+        variables["prior_median"] = (
+            "time",
+            extra["median_mm_h"],
+            {"long_name": "prior median rain rate", "units": "mm h-1"},
+        )
     if reference.field is not None:
         variables["rain_reference"] = rain(reference.field, reference.label)
-    variables["scored"] = (("lat", "lon"), scored.astype(np.int8), {
-        "long_name": "cell near a link path, where the maps are scored",
-        "flag_values": np.array([0, 1], np.int8), "flag_meanings": "far near",
-    })  # fmt: skip
+    variables["scored"] = (
+        ("lat", "lon"),
+        scored.astype(np.int8),
+        {
+            "long_name": "cell near a link path, where the maps are scored",
+            "flag_values": np.array([0, 1], np.int8),
+            "flag_meanings": "far near",
+        },
+    )
     start = inputs.times - np.timedelta64(every_min, "m")
     variables["time_bnds"] = (("time", "nv"), np.stack([start, inputs.times], axis=1))
-    variables["crs"] = ((), np.int32(0), {
-        "grid_mapping_name": "latitude_longitude", "semi_major_axis": 6378137.0,
-        "inverse_flattening": 298.257223563, "crs_wkt": WGS84_WKT,
-    })  # fmt: skip
+    variables["crs"] = (
+        (),
+        np.int32(0),
+        {
+            "grid_mapping_name": "latitude_longitude",
+            "semi_major_axis": 6378137.0,
+            "inverse_flattening": 298.257223563,
+            "crs_wkt": WGS84_WKT,
+        },
+    )
     dataset = xr.Dataset(
         variables,
         coords={
-            "time": ("time", inputs.times, {"standard_name": "time", "axis": "T",
-                                            "bounds": "time_bnds"}),
-            "lat": ("lat", lat, {"standard_name": "latitude", "units": "degrees_north",
-                                 "axis": "Y"}),
-            "lon": ("lon", lon, {"standard_name": "longitude", "units": "degrees_east",
-                                 "axis": "X"}),
-            "y_km": ("lat", grid.y_km, {"long_name": "distance north of the origin",
-                                        "units": "km"}),
-            "x_km": ("lon", grid.x_km, {"long_name": "distance east of the origin",
-                                        "units": "km"}),
+            "time": (
+                "time",
+                inputs.times,
+                {"standard_name": "time", "axis": "T", "bounds": "time_bnds"},
+            ),
+            "lat": (
+                "lat",
+                lat,
+                {"standard_name": "latitude", "units": "degrees_north", "axis": "Y"},
+            ),
+            "lon": (
+                "lon",
+                lon,
+                {"standard_name": "longitude", "units": "degrees_east", "axis": "X"},
+            ),
+            "y_km": (
+                "lat",
+                grid.y_km,
+                {"long_name": "distance north of the origin", "units": "km"},
+            ),
+            "x_km": ("lon", grid.x_km, {"long_name": "distance east of the origin", "units": "km"}),
         },
-        attrs={"Conventions": "CF-1.8", "title": "rain maps from commercial microwave links",
-               "source": "substrates cml-reconstruct", "origin_lat": lat0,
-               "origin_lon": lon0, "reference": reference.label,
-               "history": f"{now()} substrates cml-reconstruct {folder.path.name}"},
-    )  # fmt: skip
+        attrs={
+            "Conventions": "CF-1.8",
+            "title": "rain maps from commercial microwave links",
+            "source": "substrates cml-reconstruct",
+            "origin_lat": lat0,
+            "origin_lon": lon0,
+            "reference": reference.label,
+            "history": f"{now()} substrates cml-reconstruct {folder.path.name}",
+        },
+    )
     for name in ("time", "time_bnds"):  # seconds since the epoch as a CF-1.8 type (no int64)
         dataset[name].encoding.update(units="seconds since 1970-01-01 00:00:00", dtype="float64")
     for name in ("time", "time_bnds", "lat", "lon", "y_km", "x_km"):  # never missing

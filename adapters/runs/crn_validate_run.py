@@ -49,11 +49,14 @@ def read_graph(path: str | Path, max_table_entries: int = MAX_TABLE_ENTRIES) -> 
     than max_table_entries entries is refused before it is allocated."""
     path = Path(path)
     name = path.name.lower()
-    ending = next((e for e in sorted(GRAPH_READERS, key=len, reverse=True)
-                   if name.endswith(e)), None)  # fmt: skip
+    ending = next(
+        (e for e in sorted(GRAPH_READERS, key=len, reverse=True) if name.endswith(e)), None
+    )
     if ending is None:
-        raise SubstratesError(f"{path}: unknown graph format; use .fg (libDAI), .uai (UAI), "
-                              ".bif/.bif.gz (BIF) or .xml/.xmlbif (XMLBIF)")  # fmt: skip
+        raise SubstratesError(
+            f"{path}: unknown graph format; use .fg (libDAI), .uai (UAI), "
+            ".bif/.bif.gz (BIF) or .xml/.xmlbif (XMLBIF)"
+        )
     try:
         return GRAPH_READERS[ending](path, max_table_entries)
     except FactorGraphError as err:
@@ -103,8 +106,7 @@ def parse_assignments(graph: FactorGraph, text: str) -> dict[int, int]:
         elif state.isdigit() and int(state) < len(states):
             value = int(state)
         else:
-            raise SubstratesError(f"--evidence {item}: {name} has states "
-                                  f"{', '.join(states)}")  # fmt: skip
+            raise SubstratesError(f"--evidence {item}: {name} has states {', '.join(states)}")
         if out.setdefault(index[name], value) != value:
             raise SubstratesError(f"--evidence names {name} twice with different states")
         out[index[name]] = value
@@ -115,8 +117,9 @@ def stochastic_simulator(volume: float, seed: int) -> CRNBackend:
     """crn.ssa at `volume`, averaging 200 time units after a burn-in of 20 (the noise check)."""
     from ...backends.registry import create_backend
 
-    backend = create_backend("crn.ssa", {"volume": volume, "seed": seed, "average": 200.0,
-                                         "burn_in": 20.0})  # fmt: skip
+    backend = create_backend(
+        "crn.ssa", {"volume": volume, "seed": seed, "average": 200.0, "burn_in": 20.0}
+    )
     assert isinstance(backend, CRNBackend)
     return backend
 
@@ -145,12 +148,25 @@ def parse_keep(graph: FactorGraph, text: str) -> list[int]:
 
 
 def run_crn_validate(
-    *, graph: str | Path | None, crn: str | Path | None, reduce: str, evidence: str, keep: str,
-    lifted: bool, hardware: str | Path, tolerance: float, max_table_entries: int,
-    allow_growth: bool, elementary: bool, max_reactions: int, perturbation: str, samples: int,
+    *,
+    graph: str | Path | None,
+    crn: str | Path | None,
+    reduce: str,
+    evidence: str,
+    keep: str,
+    lifted: bool,
+    hardware: str | Path,
+    tolerance: float,
+    max_table_entries: int,
+    allow_growth: bool,
+    elementary: bool,
+    max_reactions: int,
+    perturbation: str,
+    samples: int,
     starts: int,
-    volumes: str, out: str | Path,
-) -> RunFolder:  # fmt: skip
+    volumes: str,
+    out: str | Path,
+) -> RunFolder:
     """Validate the reductions of one `graph` (default: the shipped Asia network), or of a
     given `crn` (SBML: the chemical route, recover → reduce → recompile) simulated on the
     `hardware` config; writes results.parquet, provenance.json and both CRNs as SBML.
@@ -175,55 +191,91 @@ def run_crn_validate(
     kept = parse_keep(model, keep)
     observed_kept = [model.names[v] for v in kept if v in observed]
     if observed_kept:
-        raise SubstratesError(f"--keep {', '.join(observed_kept)}: observed in --evidence; "
-                              "an observed variable has no belief to compare")  # fmt: skip
-    analyses = Analyses(levels=_numbers("--perturbation", perturbation, 0.0, 1.0),
-                        samples=samples, starts=starts,
-                        volumes=_numbers("--volumes", volumes, 0.0, float("inf")),
-                        stochastic=stochastic_simulator)  # fmt: skip
-    reduction = preflight(model, moves, observed, kept, allow_growth, max_reactions,
-                          given is not None)  # fmt: skip
+        raise SubstratesError(
+            f"--keep {', '.join(observed_kept)}: observed in --evidence; "
+            "an observed variable has no belief to compare"
+        )
+    analyses = Analyses(
+        levels=_numbers("--perturbation", perturbation, 0.0, 1.0),
+        samples=samples,
+        starts=starts,
+        volumes=_numbers("--volumes", volumes, 0.0, float("inf")),
+        stochastic=stochastic_simulator,
+    )
+    reduction = preflight(
+        model, moves, observed, kept, allow_growth, max_reactions, given is not None
+    )
     resolved = load_config(simulator)
     backend = backend_from_config(resolved)
     if not isinstance(backend, CRNBackend):
         raise ConfigError(resolved.path, "substrate", "crn-validate needs a crn simulator")
     folder = RunFolder.create(out, "crn-validate")
-    parameters = {"crn" if given else "graph": str(path), "reduce": list(moves),
-                  "evidence": evidence, "keep": keep, "tolerance": tolerance,
-                  "lifted": lifted, "allow_growth": allow_growth,
-                  "elementary": elementary, "max_reactions": max_reactions,
-                  "perturbation": list(analyses.levels), "samples": samples, "starts": starts,
-                  "volumes": list(analyses.volumes)}  # fmt: skip
+    parameters = {
+        "crn" if given else "graph": str(path),
+        "reduce": list(moves),
+        "evidence": evidence,
+        "keep": keep,
+        "tolerance": tolerance,
+        "lifted": lifted,
+        "allow_growth": allow_growth,
+        "elementary": elementary,
+        "max_reactions": max_reactions,
+        "perturbation": list(analyses.levels),
+        "samples": samples,
+        "starts": starts,
+        "volumes": list(analyses.volumes),
+    }
     record = provenance("crn-validate", resolved, backend, parameters)
     folder.write_json("provenance.json", record)
     began = time.perf_counter()
     with recording_failure(folder, record):
-        result = validate_reduction(model, backend, moves, observed, kept, tolerance, given,
-                                    lifted, allow_growth, max_reactions, analyses,
-                                    elementary, reduction)  # fmt: skip
+        result = validate_reduction(
+            model,
+            backend,
+            moves,
+            observed,
+            kept,
+            tolerance,
+            given,
+            lifted,
+            allow_growth,
+            max_reactions,
+            analyses,
+            elementary,
+            reduction,
+        )
     from ...datasets.crn.sbml import to_sbml
 
     folder.write_table("results.parquet", _table(result))
     for label, network in result.networks.items():
         folder.write_text(f"{label}.xml", to_sbml(network, label))
     record.update(
-        status="complete", finished_at=now(), wall_time_s=round(time.perf_counter() - began, 3),
+        status="complete",
+        finished_at=now(),
+        wall_time_s=round(time.perf_counter() - began, 3),
         summary=summary(result),
-    )  # fmt: skip
+    )
     folder.write_json("provenance.json", record)
     return folder
 
 
 def summary(result: Validation) -> dict[str, Any]:
     return {
-        "survivors": list(result.survivors), "loopy": result.loopy,
-        "differences": result.differences, "bp_residual": result.bp_residual,
-        "bp_converged": result.bp_converged, "conservation_error": result.conservation_error,
-        "sizes": result.sizes, "applied": result.applied, "steady_time": result.steady_time,
+        "survivors": list(result.survivors),
+        "loopy": result.loopy,
+        "differences": result.differences,
+        "bp_residual": result.bp_residual,
+        "bp_converged": result.bp_converged,
+        "conservation_error": result.conservation_error,
+        "sizes": result.sizes,
+        "applied": result.applied,
+        "steady_time": result.steady_time,
         "steps": [[s.move, s.variable, s.species, s.reactions] for s in result.steps],
-        "declined": result.declined, "kept": list(result.kept), "bp_sweeps": result.bp_sweeps,
+        "declined": result.declined,
+        "kept": list(result.kept),
+        "bp_sweeps": result.bp_sweeps,
         "robustness": result.robustness,
-    }  # fmt: skip
+    }
 
 
 def _table(result: Validation) -> pa.Table:

@@ -20,9 +20,15 @@ from .sample_run import CIRCUITS_FILE, quantum_backend, recorded_backend
 
 
 def run_estimate(
-    *, hardware: str | Path, circuit: str | Path | None, observables: tuple[str, ...],
-    precision: float, seed: int | None, max_file_qubits: int, out: str | Path,
-) -> RunFolder:  # fmt: skip
+    *,
+    hardware: str | Path,
+    circuit: str | Path | None,
+    observables: tuple[str, ...],
+    precision: float,
+    seed: int | None,
+    max_file_qubits: int,
+    out: str | Path,
+) -> RunFolder:
     """Estimate each Pauli observable on each circuit of `circuit` (default: the shipped
     grover3.qasm; observables default to Z on every qubit) on the configured backend;
     returns the run folder. Nothing is written until the config, the circuits, the
@@ -40,17 +46,20 @@ def run_estimate(
     backend.validate(circuits, exact=precision == 0)
     folder = RunFolder.create(out, "estimate")
     names = [c.name for c in circuits]
-    parameters = {"circuit_file": str(circuit_file), "circuits": names,
-                  "pairs": [list(pair) for pair in pairs], "precision": precision,
-                  "seed": seed}  # fmt: skip
+    parameters = {
+        "circuit_file": str(circuit_file),
+        "circuits": names,
+        "pairs": [list(pair) for pair in pairs],
+        "precision": precision,
+        "seed": seed,
+    }
     record = provenance("estimate", resolved, backend, parameters)
     folder.write_json("provenance.json", record)
     save_qpy(folder.file(CIRCUITS_FILE), circuits)
     start = time.perf_counter()
     journal = JobLog(folder, announce=True)
     with recording_failure(folder, record), backend.session():
-        values = estimate(backend, circuits, pairs, precision=precision, seed=seed,
-                          journal=journal)  # fmt: skip
+        values = estimate(backend, circuits, pairs, precision=precision, seed=seed, journal=journal)
     job_id = journal.jobs[-1]["job_id"] if journal.jobs else None
     table = tabulate(names, pairs, values, precision, job_id)
     _finish(folder, record, table, wall_time_s=time.perf_counter() - start)
@@ -74,8 +83,9 @@ def collect_estimate(run_dir: str | Path) -> tuple[RunFolder, bool]:
         raise SubstratesError(
             f"{folder.path}: its jobs hold {len(values)} values for {len(pairs)} observables"
         )
-    table = tabulate(parameters["circuits"], pairs, values, parameters["precision"],
-                     jobs[-1]["job_id"])  # fmt: skip
+    table = tabulate(
+        parameters["circuits"], pairs, values, parameters["precision"], jobs[-1]["job_id"]
+    )
     record["collected_at"] = now()
     _finish(folder, record, table, wall_time_s=time.perf_counter() - start)
     return folder, True
@@ -86,8 +96,12 @@ def _finish(folder: RunFolder, record: dict[str, Any], table: pa.Table, wall_tim
     figure = estimates_figure(table, f"estimate on {record['backend']['backend']}")
     folder.save_figure("estimates.png", figure)
     close_figure(figure)
-    summary = {"circuits": len(set(table["circuit"].to_pylist())), "values": table.num_rows,
-               "precision": record["parameters"]["precision"]}  # fmt: skip
-    record.update(status="complete", finished_at=now(), wall_time_s=round(wall_time_s, 6),
-                  summary=summary)  # fmt: skip
+    summary = {
+        "circuits": len(set(table["circuit"].to_pylist())),
+        "values": table.num_rows,
+        "precision": record["parameters"]["precision"],
+    }
+    record.update(
+        status="complete", finished_at=now(), wall_time_s=round(wall_time_s, 6), summary=summary
+    )
     folder.write_json("provenance.json", record)

@@ -28,11 +28,21 @@ from .provenance import now, provenance, recording_failure
 
 
 def run_hh_fit(
-    *, hardware: str | Path, recording: str | None, simulator: str | Path, simulations: int,
-    cells: int, seed: int | None, out: str | Path, progress: Progress | None = None,
-    stimulation: str | None = None, stimulation_times: str | None = None,
-    preprocess: str = DEFAULT_PREPROCESSING, artefacts: str = "remove", sorter: str = "none",
-) -> RunFolder:  # fmt: skip
+    *,
+    hardware: str | Path,
+    recording: str | None,
+    simulator: str | Path,
+    simulations: int,
+    cells: int,
+    seed: int | None,
+    out: str | Path,
+    progress: Progress | None = None,
+    stimulation: str | None = None,
+    stimulation_times: str | None = None,
+    preprocess: str = DEFAULT_PREPROCESSING,
+    artefacts: str = "remove",
+    sorter: str = "none",
+) -> RunFolder:
     """Fit the cell of `hardware` (a recording file's config, with `recording` to name the
     file, or a simulator's config: then `cells` sessions with seeds seed, seed + 1, …, by
     default from the config's) with the CellModel of `simulator`, from `simulations` NPE
@@ -68,11 +78,14 @@ def run_hh_fit(
         raise ConfigError(engine_config.path, "backend", "--simulator must simulate cells")
     simulated = backend.capabilities.models_cells
     if simulated and stimulation is not None:
-        raise SubstratesError("--stimulation needs a recording-file source (--source mea_nwb, "
-                              "mea_litke or mea_neo with --recording)")  # fmt: skip
+        raise SubstratesError(
+            "--stimulation needs a recording-file source (--source mea_nwb, "
+            "mea_litke or mea_neo with --recording)"
+        )
     if stimulation_times is not None and stimulation is None:
-        raise SubstratesError("--stimulation-times needs --stimulation: the protocol table of "
-                              "what each pulse was")  # fmt: skip
+        raise SubstratesError(
+            "--stimulation-times needs --stimulation: the protocol table of what each pulse was"
+        )
     steps = _steps(preprocess, backend.capabilities.sampling_hz if simulated else None)
     count = cells if simulated else 1  # sessions to simulate, or the one recording
     where = str(getattr(backend.options, "path", backend.name))  # what errors name
@@ -82,14 +95,28 @@ def run_hh_fit(
         data, skipped_rows = _recorded(backend, stimulation, stimulation_times)
         steps = _steps(preprocess, data.sampling_hz)
         if sorter == "none":
-            observed = _observe(data, engine.cell_model(data.positions_um), seed or 0, steps,
-                                where, artefacts == "remove")  # fmt: skip
+            observed = _observe(
+                data,
+                engine.cell_model(data.positions_um),
+                seed or 0,
+                steps,
+                where,
+                artefacts == "remove",
+            )
     folder = RunFolder.create(out, "hh-fit")
-    parameters = {"recording": recording_file, "simulator": str(engine_config.path),
-                  "simulations": simulations, "cells": count, "seed": seed,
-                  "stimulation": stimulation, "stimulation_times": stimulation_times,
-                  "stimulation_rows_skipped": skipped_rows, "preprocess": preprocess,
-                  "artefacts": artefacts, "sorter": sorter}  # fmt: skip
+    parameters = {
+        "recording": recording_file,
+        "simulator": str(engine_config.path),
+        "simulations": simulations,
+        "cells": count,
+        "seed": seed,
+        "stimulation": stimulation,
+        "stimulation_times": stimulation_times,
+        "stimulation_rows_skipped": skipped_rows,
+        "preprocess": preprocess,
+        "artefacts": artefacts,
+        "sorter": sorter,
+    }
     record = provenance("hh-fit", resolved, backend, parameters)
     record["preprocessing"] = {"library": "spikeinterface", "pipeline": steps}
     record["simulator_backend"] = engine.to_dict()
@@ -119,16 +146,27 @@ def run_hh_fit(
             model = engine.cell_model(data.positions_um)
             targets: list[tuple[Observed, GroundTruth | None]] = []
             if sorter != "none":
-                found, sorting = _units(data, model, (seed or 0) + k, steps, sorter,
-                                        artefacts == "remove", truths, label,
-                                        session if simulated else None)  # fmt: skip
+                found, sorting = _units(
+                    data,
+                    model,
+                    (seed or 0) + k,
+                    steps,
+                    sorter,
+                    artefacts == "remove",
+                    truths,
+                    label,
+                    session if simulated else None,
+                )
                 record.setdefault("sorting", []).append(sorting)
-                targets = [(u.observed, None if truths is None or u.cell is None
-                            else truths.cells[u.cell]) for u in found]  # fmt: skip
+                targets = [
+                    (u.observed, None if truths is None or u.cell is None else truths.cells[u.cell])
+                    for u in found
+                ]
             else:
                 if simulated:
-                    observed = _observe(data, model, (seed or 0) + k, steps, label,
-                                        artefacts == "remove")  # fmt: skip
+                    observed = _observe(
+                        data, model, (seed or 0) + k, steps, label, artefacts == "remove"
+                    )
                 assert observed is not None
                 targets = [(observed, truths)]
             for seen, cell in targets:
@@ -137,17 +175,22 @@ def run_hh_fit(
                     fit = fit_cell(data, model, simulations, (seed or 0) + k, step, seen)
                 except ValueError as error:
                     raise SubstratesError(f"{label}: {error}") from None
-                rows += _rows(len(fits), fit, truth,
-                              None if cell is None else _true_outcomes(data, cell))  # fmt: skip
+                rows += _rows(
+                    len(fits), fit, truth, None if cell is None else _true_outcomes(data, cell)
+                )
                 fits.append((fit, truth))
                 if seen.artefacts is not None:
                     removed.append(seen.artefacts)
         if not fits:
-            raise SubstratesError(f"{where}: no sorted unit had the spikes and evoked responses "
-                                  "to fit (see provenance.json: sorting)")  # fmt: skip
+            raise SubstratesError(
+                f"{where}: no sorted unit had the spikes and evoked responses "
+                "to fit (see provenance.json: sorting)"
+            )
     columns = list(dict.fromkeys(key for row in rows for key in row))  # parameters', patterns'
-    folder.write_table("results.parquet", pa.Table.from_pylist(
-        [{key: row.get(key) for key in columns} for row in rows]))  # fmt: skip
+    folder.write_table(
+        "results.parquet",
+        pa.Table.from_pylist([{key: row.get(key) for key in columns} for row in rows]),
+    )
     figure = hh_fit_figure(fits, f"hh-fit on {backend.name} with {engine.name}")
     folder.save_figure("hh_fit.png", figure)
     close_figure(figure)
@@ -162,8 +205,12 @@ def run_hh_fit(
         summary["artefact_saturated_fraction"] = float(
             np.mean([a.saturated_fraction for a in removed])
         )
-    record.update(status="complete", finished_at=now(), summary=summary,
-                  wall_time_s=round(time.perf_counter() - began, 3))  # fmt: skip
+    record.update(
+        status="complete",
+        finished_at=now(),
+        summary=summary,
+        wall_time_s=round(time.perf_counter() - began, 3),
+    )
     folder.write_json("provenance.json", record)
     return folder
 
@@ -178,8 +225,14 @@ def _steps(spec: str, sampling_hz: float | None) -> list[dict[str, Any]]:
         raise SubstratesError(f"--preprocess: {error}") from None
 
 
-def _observe(recording: Recording, model: CellModel, seed: int, steps: list[dict[str, Any]],
-             label: str, remove_artefacts: bool) -> Observed:  # fmt: skip
+def _observe(
+    recording: Recording,
+    model: CellModel,
+    seed: int,
+    steps: list[dict[str, Any]],
+    label: str,
+    remove_artefacts: bool,
+) -> Observed:
     """What the fit needs from `recording`, spikes detected after `steps`."""
     from ..conversions.mea_preprocessing import preprocess
 
@@ -189,21 +242,31 @@ def _observe(recording: Recording, model: CellModel, seed: int, steps: list[dict
         raise SubstratesError(f"{label}: {error}") from None
 
 
-def _units(data: Recording, model: CellModel, seed: int, steps: list[dict[str, Any]],
-           sorter: str, artefacts: bool, truths: GroundTruth | None, label: str,
-           session: MEABackend | None) -> tuple[list[Unit], dict[str, Any]]:  # fmt: skip
+def _units(
+    data: Recording,
+    model: CellModel,
+    seed: int,
+    steps: list[dict[str, Any]],
+    sorter: str,
+    artefacts: bool,
+    truths: GroundTruth | None,
+    label: str,
+    session: MEABackend | None,
+) -> tuple[list[Unit], dict[str, Any]]:
     """The sorted units of `data` worth fitting, and the sorting's record."""
     from ..conversions.mea_preprocessing import preprocess
 
     troughs = None
     if truths is not None and session is not None:  # scoring only: the generating model
         troughs = true_troughs(session.cell_model(data.positions_um), truths, data.sampling_hz)
-    return sorted_units(data, preprocess(data, steps), model, seed, sorter, artefacts, troughs,
-                        label)  # fmt: skip
+    return sorted_units(
+        data, preprocess(data, steps), model, seed, sorter, artefacts, troughs, label
+    )
 
 
-def _recorded(backend: MEABackend, stimulation: str | None, times: str | None
-              ) -> tuple[Recording, int | None]:  # fmt: skip
+def _recorded(
+    backend: MEABackend, stimulation: str | None, times: str | None
+) -> tuple[Recording, int | None]:
     """The backend's recording, with its stimulation from a BIDS events.tsv when given, or
     from a protocol table at the pulse times the recording marks (and how many of the
     table's rows were other events)."""
@@ -229,13 +292,17 @@ def _pulse_times(recording: Any, times: str) -> Any:
 
     if times == "ttl":
         if not isinstance(recording.source, LitkeSource):
-            raise SubstratesError("--stimulation-times ttl reads the TTL line of a Litke "
-                                  "recording (--source mea_litke)")  # fmt: skip
+            raise SubstratesError(
+                "--stimulation-times ttl reads the TTL line of a Litke "
+                "recording (--source mea_litke)"
+            )
         return ttl_onsets(recording.source.ttl(), recording.sampling_hz)
     if times.startswith("neo:") and len(times) > 4:
         if not isinstance(recording.source, NeoSource):
-            raise SubstratesError("--stimulation-times neo:NAME reads an event channel of a "
-                                  "neo recording (--source mea_neo)")  # fmt: skip
+            raise SubstratesError(
+                "--stimulation-times neo:NAME reads an event channel of a "
+                "neo recording (--source mea_neo)"
+            )
         source = recording.source
         return neo_event_onsets(source.rawio, times[4:], source.stream)
     raise SubstratesError(f"--stimulation-times {times!r}: 'ttl' or 'neo:<event channel>'")
@@ -261,43 +328,69 @@ def _true_outcomes(data: Recording, cell: GroundTruth) -> dict[Any, float]:
     return {r.pattern: r.probability for r in responses(data, cell.evoked)}
 
 
-def _rows(cell: int, fit: CellFit, truth: dict[str, float] | None,
-          outcomes: dict[Any, float] | None = None) -> list[dict[str, Any]]:  # fmt: skip
+def _rows(
+    cell: int,
+    fit: CellFit,
+    truth: dict[str, float] | None,
+    outcomes: dict[Any, float] | None = None,
+) -> list[dict[str, Any]]:
     """results.parquet's rows of one fitted cell; `outcomes`: each pattern's true spike
     probability where the simulator knows it (columns true_probability, correct_vs_truth)."""
     rows = []
     mean, sd = fit.posterior.spread(fit.parameters)
     for k, p in enumerate(fit.parameters):
-        rows.append({
-            "cell": cell, "kind": "parameter", "name": p.name, "description": p.description,
-            "prior_low": p.low, "prior_high": p.high,
-            "truth": None if truth is None else truth[p.name],
-            "npe_best": float(fit.posterior.best[k]), "npe_mean": float(mean[k]),
-            "npe_sd": float(sd[k]),
-            "refined": float(fit.refined.theta[k]),
-            "calibrated": float(fit.candidates["calibrated"][k]),
-            "fitted": float(fit.theta[k]), "chosen": fit.chosen,
-        })  # fmt: skip
+        rows.append(
+            {
+                "cell": cell,
+                "kind": "parameter",
+                "name": p.name,
+                "description": p.description,
+                "prior_low": p.low,
+                "prior_high": p.high,
+                "truth": None if truth is None else truth[p.name],
+                "npe_best": float(fit.posterior.best[k]),
+                "npe_mean": float(mean[k]),
+                "npe_sd": float(sd[k]),
+                "refined": float(fit.refined.theta[k]),
+                "calibrated": float(fit.candidates["calibrated"][k]),
+                "fitted": float(fit.theta[k]),
+                "chosen": fit.chosen,
+            }
+        )
     for name, theta in fit.candidates.items():  # what each candidate would have given
-        rows.append({
-            "cell": cell, "kind": "candidate", "name": name, "chosen": fit.chosen,
-            "score": fit.scores[name], "held_out_accuracy": fit.accuracy_held_out_of(name),
-            "error_prior_fraction": None if truth is None else _error(fit, theta, truth),
-        })  # fmt: skip
+        rows.append(
+            {
+                "cell": cell,
+                "kind": "candidate",
+                "name": name,
+                "chosen": fit.chosen,
+                "score": fit.scores[name],
+                "held_out_accuracy": fit.accuracy_held_out_of(name),
+                "error_prior_fraction": None if truth is None else _error(fit, theta, truth),
+            }
+        )
     sets: list[tuple[str, list[Any], np.ndarray, dict[str, np.ndarray]]] = [
         ("fitting", fit.fitting, fit.predicted_fitting, {}),  # candidates: held-out only
         ("held-out", fit.held_out, fit.predicted_held_out, fit.predicted_held_out_by),
     ]
     for group, found, predicted, by in sets:
         for k, (r, spike) in enumerate(zip(found, predicted, strict=True)):
-            rows.append({
-                "cell": cell, "kind": "pattern", "name": r.pattern.label(), "set": group,
-                "electrodes": len(r.pattern.channels),
-                "total_current_ua": float(np.abs(r.pattern.currents_ua).sum()),
-                "trials": r.trials, "spikes": r.spikes, "observed_probability": r.probability,
-                "predicted_spike": bool(spike), "correct": bool(spike) == (r.probability > 0.5),
-                **{f"predicted_{c}": bool(v[k]) for c, v in by.items()},
-            })  # fmt: skip
+            rows.append(
+                {
+                    "cell": cell,
+                    "kind": "pattern",
+                    "name": r.pattern.label(),
+                    "set": group,
+                    "electrodes": len(r.pattern.channels),
+                    "total_current_ua": float(np.abs(r.pattern.currents_ua).sum()),
+                    "trials": r.trials,
+                    "spikes": r.spikes,
+                    "observed_probability": r.probability,
+                    "predicted_spike": bool(spike),
+                    "correct": bool(spike) == (r.probability > 0.5),
+                    **{f"predicted_{c}": bool(v[k]) for c, v in by.items()},
+                }
+            )
             if outcomes is not None and r.pattern in outcomes:
                 rows[-1]["true_probability"] = outcomes[r.pattern]
                 rows[-1]["correct_vs_truth"] = bool(spike) == (outcomes[r.pattern] > 0.5)
@@ -306,8 +399,14 @@ def _rows(cell: int, fit: CellFit, truth: dict[str, float] | None,
 
 def _error(fit: CellFit, theta: np.ndarray, truth: dict[str, float]) -> float:
     """Mean distance of `theta` from the truth, each parameter in its prior's width."""
-    return float(np.mean([p.distance(v, truth[p.name]) / (p.high - p.low)
-                          for p, v in zip(fit.parameters, theta, strict=True)]))  # fmt: skip
+    return float(
+        np.mean(
+            [
+                p.distance(v, truth[p.name]) / (p.high - p.low)
+                for p, v in zip(fit.parameters, theta, strict=True)
+            ]
+        )
+    )
 
 
 def _summary(fits: list[tuple[CellFit, dict[str, float] | None]]) -> dict[str, Any]:
@@ -318,7 +417,7 @@ def _summary(fits: list[tuple[CellFit, dict[str, float] | None]]) -> dict[str, A
         "mean_held_out_accuracy": float(np.nanmean(held)),
         "mean_fitting_accuracy": float(np.nanmean([f.accuracy_fitting for f, _ in fits])),
         "chosen": ",".join(f.chosen for f, _ in fits),
-    }  # fmt: skip
+    }
     for name in fits[0][0].predicted_held_out_by:  # candidates, then baselines
         summary[f"mean_held_out_accuracy_{name}"] = float(
             np.nanmean([f.accuracy_held_out_of(name) for f, _ in fits])
@@ -326,7 +425,12 @@ def _summary(fits: list[tuple[CellFit, dict[str, float] | None]]) -> dict[str, A
     known = [(f, t) for f, t in fits if t is not None]  # sorted units may match no cell
     if known:
         for name in ("npe", "refined", "calibrated", "fitted"):
-            summary[f"mean_error_{name}_prior_fraction"] = float(np.mean([
-                _error(f, f.theta if name == "fitted" else f.candidates[name], t)
-                for f, t in known]))  # fmt: skip
+            summary[f"mean_error_{name}_prior_fraction"] = float(
+                np.mean(
+                    [
+                        _error(f, f.theta if name == "fitted" else f.candidates[name], t)
+                        for f, t in known
+                    ]
+                )
+            )
     return summary

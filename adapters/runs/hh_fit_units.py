@@ -37,14 +37,23 @@ def true_troughs(model: CellModel, truth: GroundTruth, sampling_hz: float) -> li
     thetas = np.array([[c.parameters[p.name] for p in model.parameters] for c in cells])
     templates = model.templates(thetas)
     onset_s = model.onset_ms * 1e-3
-    return [np.round((c.spike_times_s - onset_s) * sampling_hz).astype(np.int64)
-            + int(template.min(axis=0).argmin())
-            for c, template in zip(cells, templates, strict=True)]  # fmt: skip
+    return [
+        np.round((c.spike_times_s - onset_s) * sampling_hz).astype(np.int64)
+        + int(template.min(axis=0).argmin())
+        for c, template in zip(cells, templates, strict=True)
+    ]
 
 
-def sorted_units(recording: Recording, detection: Recording, model: CellModel, seed: int,
-                 sorter: str, artefacts: bool, truths: list[np.ndarray] | None,
-                 label: str) -> tuple[list[Unit], dict[str, Any]]:  # fmt: skip
+def sorted_units(
+    recording: Recording,
+    detection: Recording,
+    model: CellModel,
+    seed: int,
+    sorter: str,
+    artefacts: bool,
+    truths: list[np.ndarray] | None,
+    label: str,
+) -> tuple[list[Unit], dict[str, Any]]:
     """The units of `recording` worth fitting, and what sorting found for provenance
     (units, their spikes, the fragments merged, why each other unit was left, and with
     `truths` — every true cell's trough samples — SpikeInterface's score of the merged
@@ -58,10 +67,16 @@ def sorted_units(recording: Recording, detection: Recording, model: CellModel, s
     except SortingError as error:
         raise SubstratesError(f"{label}: {error}") from None
     units, names, merges = merge_fragments(detection, found, quiet)
-    record: dict[str, Any] = {"session": label, "sorter": sorter, "redundant_units": redundant,
-                              "sorter_unit_spikes": [len(u) for u in found],
-                              "merges": [m.record() for m in merges], "units": names,
-                              "unit_spikes": [len(u) for u in units], "skipped": []}  # fmt: skip
+    record: dict[str, Any] = {
+        "session": label,
+        "sorter": sorter,
+        "redundant_units": redundant,
+        "sorter_unit_spikes": [len(u) for u in found],
+        "merges": [m.record() for m in merges],
+        "units": names,
+        "unit_spikes": [len(u) for u in units],
+        "skipped": [],
+    }
     matched: dict[int, int] = {}
     if truths is not None:
         record["scores"], matched = score_sorting(units, truths, recording.sampling_hz)

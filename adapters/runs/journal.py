@@ -23,9 +23,12 @@ class JobLog:
     can finish)."""
 
     def __init__(
-        self, folder: RunFolder, *, announce: bool = False,
+        self,
+        folder: RunFolder,
+        *,
+        announce: bool = False,
         replay: Sequence[Mapping[str, Any]] = (),
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.folder = folder
         self.announce = announce
         self.jobs: list[dict[str, Any]] = []

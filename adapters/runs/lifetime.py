@@ -129,8 +129,11 @@ def _mark_ended(folder: RunFolder, error: BaseException, completed: dict[str, st
     if record.get("status") == "running":
         interrupted = isinstance(error, KeyboardInterrupt | Terminated)
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
-        record.update(status="interrupted" if interrupted else "failed",
-                      error=f"{type(error).__name__}: {error}", finished_at=stamp)  # fmt: skip
+        record.update(
+            status="interrupted" if interrupted else "failed",
+            error=f"{type(error).__name__}: {error}",
+            finished_at=stamp,
+        )
     if completed:
         record["completed"] = dict(completed)
     with contextlib.suppress(OSError):

@@ -29,8 +29,13 @@ class RunRow:
     error: str | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": str(self.path), "method": self.method, "status": self.status,
-                "age_s": self.age_s, "error": self.error}  # fmt: skip
+        return {
+            "path": str(self.path),
+            "method": self.method,
+            "status": self.status,
+            "age_s": self.age_s,
+            "error": self.error,
+        }
 
 
 def list_runs(root: str | os.PathLike[str]) -> list[RunRow]:
@@ -49,8 +54,15 @@ def list_runs(root: str | os.PathLike[str]) -> list[RunRow]:
             beat = folder.file(HEARTBEAT_FILE)
             alive = liveness(record, beat if beat.exists() else folder.file("provenance.json"))
             status = {"alive": "running", "dead": "dead", "unknown": "running?"}[alive]
-        rows.append(RunRow(folder.path, record.get("method", "?"), status,
-                           _age_s(record.get("started_at")), record.get("error")))  # fmt: skip
+        rows.append(
+            RunRow(
+                folder.path,
+                record.get("method", "?"),
+                status,
+                _age_s(record.get("started_at")),
+                record.get("error"),
+            )
+        )
     return sorted(rows, key=lambda r: -(r.age_s or 0))
 
 

@@ -52,8 +52,13 @@ def estimates_figure(table: pa.Table, title: str) -> Any:
         mine = [r for r in rows if r["circuit"] == name][:MAX_BARS]
         labels = [r["observable"] for r in mine]
         errors = [r["precision"] for r in mine]
-        axis.bar(labels, [r["value"] for r in mine], yerr=errors if any(errors) else None,
-                 color="tab:blue", capsize=3)  # fmt: skip
+        axis.bar(
+            labels,
+            [r["value"] for r in mine],
+            yerr=errors if any(errors) else None,
+            color="tab:blue",
+            capsize=3,
+        )
         axis.axhline(0.0, color="k", lw=0.6)
         axis.set_ylim(-1.05, 1.05)  # a Pauli's expectation value lies in [-1, 1]
         exact = "exact" if not any(errors) else f"target standard error {errors[0]:g}"
@@ -124,8 +129,12 @@ def cml_maps_figure(
     t = int(np.nanargmax(np.nanmean(wettest_of, axis=(1, 2))))
     panels = [(reference.label, reference.field[t])] if reference.field is not None else []
     panels += [(f"{m} mean" if m in std else m, f[t]) for m, f in fields.items()]
-    extent = (grid.x0_km, grid.x0_km + grid.nx * grid.cell_km,
-              grid.y0_km, grid.y0_km + grid.ny * grid.cell_km)  # fmt: skip
+    extent = (
+        grid.x0_km,
+        grid.x0_km + grid.nx * grid.cell_km,
+        grid.y0_km,
+        grid.y0_km + grid.ny * grid.cell_km,
+    )
     top = max(float(np.nanpercentile(f, 99.5)) for _, f in panels) or 1.0
     count = len(panels) + len(std)
     figure, axes = plt.subplots(1, count, figsize=(3.4 * count, 3.6), layout="constrained")
@@ -137,8 +146,9 @@ def cml_maps_figure(
     if std:
         spread_top = max(float(np.nanpercentile(s[t], 99.5)) for s in std.values()) or 1.0
         for axis, (name, spread) in zip(axes[len(panels) :], std.items(), strict=True):
-            image = axis.imshow(spread[t], origin="lower", extent=extent, vmin=0,
-                                vmax=spread_top, cmap="Oranges")  # fmt: skip
+            image = axis.imshow(
+                spread[t], origin="lower", extent=extent, vmin=0, vmax=spread_top, cmap="Oranges"
+            )
             axis.set_title(f"{name} posterior std", fontsize=9)
         figure.colorbar(image, ax=axes[len(panels) :], label="std (mm/h)", shrink=0.8)
     x0, y0, x1, y1 = ends_km
@@ -166,12 +176,16 @@ def event_layers_figure(arrays: dict[str, Any], title: str) -> Any:
     events, layer, motions = arrays["events"], arrays["layer"], arrays["motions"]
     width, height = arrays["width"], arrays["height"]
     cloud = EventCloud.of(events, width, height)
-    images = [("blended frame", "frame"), ("true transmission", "transmission"),
-              ("recovered transmission", "recovered")]  # fmt: skip
+    images = [
+        ("blended frame", "frame"),
+        ("true transmission", "transmission"),
+        ("recovered transmission", "recovered"),
+    ]
     images = [(label, arrays[key]) for label, key in images if key in arrays]
     rows = 2 if images else 1
-    figure, axes = plt.subplots(rows, 3, figsize=(11, 3.4 * rows), squeeze=False,
-                                layout="constrained")  # fmt: skip
+    figure, axes = plt.subplots(
+        rows, 3, figsize=(11, 3.4 * rows), squeeze=False, layout="constrained"
+    )
     for k in (0, 1):
         iwe = cloud.iwe(motions[k], (layer == k).astype(float)).sum(axis=0)
         axes[0, k].imshow(iwe, cmap="magma")
@@ -216,16 +230,16 @@ def hh_fit_figure(fits: list[tuple[Any, dict[str, float] | None]], title: str) -
         else:
             at = np.arange(len(parameters))
             mean, sd = fit.posterior.spread(parameters)
-            left.errorbar(at, (mean - low) / span, sd / span,
-                          fmt="none", ecolor="gray")  # fmt: skip
+            left.errorbar(at, (mean - low) / span, sd / span, fmt="none", ecolor="gray")
             left.scatter(at, fitted, c=colors, s=18)
     if fits[0][1] is not None:
         left.plot([0, 1], [0, 1], color="gray", lw=0.8)
         left.set_xlabel("truth (fraction of prior)")
         left.set_title("recovered parameters: NPE (hollow), fitted (filled)", fontsize=9)
     else:
-        left.set_xticks(range(len(parameters)), [p.name for p in parameters], rotation=45,
-                        fontsize=7)  # fmt: skip
+        left.set_xticks(
+            range(len(parameters)), [p.name for p in parameters], rotation=45, fontsize=7
+        )
         left.set_title("posterior mean ± SD (gray), fitted (dots)", fontsize=9)
     left.set_ylabel("estimate (fraction of prior)")
     for k, p in enumerate(parameters):
@@ -234,15 +248,22 @@ def hh_fit_figure(fits: list[tuple[Any, dict[str, float] | None]], title: str) -
     for fit, _ in fits:
         for r, spike in zip(fit.held_out, fit.predicted_held_out, strict=True):
             wrong = spike != (r.probability > 0.5)
-            right.scatter(np.abs(r.pattern.currents_ua).sum(), r.probability,
-                          marker="o" if len(r.pattern.channels) == 1 else "s",
-                          c="tab:red" if spike else "tab:blue", s=16,
-                          edgecolors="black" if wrong else "none")  # fmt: skip
+            right.scatter(
+                np.abs(r.pattern.currents_ua).sum(),
+                r.probability,
+                marker="o" if len(r.pattern.channels) == 1 else "s",
+                c="tab:red" if spike else "tab:blue",
+                s=16,
+                edgecolors="black" if wrong else "none",
+            )
     right.axhline(0.5, color="gray", lw=0.8)
     right.set_xlabel("total |current| of the pattern (µA)")
     right.set_ylabel("observed spike probability")
     accuracy = np.nanmean([f.accuracy_held_out for f, _ in fits])
-    right.set_title(f"held-out patterns: predicted spike (red) / none (blue), wrong outlined; "
-                    f"accuracy {accuracy:.1%}", fontsize=9)  # fmt: skip
+    right.set_title(
+        f"held-out patterns: predicted spike (red) / none (blue), wrong outlined; "
+        f"accuracy {accuracy:.1%}",
+        fontsize=9,
+    )
     figure.suptitle(title, fontsize=11)
     return figure

@@ -18,9 +18,18 @@ from .folder import RunFolder
 from .lifetime import Terminated, whoami
 
 _DISTRIBUTIONS = (
-    "substrates", "numpy", "pyarrow", "pydantic", "qiskit", "qiskit-aer", "qiskit-aer-gpu",
-    "qiskit-ibm-runtime", "pennylane", "pennylane-lightning", "pennylane-lightning-gpu",
-)  # fmt: skip
+    "substrates",
+    "numpy",
+    "pyarrow",
+    "pydantic",
+    "qiskit",
+    "qiskit-aer",
+    "qiskit-aer-gpu",
+    "qiskit-ibm-runtime",
+    "pennylane",
+    "pennylane-lightning",
+    "pennylane-lightning-gpu",
+)
 
 
 def package_versions() -> dict[str, str]:
@@ -40,8 +49,11 @@ def git_revision() -> str | None:
     try:
         out = subprocess.run(
             ["git", "-C", str(source), "rev-parse", "HEAD"],
-            capture_output=True, text=True, timeout=5, check=True,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() or None
@@ -80,7 +92,10 @@ def recording_failure(folder: RunFolder, record: dict[str, Any]) -> Iterator[Non
         yield
     except BaseException as err:
         stopped = isinstance(err, KeyboardInterrupt | Terminated)
-        record.update(status="interrupted" if stopped else "failed",
-                      error=f"{type(err).__name__}: {err}", finished_at=now())  # fmt: skip
+        record.update(
+            status="interrupted" if stopped else "failed",
+            error=f"{type(err).__name__}: {err}",
+            finished_at=now(),
+        )
         folder.write_json("provenance.json", record)
         raise

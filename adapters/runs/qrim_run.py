@@ -62,9 +62,15 @@ def run_qrim(
     folder = RunFolder.create(out, "qrim")
     qrim.journal = JobLog(folder, replay=replay)
     parameters = {
-        "env": env, "uncertainty": uncertainty, "outer": outer, "oracle": oracle,
-        "gamma": gamma, "repetitions": repetitions, "steps": steps, "seed": seed,
-    }  # fmt: skip
+        "env": env,
+        "uncertainty": uncertainty,
+        "outer": outer,
+        "oracle": oracle,
+        "gamma": gamma,
+        "repetitions": repetitions,
+        "steps": steps,
+        "seed": seed,
+    }
     record = provenance("qrim", resolved, backend, parameters)
     folder.write_json("provenance.json", record)
 
@@ -146,8 +152,12 @@ def _circuit_cost(mdp: RobustMDP, construction: str, backend: Any) -> dict[str, 
     two_qubit = sum(
         1 for i in mapped.data if i.operation.num_qubits == 2 and i.operation.name != "barrier"
     )
-    return {**cost, "device_mapped": True, "compiled_depth": mapped.depth(),
-            "compiled_two_qubit_gates": two_qubit}  # fmt: skip
+    return {
+        **cost,
+        "device_mapped": True,
+        "compiled_depth": mapped.depth(),
+        "compiled_two_qubit_gates": two_qubit,
+    }
 
 
 def _policy_table(

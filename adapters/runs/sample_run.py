@@ -34,9 +34,15 @@ def quantum_backend(hardware: str | Path) -> tuple[Any, QuantumBackend]:
 
 
 def run_sample(
-    *, hardware: str | Path, circuit: str | Path | None, shots: int, seed: int | None,
-    exact: bool, max_file_qubits: int, out: str | Path,
-) -> RunFolder:  # fmt: skip
+    *,
+    hardware: str | Path,
+    circuit: str | Path | None,
+    shots: int,
+    seed: int | None,
+    exact: bool,
+    max_file_qubits: int,
+    out: str | Path,
+) -> RunFolder:
     """Sample every circuit of `circuit` (default: the shipped grover3.qasm) on the
     configured backend; returns the run folder. Nothing is written until the config, the
     circuits and the request are valid; each submitted hardware job is announced (logger
@@ -51,15 +57,26 @@ def run_sample(
         except CapabilityError as err:
             raise CapabilityError(f"{err} (or pass --no-exact to record counts only)") from None
     folder = RunFolder.create(out, "sample")
-    parameters = {"circuit_file": str(circuit_file), "circuits": [c.name for c in circuits],
-                  "shots": shots, "seed": seed, "exact": exact}  # fmt: skip
+    parameters = {
+        "circuit_file": str(circuit_file),
+        "circuits": [c.name for c in circuits],
+        "shots": shots,
+        "seed": seed,
+        "exact": exact,
+    }
     record = provenance("sample", resolved, backend, parameters)
     folder.write_json("provenance.json", record)
     save_qpy(folder.file(CIRCUITS_FILE), circuits)
     start = time.perf_counter()
     with recording_failure(folder, record), backend.session():  # one IBM Batch for the run
-        table = sample(backend, circuits, shots=shots, seed=seed, exact=exact,
-                       journal=JobLog(folder, announce=True))  # fmt: skip
+        table = sample(
+            backend,
+            circuits,
+            shots=shots,
+            seed=seed,
+            exact=exact,
+            journal=JobLog(folder, announce=True),
+        )
     _finish(folder, record, table, wall_time_s=time.perf_counter() - start)
     return folder
 
@@ -97,8 +114,12 @@ def _finish(folder: RunFolder, record: dict[str, Any], table: pa.Table, wall_tim
     figure = counts_figure(table, f"sample on {backend}")
     folder.save_figure("counts.png", figure)
     close_figure(figure)
-    summary = {"circuits": len(set(table["circuit"].to_pylist())),
-               "shots": record["parameters"]["shots"], "outcomes": table.num_rows}  # fmt: skip
-    record.update(status="complete", finished_at=now(), wall_time_s=round(wall_time_s, 6),
-                  summary=summary)  # fmt: skip
+    summary = {
+        "circuits": len(set(table["circuit"].to_pylist())),
+        "shots": record["parameters"]["shots"],
+        "outcomes": table.num_rows,
+    }
+    record.update(
+        status="complete", finished_at=now(), wall_time_s=round(wall_time_s, 6), summary=summary
+    )
     folder.write_json("provenance.json", record)

@@ -78,8 +78,12 @@ class ProcessPool(Executor):
 
         from .lock import watch_parent
 
-        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=watch_parent, initargs=(os.getpid(),))  # fmt: skip
+        return ProcessPoolExecutor(
+            self.workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=watch_parent,
+            initargs=(os.getpid(),),
+        )
 
     def renew(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
@@ -110,9 +114,11 @@ class Dask(Executor):
         self.cluster = None
         if options.address is None:
             self.cluster = LocalCluster(
-                n_workers=options.workers, threads_per_worker=options.threads_per_worker,
-                processes=True, dashboard_address=None,
-            )  # fmt: skip
+                n_workers=options.workers,
+                threads_per_worker=options.threads_per_worker,
+                processes=True,
+                dashboard_address=None,
+            )
             self.client = Client(self.cluster)
         else:
             try:

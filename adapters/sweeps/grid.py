@@ -64,8 +64,11 @@ def load_grid(path: str | Path, method: str) -> tuple[GridFile, list[Item]]:
         raise ConfigError(path, "seeds", "a count ≥ 1, or a list of seeds ≥ 0")
     total = math.prod(len(values) for values in grid.parameters.values()) * seed_count
     if total > MAX_ITEMS:
-        raise ConfigError(path, "parameters", f"{total:,} items; a sweep holds at most "
-                          f"{MAX_ITEMS:,} (split it into several)")  # fmt: skip
+        raise ConfigError(
+            path,
+            "parameters",
+            f"{total:,} items; a sweep holds at most {MAX_ITEMS:,} (split it into several)",
+        )
     both = sorted(set(grid.parameters) & set(grid.fixed))
     if both:
         raise ConfigError(path, "fixed", f"{both} also vary under 'parameters'")

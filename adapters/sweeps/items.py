@@ -18,8 +18,9 @@ from .lock import holds
 from .store import SweepFolder
 
 
-def run_item(out: str, method: str, item: str, parameters: dict[str, Any], token: str
-             ) -> dict[str, Any]:  # fmt: skip
+def run_item(
+    out: str, method: str, item: str, parameters: dict[str, Any], token: str
+) -> dict[str, Any]:
     """Run one item (on a worker) and commit its rows; returns what happened. Failures are
     returned, not raised, so the driver records them with their traceback. `token` is the
     driver's: an item whose driver no longer holds the sweep is neither run nor committed."""
@@ -37,17 +38,24 @@ def run_item(out: str, method: str, item: str, parameters: dict[str, Any], token
         if folder is None:
             folder, how = declared.execute(validated, store.runs(item), None), "executed"
         wall = time.perf_counter() - began
-        context = {"item": item, **parameters,
-                   "run_folder": str(folder.path.relative_to(store.path)),
-                   "wall_time_s": round(wall, 3)}  # fmt: skip
+        context = {
+            "item": item,
+            **parameters,
+            "run_folder": str(folder.path.relative_to(store.path)),
+            "wall_time_s": round(wall, 3),
+        }
         rows = declared.sweep_rows(Run.open(folder.path))
         table = pa.Table.from_pylist([{**context, **_prefixed(row, context)} for row in rows])
         if not holds(store.path, token):
             return {"item": item, "status": "abandoned"}
         store.commit(item, table)
     except Exception as error:  # every failure is recorded by the driver, never dropped
-        return {"item": item, "status": "failed", "error": f"{type(error).__name__}: {error}",
-                "traceback": traceback.format_exc()}  # fmt: skip
+        return {
+            "item": item,
+            "status": "failed",
+            "error": f"{type(error).__name__}: {error}",
+            "traceback": traceback.format_exc(),
+        }
     return {"item": item, "status": "done", "how": how}
 
 

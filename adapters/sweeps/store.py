@@ -69,15 +69,21 @@ class SweepFolder:
                 )
             return True
         if folder.path.exists() and any(p.name != LOCK for p in folder.path.iterdir()):
-            raise SubstratesError(f"{folder.path} is not empty and holds no sweep; choose "
-                                  "another --out")  # fmt: skip
+            raise SubstratesError(
+                f"{folder.path} is not empty and holds no sweep; choose another --out"
+            )
         return False
 
     @classmethod
     def open(
-        cls, path: str | Path, method: str, fingerprint: str, record: dict[str, Any],
-        items: list[Item], held: bool,
-    ) -> SweepFolder:  # fmt: skip
+        cls,
+        path: str | Path,
+        method: str,
+        fingerprint: str,
+        record: dict[str, Any],
+        items: list[Item],
+        held: bool,
+    ) -> SweepFolder:
         """The folder of this sweep: reopened to resume (`held`, from `check`), or created."""
         folder = cls(path)
         if held:
@@ -85,10 +91,16 @@ class SweepFolder:
         for sub in ("items", "failed", "runs", "started"):
             (folder.path / sub).mkdir(parents=True, exist_ok=True)
         items_record = [{"id": item.id, "parameters": item.parameters} for item in items]
-        folder.root.write_json("sweep.json", {
-            "method": method, "fingerprint": fingerprint, "created_at": now(), **record,
-            "items": items_record,
-        })  # fmt: skip
+        folder.root.write_json(
+            "sweep.json",
+            {
+                "method": method,
+                "fingerprint": fingerprint,
+                "created_at": now(),
+                **record,
+                "items": items_record,
+            },
+        )
         return folder
 
     def fragment(self, item: str) -> Path:
@@ -132,20 +144,34 @@ class SweepFolder:
         self.clear_started(item)
 
     def record_failure(self, item: str, error: str, details: str, attempts: int) -> None:
-        RunFolder(self.path / "failed").write_json(f"{item}.json", {
-            "item": item, "error": error, "traceback": details, "attempts": attempts,
-            "failed_at": now(),
-        })  # fmt: skip
+        RunFolder(self.path / "failed").write_json(
+            f"{item}.json",
+            {
+                "item": item,
+                "error": error,
+                "traceback": details,
+                "attempts": attempts,
+                "failed_at": now(),
+            },
+        )
         self.clear_started(item)
 
-    def write_manifest(self, items: list[Item], done: set[str], failed: set[str],
-                       **extra: Any) -> None:  # fmt: skip
+    def write_manifest(
+        self, items: list[Item], done: set[str], failed: set[str], **extra: Any
+    ) -> None:
         """manifest.json from what the driver knows (the fragments stay the truth)."""
         pending = sum(1 for i in items if i.id not in done and i.id not in failed)
-        self.root.write_json("manifest.json", {
-            "updated_at": now(), "items": len(items), "done": sorted(done),
-            "failed": sorted(failed - done), "pending": pending, **extra,
-        })  # fmt: skip
+        self.root.write_json(
+            "manifest.json",
+            {
+                "updated_at": now(),
+                "items": len(items),
+                "done": sorted(done),
+                "failed": sorted(failed - done),
+                "pending": pending,
+                **extra,
+            },
+        )
 
     def combine(self, items: list[Item]) -> pa.Table | None:
         """results.parquet: the fragments of the finished items, in grid order."""

@@ -46,17 +46,25 @@ class SweepReport:
 
 
 def run_sweep(
-    method: str, items: list[Item], *, executor: str | Path, out: str | Path,
-    grid: dict[str, Any], retry_failed: bool = False, progress: Progress | None = None,
+    method: str,
+    items: list[Item],
+    *,
+    executor: str | Path,
+    out: str | Path,
+    grid: dict[str, Any],
+    retry_failed: bool = False,
+    progress: Progress | None = None,
     where: str | Path = "grid",
-) -> SweepReport:  # fmt: skip
+) -> SweepReport:
     """Run the items not yet committed (and, with retry_failed, those that failed). Before
     anything runs, every item's parameters are checked by the method, and the configs and
     files they name are opened; `where` names the grid in those errors. One driver per
     folder: a second one is refused while the first lives."""
     declared = get_method(method)
-    validated = [declared.validated(item.parameters, where=f"{where}: item {item.parameters}: ")
-                 for item in items]  # fmt: skip
+    validated = [
+        declared.validated(item.parameters, where=f"{where}: item {item.parameters}: ")
+        for item in items
+    ]
     check_inputs(declared, items, validated, where)
     config = load_executor_config(executor)
     identity = fingerprint(method, items)
@@ -76,15 +84,24 @@ def run_sweep(
                     pool.renew()  # the pool broke (a worker died): a new one
             store.combine(items)
             tally.write_manifest(finished_at=now())
-    return SweepReport(store, len(items), tally.already_done, tally.how["executed"],
-                       tally.how["collected"], tally.how["reused"], tally.errors)  # fmt: skip
+    return SweepReport(
+        store,
+        len(items),
+        tally.already_done,
+        tally.how["executed"],
+        tally.how["collected"],
+        tally.how["reused"],
+        tally.errors,
+    )
 
 
-def _run(pool: Any, store: SweepFolder, method: str, todo: list[Item], token: str,
-         tally: _Tally) -> list[Item]:  # fmt: skip
+def _run(
+    pool: Any, store: SweepFolder, method: str, todo: list[Item], token: str, tally: _Tally
+) -> list[Item]:
     """Submit `todo`, record each outcome; returns the items lost with a broken pool."""
-    futures = {pool.submit(run_item, str(store.path), method, i.id, i.parameters, token): i
-               for i in todo}  # fmt: skip
+    futures = {
+        pool.submit(run_item, str(store.path), method, i.id, i.parameters, token): i for i in todo
+    }
     lost = []
     for future in pool.completed(futures):
         outcome = _outcome(future)
@@ -104,8 +121,9 @@ def _outcome(future: Any) -> dict[str, Any]:
         return {"status": "failed", "error": f"{type(error).__name__}: {error}", "traceback": ""}
 
 
-def check_inputs(method: Method[Any], items: list[Item], validated: list[Any],
-                 where: str | Path) -> None:  # fmt: skip
+def check_inputs(
+    method: Method[Any], items: list[Item], validated: list[Any], where: str | Path
+) -> None:
     """Open every config and check every file the items name, each distinct value once,
     before any item runs: a bad path is one line now, not a failure per item later."""
     checked: set[tuple[str, str]] = set()
@@ -119,15 +137,17 @@ def check_inputs(method: Method[Any], items: list[Item], validated: list[Any],
             if kind == "config":
                 load_config(value)  # a ConfigError names the file and field
             elif not Path(value).exists():
-                raise SubstratesError(f"{where}: item {item.parameters}: {name} {value}: no "
-                                      "such file or folder")  # fmt: skip
+                raise SubstratesError(
+                    f"{where}: item {item.parameters}: {name} {value}: no such file or folder"
+                )
 
 
 class _Tally:
     """What is done, running and failed; records failures and the manifest as items end."""
 
-    def __init__(self, store: SweepFolder, items: list[Item], retry: bool,
-                 progress: Progress | None) -> None:  # fmt: skip
+    def __init__(
+        self, store: SweepFolder, items: list[Item], retry: bool, progress: Progress | None
+    ) -> None:
         self.store, self.items, self.progress = store, items, progress
         self.done, failed = store.done(), store.failed()  # read once; then kept up to date
         self.todo = [i for i in items if i.id not in self.done and (retry or i.id not in failed)]
@@ -153,9 +173,14 @@ class _Tally:
             if self.store.was_started(item.id):
                 self.crashes[item.id] = self.crashes.get(item.id, 0) + 1
                 if self.crashes[item.id] >= MAX_CRASHES:
-                    self.record(item, {"status": "failed", "traceback": "",
-                                       "error": f"its worker died {MAX_CRASHES} times while "
-                                                "running it"})  # fmt: skip
+                    self.record(
+                        item,
+                        {
+                            "status": "failed",
+                            "traceback": "",
+                            "error": f"its worker died {MAX_CRASHES} times while running it",
+                        },
+                    )
                     continue
                 self.store.clear_started(item.id)
             again.append(item)
@@ -164,8 +189,9 @@ class _Tally:
     def record(self, item: Item, outcome: dict[str, Any]) -> None:
         self.running -= 1
         if outcome["status"] == "abandoned":
-            raise SubstratesError(f"{self.store.path}: another driver took the sweep over; "
-                                  "this one stops")  # fmt: skip
+            raise SubstratesError(
+                f"{self.store.path}: another driver took the sweep over; this one stops"
+            )
         if outcome["status"] == "done":
             self.done.add(item.id)
             # committed meanwhile by an earlier execution still running: a completed run too
@@ -173,8 +199,9 @@ class _Tally:
         else:
             self.attempts[item.id] = self.attempts.get(item.id, 0) + 1
             self.errors[item.id] = outcome["error"]
-            self.store.record_failure(item.id, outcome["error"], outcome["traceback"],
-                                      self.attempts[item.id])  # fmt: skip
+            self.store.record_failure(
+                item.id, outcome["error"], outcome["traceback"], self.attempts[item.id]
+            )
         if time.monotonic() - self.written >= MANIFEST_EVERY_S:
             self.write_manifest()
         self.report()

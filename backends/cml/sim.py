@@ -111,11 +111,16 @@ class SimBackend(CMLSimulatorBackend):
         network, cells = self._network(rng)
         if o.radar is None:
             model = RainFieldModel(
-                size=cells, cell_km=o.cell_km, beta=o.spectrum_slope,
-                wet_fraction=o.wet_fraction, median_mm_h=o.median_rain_mm_h,
-                sigma_log=o.sigma_log, velocity_km_h=o.velocity_km_h,
-                anisotropy=o.anisotropy, orientation_deg=o.orientation_deg,
-            )  # fmt: skip
+                size=cells,
+                cell_km=o.cell_km,
+                beta=o.spectrum_slope,
+                wet_fraction=o.wet_fraction,
+                median_mm_h=o.median_rain_mm_h,
+                sigma_log=o.sigma_log,
+                velocity_km_h=o.velocity_km_h,
+                anisotropy=o.anisotropy,
+                orientation_deg=o.orientation_deg,
+            )
             fields = rain_fields(model, steps, step_min, seed=o.seed, device=self.torch_device)
         else:
             fields = self._radar_fields(network, cells, steps)
@@ -142,13 +147,14 @@ class SimBackend(CMLSimulatorBackend):
         ids = [f"sim{i}" for i in range(len(network.x0))]
         link_dims, dims = ("cml_id", "sublink_id"), ("cml_id", "sublink_id", "time")
         coords = {
-            "cml_id": ids, "sublink_id": [f"sublink_{i}" for i in range(sublinks)],
+            "cml_id": ids,
+            "sublink_id": [f"sublink_{i}" for i in range(sublinks)],
             "time": times.astype("datetime64[ns]"),
             "frequency": (link_dims, network.frequency, {"units": "GHz"}),
             "polarization": (link_dims, network.polarization),
             "length": ("cml_id", network.length, {"units": "km"}),
             **{k: ("cml_id", v) for k, v in network.latlon().items()},
-        }  # fmt: skip
+        }
         dataset = xr.Dataset(
             {
                 "rsl": (dims, rsl.transpose(1, 2, 0), {"units": "dBm"}),
@@ -164,14 +170,20 @@ class SimBackend(CMLSimulatorBackend):
                 "R_path": (dims, averaged.transpose(1, 2, 0), {"units": "mm/h"}),
                 "A_wet_antenna": (dims, wet_antenna.transpose(1, 2, 0), {"units": "dB"}),
                 "baseline": (
-                    dims, (BASE_LOSS_DB + drift).transpose(1, 2, 0),
+                    dims,
+                    (BASE_LOSS_DB + drift).transpose(1, 2, 0),
                     {"units": "dB", "long_name": "tsl − rsl of the dry link (loss + drift)"},
                 ),
             },
-            coords={"time": coords["time"], "y_km": axis, "x_km": axis, "cml_id": ids,
-                    "sublink_id": coords["sublink_id"]},
+            coords={
+                "time": coords["time"],
+                "y_km": axis,
+                "x_km": axis,
+                "cml_id": ids,
+                "sublink_id": coords["sublink_id"],
+            },
             attrs={"origin_lat": network.origin[0], "origin_lon": network.origin[1]},
-        )  # fmt: skip
+        )
         dataset, cleaning = validate(dataset, source=self.name)
         return dataset, cleaning, truth
 
@@ -186,8 +198,9 @@ class SimBackend(CMLSimulatorBackend):
         o = self.options
         path = pycomlink_references()[0] if o.radar == "pycomlink" else o.radar
         times = np.datetime64(o.start, "ns") + np.arange(steps) * np.timedelta64(o.time_step_s, "s")
-        days = np.unique(np.concatenate([times, times[-1:] + np.timedelta64(1, "h")])
-                         .astype("datetime64[D]")).astype(str)  # fmt: skip
+        days = np.unique(
+            np.concatenate([times, times[-1:] + np.timedelta64(1, "h")]).astype("datetime64[D]")
+        ).astype(str)
         try:
             radar = areal_reference(str(path), list(days))
         except CMLDataError as err:
@@ -198,8 +211,10 @@ class SimBackend(CMLSimulatorBackend):
         index = np.searchsorted(frames, times, side="left")
         if times[0] <= frames[0] - interval or index[-1] >= len(frames):
             span = [np.datetime_as_string(t, "m") for t in frames[[0, -1]]]
-            raise SubstratesError(f"cml.sim radar: {o.start} + {o.duration_h:g} h is outside "
-                                  f"the radar's {span[0]} to {span[1]}")  # fmt: skip
+            raise SubstratesError(
+                f"cml.sim radar: {o.start} + {o.duration_h:g} h is outside "
+                f"the radar's {span[0]} to {span[1]}"
+            )
         lat0, lon0 = network.origin  # the network's frame, as network_from_dataset's
         east = (radar["longitudes"].values - lon0) * KM_PER_DEGREE * np.cos(np.radians(lat0))
         north = (radar["latitudes"].values - lat0) * KM_PER_DEGREE

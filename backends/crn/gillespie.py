@@ -22,9 +22,14 @@ from numba import njit
 
 @njit(cache=True)
 def propensity(
-    r: int, n: np.ndarray, offsets: np.ndarray, species: np.ndarray, coefficients: np.ndarray,
-    rates: np.ndarray, volume: float,
-) -> float:  # fmt: skip
+    r: int,
+    n: np.ndarray,
+    offsets: np.ndarray,
+    species: np.ndarray,
+    coefficients: np.ndarray,
+    rates: np.ndarray,
+    volume: float,
+) -> float:
     value = rates[r] * volume
     for e in range(offsets[r], offsets[r + 1]):
         count = n[species[e]]
@@ -125,10 +130,19 @@ def _fire(r: int, times: int, n: np.ndarray, reactant: tuple, product: tuple) ->
 
 @njit(cache=True)
 def gillespie(
-    n: np.ndarray, reactant: tuple, product: tuple, rates: np.ndarray, volume: float,
-    t_end: float, t_average: float, record: np.ndarray, seed: int, dependents: tuple,
-    net: tuple, epsilon: float,
-) -> tuple:  # fmt: skip
+    n: np.ndarray,
+    reactant: tuple,
+    product: tuple,
+    rates: np.ndarray,
+    volume: float,
+    t_end: float,
+    t_average: float,
+    record: np.ndarray,
+    seed: int,
+    dependents: tuple,
+    net: tuple,
+    epsilon: float,
+) -> tuple:
     """Run to t_end, writing the counts at the times in record[:, 0] into record[:, 1:];
     returns (reactions fired, ∫ counts dt over [t_average, t_end]). `epsilon` > 0 leaps
     (tau-leaping with that bound on relative change); 0 is exact."""
@@ -206,8 +220,15 @@ def gillespie(
 
 
 @njit(cache=True)
-def _leap_length(n: np.ndarray, tree: np.ndarray, leaves: int, net: tuple, order: np.ndarray,
-                 epsilon: float, reactions: int) -> float:  # fmt: skip
+def _leap_length(
+    n: np.ndarray,
+    tree: np.ndarray,
+    leaves: int,
+    net: tuple,
+    order: np.ndarray,
+    epsilon: float,
+    reactions: int,
+) -> float:
     """τ of Cao, Gillespie & Petzold (2006), eq. 33, over the reactant species."""
     n_off, n_sp, n_ch = net
     mean = np.zeros(len(n))

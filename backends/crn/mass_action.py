@@ -10,9 +10,13 @@ from numba import njit
 
 @njit(cache=True)
 def _rates(
-    x: np.ndarray, offsets: np.ndarray, species: np.ndarray, coefficients: np.ndarray,
-    constants: np.ndarray, out: np.ndarray,
-) -> None:  # fmt: skip
+    x: np.ndarray,
+    offsets: np.ndarray,
+    species: np.ndarray,
+    coefficients: np.ndarray,
+    constants: np.ndarray,
+    out: np.ndarray,
+) -> None:
     for r in range(len(constants)):
         value = constants[r]
         for e in range(offsets[r], offsets[r + 1]):
@@ -22,9 +26,13 @@ def _rates(
 
 @njit(cache=True)
 def _rate_derivatives(
-    x: np.ndarray, offsets: np.ndarray, species: np.ndarray, coefficients: np.ndarray,
-    constants: np.ndarray, out: np.ndarray,
-) -> None:  # fmt: skip
+    x: np.ndarray,
+    offsets: np.ndarray,
+    species: np.ndarray,
+    coefficients: np.ndarray,
+    constants: np.ndarray,
+    out: np.ndarray,
+) -> None:
     for r in range(len(constants)):
         for e in range(offsets[r], offsets[r + 1]):
             value = constants[r] * coefficients[e] * x[species[e]] ** (coefficients[e] - 1)

@@ -46,19 +46,30 @@ class OdeBackend(CRNBackend):
     def capabilities(self) -> CRNCapabilities:
         return CRNCapabilities(stochastic=False, batched=False)
 
-    def _solve(self, model: Any, start: np.ndarray, span: tuple[float, float],
-               times: np.ndarray | None = None) -> Any:  # fmt: skip
+    def _solve(
+        self,
+        model: Any,
+        start: np.ndarray,
+        span: tuple[float, float],
+        times: np.ndarray | None = None,
+    ) -> Any:
         """Integrate `model` (a MassAction) from `start` over `span`."""
         from scipy.integrate import solve_ivp
 
         solution = solve_ivp(
-            lambda _, x: model.derivative(x), span, start, method=self.options.method,
-            jac=lambda _, x: model.jacobian(x), rtol=self.options.rtol, atol=self.options.atol,
+            lambda _, x: model.derivative(x),
+            span,
+            start,
+            method=self.options.method,
+            jac=lambda _, x: model.jacobian(x),
+            rtol=self.options.rtol,
+            atol=self.options.atol,
             t_eval=times,
-        )  # fmt: skip
+        )
         if not solution.success:
-            raise SubstratesError(f"crn.ode: the {self.options.method} solver failed: "
-                                  f"{solution.message}")  # fmt: skip
+            raise SubstratesError(
+                f"crn.ode: the {self.options.method} solver failed: {solution.message}"
+            )
         return solution
 
     def _simulate(self, network: ReactionNetwork, times: np.ndarray) -> np.ndarray:

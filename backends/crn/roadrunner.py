@@ -168,23 +168,30 @@ class RoadRunnerBackend(CRNBackend):
             try:
                 runner.steadyState()
             except RuntimeError as err:
-                raise SubstratesError(f"crn.roadrunner: steady-state solver failed: {err}"
-                                      ) from None  # fmt: skip
+                raise SubstratesError(
+                    f"crn.roadrunner: steady-state solver failed: {err}"
+                ) from None
             x[loaded.order] = runner.model.getFloatingSpeciesConcentrations()
             speed = largest_rate(network, x)
             if speed < tolerance:
                 break
         else:
-            raise SubstratesError(f"crn.roadrunner: steady state with max |dx/dt| = {speed:.2e} "
-                                  f"> {tolerance:g}")  # fmt: skip
+            raise SubstratesError(
+                f"crn.roadrunner: steady state with max |dx/dt| = {speed:.2e} > {tolerance:g}"
+            )
         return SteadyState(x, self.options.presimulation_time, speed)
 
 
 def _structure(network: ReactionNetwork) -> bytes:
     """A digest of the network's species count and reactions (not rates or initial state)."""
     digest = hashlib.blake2b(str(len(network.species)).encode(), digest_size=16)
-    for array in (network.reactant_offsets, network.reactant_species,
-                  network.reactant_coefficients, network.product_offsets,
-                  network.product_species, network.product_coefficients):  # fmt: skip
+    for array in (
+        network.reactant_offsets,
+        network.reactant_species,
+        network.reactant_coefficients,
+        network.product_offsets,
+        network.product_species,
+        network.product_coefficients,
+    ):
         digest.update(np.ascontiguousarray(array, dtype=np.int64).tobytes())
     return digest.digest()

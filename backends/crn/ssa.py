@@ -53,23 +53,36 @@ class SsaBackend(CRNBackend):
     def _counts(self, network: ReactionNetwork) -> np.ndarray:
         return np.rint(np.asarray(network.initial) * self.options.volume).astype(np.int64)
 
-    def _run(self, network: ReactionNetwork, t_end: float, t_average: float, times: np.ndarray
-             ) -> tuple[np.ndarray, np.ndarray, int]:  # fmt: skip
+    def _run(
+        self, network: ReactionNetwork, t_end: float, t_average: float, times: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, int]:
         from .gillespie import dependencies, gillespie, net_changes
 
         record = np.zeros((len(times), len(network.species) + 1))
         record[:, 0] = times
         n = self._counts(network)
-        reactant = (network.reactant_offsets, network.reactant_species,
-                    network.reactant_coefficients)  # fmt: skip
+        reactant = (
+            network.reactant_offsets,
+            network.reactant_species,
+            network.reactant_coefficients,
+        )
         product = (network.product_offsets, network.product_species, network.product_coefficients)
         epsilon = self.options.epsilon if self.options.method == "tau_leap" else 0.0
         net = net_changes(reactant, product, len(network.species))
         events, integral = gillespie(
-            n, reactant, product, np.asarray(network.rates, dtype=float), self.options.volume,
-            t_end, t_average, record, self.options.seed,
-            dependencies(reactant, net, len(network.species)), net, epsilon,
-        )  # fmt: skip
+            n,
+            reactant,
+            product,
+            np.asarray(network.rates, dtype=float),
+            self.options.volume,
+            t_end,
+            t_average,
+            record,
+            self.options.seed,
+            dependencies(reactant, net, len(network.species)),
+            net,
+            epsilon,
+        )
         return record[:, 1:] / self.options.volume, integral, events
 
     def _simulate(self, network: ReactionNetwork, times: np.ndarray) -> np.ndarray:

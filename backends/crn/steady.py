@@ -108,8 +108,13 @@ class Rest:
     steps: int
 
 
-def steady_state(model: Any, start: np.ndarray, tolerance: float, max_steps: int = 2000,
-                 laws: Conservation | None = None) -> Rest | None:  # fmt: skip
+def steady_state(
+    model: Any,
+    start: np.ndarray,
+    tolerance: float,
+    max_steps: int = 2000,
+    laws: Conservation | None = None,
+) -> Rest | None:
     """Continuation then Newton from `start` (model: MassAction) until max |f| < tolerance;
     None when it gives up after `max_steps` (the caller integrates instead)."""
     from scipy.sparse import identity, vstack

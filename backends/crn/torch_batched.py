@@ -93,8 +93,13 @@ class MassActionTorch:
         before = torch.cumprod(
             torch.cat([torch.ones_like(terms[..., :1]), terms[..., :-1]], -1), -1
         )
-        after = torch.flip(torch.cumprod(torch.flip(torch.cat(
-            [terms[..., 1:], torch.ones_like(terms[..., :1])], -1), [-1]), -1), [-1])  # fmt: skip
+        after = torch.flip(
+            torch.cumprod(
+                torch.flip(torch.cat([terms[..., 1:], torch.ones_like(terms[..., :1])], -1), [-1]),
+                -1,
+            ),
+            [-1],
+        )
         padded = torch.cat([x, torch.ones_like(x[:, :1])], dim=1)
         base = padded[:, self.index]
         own = torch.where(self.power > 0, self.power * base ** (self.power - 1), 0.0)
@@ -129,22 +134,29 @@ class TorchBackend(TorchDeviceOption, CRNBackend):
         import torch
 
         start = np.atleast_2d(network.initial if initial is None else initial)
-        return torch.as_tensor(start, dtype=getattr(torch, self.options.dtype),
-                               device=self.options.device)  # fmt: skip
+        return torch.as_tensor(
+            start, dtype=getattr(torch, self.options.dtype), device=self.options.device
+        )
 
     def steady_states(
-        self, network: ReactionNetwork, initial: np.ndarray | None = None,
-        rates: np.ndarray | None = None, tolerance: float = 1e-12,
-    ) -> np.ndarray:  # fmt: skip
+        self,
+        network: ReactionNetwork,
+        initial: np.ndarray | None = None,
+        rates: np.ndarray | None = None,
+        tolerance: float = 1e-12,
+    ) -> np.ndarray:
         """Steady states from each row of `initial` (batch, species), optionally with one
         rate vector per row (batch, reactions): (batch, species)."""
         self.validate(network, tolerance=tolerance)
         return self._steady_states(network, initial, rates, tolerance)
 
     def _steady_states(
-        self, network: ReactionNetwork, initial: np.ndarray | None, rates: np.ndarray | None,
+        self,
+        network: ReactionNetwork,
+        initial: np.ndarray | None,
+        rates: np.ndarray | None,
         tolerance: float,
-    ) -> np.ndarray:  # fmt: skip
+    ) -> np.ndarray:
         import torch
 
         model, x = self._model(network), self._batch(network, initial)
@@ -212,10 +224,15 @@ class TorchBackend(TorchDeviceOption, CRNBackend):
         return torch.stack(out, dim=1).cpu().numpy()
 
 
-_A = [[], [1 / 5], [3 / 40, 9 / 40], [44 / 45, -56 / 15, 32 / 9],
-      [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729],
-      [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656],
-      [35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84]]  # fmt: skip
+_A = [
+    [],
+    [1 / 5],
+    [3 / 40, 9 / 40],
+    [44 / 45, -56 / 15, 32 / 9],
+    [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729],
+    [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656],
+    [35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84],
+]
 _B5 = [35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0]
 _B4 = [5179 / 57600, 0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40]
 

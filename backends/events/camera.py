@@ -18,8 +18,10 @@ from ..base import BackendOptions, Unavailability
 from .base import EventsBackend, EventsCapabilities
 
 Driver = Literal["dv-processing", "neuromorphic-drivers"]
-MODULES: dict[str, str] = {"dv-processing": "dv_processing",
-                           "neuromorphic-drivers": "neuromorphic_drivers"}  # fmt: skip
+MODULES: dict[str, str] = {
+    "dv-processing": "dv_processing",
+    "neuromorphic-drivers": "neuromorphic_drivers",
+}
 """The module each driver imports."""
 
 
@@ -53,8 +55,13 @@ def attached_cameras(driver: Driver = "dv-processing") -> list[str]:
     return [device.serial for device in listed if device.serial is not None]
 
 
-def windows(batches: Iterable[np.ndarray | None], width: int, height: int, window_us: int,
-            limit_us: int | None) -> Iterator[Events]:  # fmt: skip
+def windows(
+    batches: Iterable[np.ndarray | None],
+    width: int,
+    height: int,
+    window_us: int,
+    limit_us: int | None,
+) -> Iterator[Events]:
     """Consecutive `window_us` windows of a stream of time-ordered event batches (None: no
     events yet), from the first event on, until `limit_us` µs of stream time or the stream
     ends (its last window then holds what remains)."""
@@ -130,11 +137,11 @@ class CameraBackend(EventsBackend):
             return Unavailability("no-device", f"no camera can be reached: {error}")
         wanted = getattr(options, "serial", None)
         if not serials:
-            return Unavailability("no-device", f"no camera attached ({driver} found none on "
-                                  "USB)")  # fmt: skip
+            return Unavailability("no-device", f"no camera attached ({driver} found none on USB)")
         if wanted is not None and wanted not in serials:
-            return Unavailability("no-device", f"camera {wanted} is not attached; attached: "
-                                  f"{', '.join(serials)}")  # fmt: skip
+            return Unavailability(
+                "no-device", f"camera {wanted} is not attached; attached: {', '.join(serials)}"
+            )
         return None
 
     @cached_property
@@ -159,7 +166,10 @@ class CameraBackend(EventsBackend):
 
     def _packets(self, window_us: int, limit_us: int | None) -> Iterator[Events]:
         """Windows of the live stream for `limit_us` µs of camera time."""
-        batches = (dv_batches(self.camera) if self.options.driver == "dv-processing"
-                   else nd_batches(self.camera))  # fmt: skip
+        batches = (
+            dv_batches(self.camera)
+            if self.options.driver == "dv-processing"
+            else nd_batches(self.camera)
+        )
         caps = self.capabilities
         yield from windows(batches, caps.width, caps.height, window_us, limit_us)

@@ -31,12 +31,20 @@ class DVSParams(BaseModel):
 
 
 PRESETS: dict[str, DVSParams] = {
-    "clean": DVSParams.model_validate({"threshold_sigma": 0.02, "cutoff_hz": 0, "leak_hz": 0,
-                                       "shot_noise_hz": 0, "refractory_us": 0}),
-    "noisy": DVSParams.model_validate({"threshold_sigma": 0.05, "cutoff_hz": 30,
-                                       "leak_hz": 0.1, "shot_noise_hz": 5}),
+    "clean": DVSParams.model_validate(
+        {
+            "threshold_sigma": 0.02,
+            "cutoff_hz": 0,
+            "leak_hz": 0,
+            "shot_noise_hz": 0,
+            "refractory_us": 0,
+        }
+    ),
+    "noisy": DVSParams.model_validate(
+        {"threshold_sigma": 0.05, "cutoff_hz": 30, "leak_hz": 0.1, "shot_noise_hz": 5}
+    ),
     "default": DVSParams.model_validate({}),
-}  # fmt: skip
+}
 """clean: an ideal sensor (v2e's `--dvs_params clean`); noisy: v2e's `noisy`; default: the
 v2e command line's defaults."""
 

@@ -39,8 +39,27 @@ THREADS = 256
 
 
 @cuda.jit
-def _interval(frame0, frame1, level0, level1, chance, when, polarity, lp, base, theta_on,
-              theta_off, fall_per_s, last_us, scalars, xs, ys, ts, ps, count):  # fmt: skip
+def _interval(
+    frame0,
+    frame1,
+    level0,
+    level1,
+    chance,
+    when,
+    polarity,
+    lp,
+    base,
+    theta_on,
+    theta_off,
+    fall_per_s,
+    last_us,
+    scalars,
+    xs,
+    ys,
+    ts,
+    ps,
+    count,
+):
     """One frame interval for every pixel; scalars = (t0, t1, 2π·f_c, 2π·f_c·Δt_s,
     filter_step, shot_noise_hz·Δt_s, refractory_us). Events go to xs/ys/ts/ps at slots
     taken from count[0]; slots past the buffers are counted, not written."""
@@ -115,8 +134,9 @@ def _interval(frame0, frame1, level0, level1, chance, when, polarity, lp, base, 
     last_us[y, x] = last
 
 
-def simulate(frames: np.ndarray, times_us: np.ndarray, params: DVSParams, seed: int
-             ) -> tuple[np.ndarray, ...]:  # fmt: skip
+def simulate(
+    frames: np.ndarray, times_us: np.ndarray, params: DVSParams, seed: int
+) -> tuple[np.ndarray, ...]:
     """(x, y, t, p) of every event of the frames (T, H, W) in DN at times_us (µs), with
     the same draws as `events.sim`; one kernel launch per frame interval (two when the
     events outgrow the buffer: the interval is then run again from its saved state)."""
@@ -145,17 +165,41 @@ def simulate(frames: np.ndarray, times_us: np.ndarray, params: DVSParams, seed: 
         frame1, level1 = up(frames[k]), up(step.level1)
         noise = step.noise
         chance, when, polarity = up(noise.chance), up(noise.when), up(noise.polarity)
-        scalars = up(np.array([
-            step.t0, step.t1, omega, 2 * math.pi * params.cutoff_hz * step.dt_s,
-            params.filter_step, params.shot_noise_hz * step.dt_s, params.refractory_us,
-        ]))  # fmt: skip
+        scalars = up(
+            np.array(
+                [
+                    step.t0,
+                    step.t1,
+                    omega,
+                    2 * math.pi * params.cutoff_hz * step.dt_s,
+                    params.filter_step,
+                    params.shot_noise_hz * step.dt_s,
+                    params.refractory_us,
+                ]
+            )
+        )
         for saved, live in zip(kept, (lp, base, last), strict=True):
             saved.copy_to_device(live)
         while True:
             count.copy_to_device(np.zeros(1, np.int64))
-            _interval[blocks, THREADS](frame0, frame1, level0, level1, chance, when, polarity,
-                                       lp, base, theta_on, theta_off, fall, last, scalars,
-                                       *buffers, count)  # fmt: skip
+            _interval[blocks, THREADS](
+                frame0,
+                frame1,
+                level0,
+                level1,
+                chance,
+                when,
+                polarity,
+                lp,
+                base,
+                theta_on,
+                theta_off,
+                fall,
+                last,
+                scalars,
+                *buffers,
+                count,
+            )
             n = int(count.copy_to_host()[0])
             if n <= room:
                 break
@@ -173,5 +217,9 @@ def simulate(frames: np.ndarray, times_us: np.ndarray, params: DVSParams, seed: 
 
 def _buffers(room: int) -> tuple[Any, ...]:
     """Device buffers for `room` events: x, y (int32), t (float64 µs), p (int8)."""
-    return (cuda.device_array(room, np.int32), cuda.device_array(room, np.int32),
-            cuda.device_array(room, np.float64), cuda.device_array(room, np.int8))  # fmt: skip
+    return (
+        cuda.device_array(room, np.int32),
+        cuda.device_array(room, np.int32),
+        cuda.device_array(room, np.float64),
+        cuda.device_array(room, np.int8),
+    )

@@ -96,8 +96,9 @@ class IntervalNoise:
         return cls(rng.random(shape), rng.random(shape), rng.random(shape))
 
 
-def interval_noise(rng: np.random.Generator, frame: np.ndarray, params: DVSParams,
-                   dt_s: float) -> tuple[IntervalNoise, np.ndarray]:  # fmt: skip
+def interval_noise(
+    rng: np.random.Generator, frame: np.ndarray, params: DVSParams, dt_s: float
+) -> tuple[IntervalNoise, np.ndarray]:
     """This interval's draws and per-pixel shot-noise probability (no draws, probability 0,
     when the model has no shot noise)."""
     shape = np.shape(frame)
@@ -109,8 +110,9 @@ def interval_noise(rng: np.random.Generator, frame: np.ndarray, params: DVSParam
     )
 
 
-def substeps(bright0: np.ndarray, bright1: np.ndarray, params: DVSParams, dt_s: float
-             ) -> np.ndarray:  # fmt: skip
+def substeps(
+    bright0: np.ndarray, bright1: np.ndarray, params: DVSParams, dt_s: float
+) -> np.ndarray:
     """Sub-steps of each pixel in an interval of dt_s seconds: enough that 2π·f_c·b·h stays
     within `filter_step` (1 everywhere when the filter is off: lp = L is linear already)."""
     if params.cutoff_hz == 0:
@@ -137,8 +139,9 @@ class Interval:
     shot: np.ndarray
 
 
-def start(frames: np.ndarray, times_us: np.ndarray, params: DVSParams, seed: int
-          ) -> tuple[PixelState, Iterator[Interval]]:  # fmt: skip
+def start(
+    frames: np.ndarray, times_us: np.ndarray, params: DVSParams, seed: int
+) -> tuple[PixelState, Iterator[Interval]]:
     """The initial state and every interval's inputs, with the random numbers drawn in the
     one order all implementations share (so the CPU, GPU and reference tiers agree)."""
     rng = np.random.default_rng(seed)
@@ -159,9 +162,32 @@ def start(frames: np.ndarray, times_us: np.ndarray, params: DVSParams, seed: int
 
 
 @njit(parallel=True, cache=True)
-def _interval(level0, level1, bright0, bright1, steps, omega, shot, noise_chance, noise_when,
-              noise_polarity, lp, base, theta_on, theta_off, fall_per_s, last_us, t0, t1,
-              refractory, xs, ys, ts, ps, counts):  # fmt: skip
+def _interval(
+    level0,
+    level1,
+    bright0,
+    bright1,
+    steps,
+    omega,
+    shot,
+    noise_chance,
+    noise_when,
+    noise_polarity,
+    lp,
+    base,
+    theta_on,
+    theta_off,
+    fall_per_s,
+    last_us,
+    t0,
+    t1,
+    refractory,
+    xs,
+    ys,
+    ts,
+    ps,
+    counts,
+):
     """Advance every pixel over (t0, t1] µs, rows in parallel; row y writes its events to
     row y of xs/ys/ts/ps (rows × room) and its count to counts[y], which may exceed the
     room (the events past it are not written; the caller then restores the state and runs
@@ -226,8 +252,9 @@ def _interval(level0, level1, bright0, bright1, steps, omega, shot, noise_chance
         counts[y] = n
 
 
-def run_interval(step: Interval, state: PixelState, params: DVSParams,
-                 room: int) -> tuple[tuple[np.ndarray, ...], int]:  # fmt: skip
+def run_interval(
+    step: Interval, state: PixelState, params: DVSParams, room: int
+) -> tuple[tuple[np.ndarray, ...], int]:
     """One interval on the CPU (numba, rows in parallel): the events as (x, y, t, p)
     arrays and the most events a row had; the state advanced. `room` (events a row) sizes
     the buffers; if a row has more, the interval is run again with room for it."""
@@ -241,10 +268,32 @@ def run_interval(step: Interval, state: PixelState, params: DVSParams,
         xs, ys = np.empty((rows, room), np.int64), np.empty((rows, room), np.int64)
         ts, ps = np.empty((rows, room), np.float64), np.empty((rows, room), np.int64)
         noise = step.noise
-        _interval(step.level0, step.level1, step.bright0, step.bright1, step.steps, omega,
-                  step.shot, noise.chance, noise.when, noise.polarity, state.lp, state.base,
-                  state.theta_on, state.theta_off, fall, state.last_us, step.t0, step.t1,
-                  params.refractory_us, xs, ys, ts, ps, counts)  # fmt: skip
+        _interval(
+            step.level0,
+            step.level1,
+            step.bright0,
+            step.bright1,
+            step.steps,
+            omega,
+            step.shot,
+            noise.chance,
+            noise.when,
+            noise.polarity,
+            state.lp,
+            state.base,
+            state.theta_on,
+            state.theta_off,
+            fall,
+            state.last_us,
+            step.t0,
+            step.t1,
+            params.refractory_us,
+            xs,
+            ys,
+            ts,
+            ps,
+            counts,
+        )
         most = int(counts.max(initial=0))
         if most <= room:
             written = np.arange(room) < counts[:, None]
@@ -253,8 +302,9 @@ def run_interval(step: Interval, state: PixelState, params: DVSParams,
         room = most
 
 
-def reference_interval(step: Interval, state: PixelState, params: DVSParams
-                       ) -> list[tuple[int, int, float, int]]:  # fmt: skip
+def reference_interval(
+    step: Interval, state: PixelState, params: DVSParams
+) -> list[tuple[int, int, float, int]]:
     """The same interval as `_interval`, pixel by pixel in plain Python (the benchmark's
     anchor and the tests' reference)."""
     events: list[tuple[int, int, float, int]] = []
@@ -285,8 +335,10 @@ def reference_interval(step: Interval, state: PixelState, params: DVSParams
                 if not noisy:
                     end = q + fall
                     slope = end - p
-                    for sign, theta in ((1, float(state.theta_on[y, x])),
-                                        (-1, float(state.theta_off[y, x]))):  # fmt: skip
+                    for sign, theta in (
+                        (1, float(state.theta_on[y, x])),
+                        (-1, float(state.theta_off[y, x])),
+                    ):
                         while sign * (end - ref) >= theta:
                             ref += sign * theta
                             moving = slope > 0 if sign > 0 else slope < 0

@@ -105,6 +105,7 @@ class SimBackend(EventSimulatorBackend):
                 keep = max(2, int(np.searchsorted(times, times[0] + limit_us, side="right")))
                 frames, times = frames[:keep], times[:keep]
         else:
-            frames, times = drifting_texture(o.width, o.height, (limit_us or 1_000_000) * 1e-6,
-                                             o.velocity_px_s, seed=o.seed)  # fmt: skip
+            frames, times = drifting_texture(
+                o.width, o.height, (limit_us or 1_000_000) * 1e-6, o.velocity_px_s, seed=o.seed
+            )
         yield from self.simulate(frames, times).windows(duration_us=window_us)

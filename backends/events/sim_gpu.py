@@ -39,8 +39,10 @@ class SimGpuOptions(SimOptions):
     def _fused_needs_cuda(self) -> SimGpuOptions:
         simulator = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
         if self.fused and self.device == "cpu" and not simulator:
-            raise ValueError("kernel: fused runs on CUDA (on the CPU only under numba's CUDA "
-                             "simulator, NUMBA_ENABLE_CUDASIM=1); use kernel: torch")  # fmt: skip
+            raise ValueError(
+                "kernel: fused runs on CUDA (on the CPU only under numba's CUDA "
+                "simulator, NUMBA_ENABLE_CUDASIM=1); use kernel: torch"
+            )
         return self
 
 
@@ -62,9 +64,12 @@ class SimGpuBackend(TorchDeviceOption, SimBackend):
         from numba import config, cuda
 
         if not getattr(config, "ENABLE_CUDASIM", 0) and not cuda.is_available():
-            return Unavailability("missing-package", "numba cannot use the GPU (no CUDA "
-                                  "driver or NVVM for numba.cuda): install numba-cuda, or "
-                                  "use kernel: torch")  # fmt: skip
+            return Unavailability(
+                "missing-package",
+                "numba cannot use the GPU (no CUDA "
+                "driver or NVVM for numba.cuda): install numba-cuda, or "
+                "use kernel: torch",
+            )
         return None
 
     def _run(self, frames: np.ndarray, times: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -91,13 +96,13 @@ class SimGpuBackend(TorchDeviceOption, SimBackend):
         theta_on, theta_off = on_device(state.theta_on), on_device(state.theta_off)
         fall_per_s, last = on_device(pm.leak_rate(state, params)), on_device(state.last_us)
         height, width = frames.shape[1:]
-        xs, ys = torch.meshgrid(torch.arange(width, device=device),
-                                torch.arange(height, device=device), indexing="xy")  # fmt: skip
+        xs, ys = torch.meshgrid(
+            torch.arange(width, device=device), torch.arange(height, device=device), indexing="xy"
+        )
         found: list[Any] = []
 
         def emit(mask: Any, t: Any, polarity: Any) -> None:
-            found.append(torch.stack([xs[mask], ys[mask], t[mask].long(),
-                                      polarity[mask].long()]))  # fmt: skip
+            found.append(torch.stack([xs[mask], ys[mask], t[mask].long(), polarity[mask].long()]))
 
         for step in intervals:
             t0, t1, noise = step.t0, step.t1, step.noise

@@ -9,9 +9,18 @@ from __future__ import annotations
 import numpy as np
 
 
-def baseline_uv(samples: int, channels: int, sampling_hz: float, *, offset_uv: float,
-                drift_uv: float, drift_hz: float, line_uv: float, line_hz: float,
-                rng: np.random.Generator) -> np.ndarray:  # fmt: skip
+def baseline_uv(
+    samples: int,
+    channels: int,
+    sampling_hz: float,
+    *,
+    offset_uv: float,
+    drift_uv: float,
+    drift_hz: float,
+    line_uv: float,
+    line_hz: float,
+    rng: np.random.Generator,
+) -> np.ndarray:
     """(samples, channels) float32 µV: per channel a DC offset drawn uniformly in
     ±offset_uv; a drift of amplitude drift_uv at drift_hz with a random phase per channel;
     mains interference at line_hz (common phase, as from one source) whose amplitude is
@@ -36,9 +45,17 @@ def baseline_uv(samples: int, channels: int, sampling_hz: float, *, offset_uv: f
     return out
 
 
-def artefact_uv(currents_ua: np.ndarray, positions_um: np.ndarray, samples: int,
-                sampling_hz: float, *, uv_per_ua: float, length_um: float, decay_ms: float,
-                pulse_ms: float) -> np.ndarray:  # fmt: skip
+def artefact_uv(
+    currents_ua: np.ndarray,
+    positions_um: np.ndarray,
+    samples: int,
+    sampling_hz: float,
+    *,
+    uv_per_ua: float,
+    length_um: float,
+    decay_ms: float,
+    pulse_ms: float,
+) -> np.ndarray:
     """(samples, channels) float32 µV from a pulse's start: what one pulse of
     `currents_ua` (channels,) on the array leaves on every electrode. Channel c's level is
     uv_per_ua · Σ_e I_e / (1 + d_ce / length_um) (d_ce the distance between electrodes, µm),

@@ -128,14 +128,16 @@ class MEABackend(Backend):
         if stimulation is None:
             raise CapabilityError("no stimulation given")
         for k in range(len(stimulation)):
-            for electrode, current in zip(stimulation.electrodes[k], stimulation.currents(k),
-                                          strict=True):  # fmt: skip
+            for electrode, current in zip(
+                stimulation.electrodes[k], stimulation.currents(k), strict=True
+            ):
                 if not 0 <= electrode < caps.channels:
                     raise CapabilityError(f"stimulation event {k}: no electrode {electrode}")
                 if caps.max_current_ua is not None and abs(current) > caps.max_current_ua:
                     raise CapabilityError(
                         f"stimulation event {k}: {current:g} µA on electrode {electrode} is "
-                        f"outside the model's ±{caps.max_current_ua:g} µA")  # fmt: skip
+                        f"outside the model's ±{caps.max_current_ua:g} µA"
+                    )
 
     def validate_positions(self, positions_um: np.ndarray) -> None:
         """Raise CapabilityError unless this source models cells and `positions_um` is a
@@ -144,8 +146,9 @@ class MEABackend(Backend):
             raise CapabilityError(f"{self.name} plays back a recording; it simulates no cells")
         positions = np.asarray(positions_um, dtype=float)
         if positions.ndim != 2 or positions.shape[1] not in (2, 3) or len(positions) == 0:
-            raise CapabilityError(f"electrode positions must be (channels, 2), got "
-                                  f"{positions.shape}")  # fmt: skip
+            raise CapabilityError(
+                f"electrode positions must be (channels, 2), got {positions.shape}"
+            )
         if not np.isfinite(positions).all():
             raise CapabilityError("electrode positions must be finite (µm)")
 

@@ -105,8 +105,15 @@ def rgc(axon_um: float = 600.0, axon_compartment_um: float = 20.0) -> Morphology
         ends.append(ais_end + axon_compartment_um * (k + 1) * x)
         radius.append(0.5)
     kind = np.array([0] + [1] * 8 + [2] * 4 + [3] * n_axon)
-    return Morphology((-1, 0, 0, 0, 3), (1, 4, 4, 4, n_axon), np.array(starts), np.array(ends),
-                      np.array(radius), kind == 3, kind == 2)  # fmt: skip
+    return Morphology(
+        (-1, 0, 0, 0, 3),
+        (1, 4, 4, 4, n_axon),
+        np.array(starts),
+        np.array(ends),
+        np.array(radius),
+        kind == 3,
+        kind == 2,
+    )
 
 
 def placed(morphology: Morphology, theta: Any) -> tuple[Any, Any]:

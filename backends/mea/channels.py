@@ -21,10 +21,14 @@ class TemperatureHH(HH):
         self.celsius = celsius
         self.rate_factor = Q10 ** ((celsius - REFERENCE_CELSIUS) / 10)
 
-    def update_states(self, states: dict[str, Any], dt: float, v: Any,
-                      params: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+    def update_states(
+        self, states: dict[str, Any], dt: float, v: Any, params: dict[str, Any]
+    ) -> dict[str, Any]:
         prefix, k = self._name, self.rate_factor
         gates = {"m": self.m_gate, "h": self.h_gate, "n": self.n_gate}
-        return {f"{prefix}_{g}": solve_gate_exponential(states[f"{prefix}_{g}"], dt,
-                                                        *(k * r for r in rates(v)))
-                for g, rates in gates.items()}  # fmt: skip
+        return {
+            f"{prefix}_{g}": solve_gate_exponential(
+                states[f"{prefix}_{g}"], dt, *(k * r for r in rates(v))
+            )
+            for g, rates in gates.items()
+        }

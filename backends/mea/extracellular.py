@@ -28,18 +28,27 @@ SIGMA_S_PER_M = 0.3
 
 
 def point_source(
-    currents_na: np.ndarray, sources_um: np.ndarray, electrodes_um: np.ndarray,
-    sigma: float = SIGMA_S_PER_M, insulating_plane: bool = True,
-) -> np.ndarray:  # fmt: skip
+    currents_na: np.ndarray,
+    sources_um: np.ndarray,
+    electrodes_um: np.ndarray,
+    sigma: float = SIGMA_S_PER_M,
+    insulating_plane: bool = True,
+) -> np.ndarray:
     """(electrodes,) µV from point currents at `sources_um` (n, 3) and electrodes (m, 3)."""
     d = np.linalg.norm(electrodes_um[:, None] - sources_um[None], axis=-1)
     factor = 2.0 if insulating_plane else 1.0
     return factor * 1e3 * (currents_na[None] / (4 * np.pi * sigma * d)).sum(axis=1)
 
 
-def line_source_matrix(starts_um: np.ndarray, ends_um: np.ndarray, electrodes_um: np.ndarray,
-                       radius_um: np.ndarray | float = 1.0, sigma: float = SIGMA_S_PER_M,
-                       insulating_plane: bool = True, xp: Any = np) -> Any:  # fmt: skip
+def line_source_matrix(
+    starts_um: np.ndarray,
+    ends_um: np.ndarray,
+    electrodes_um: np.ndarray,
+    radius_um: np.ndarray | float = 1.0,
+    sigma: float = SIGMA_S_PER_M,
+    insulating_plane: bool = True,
+    xp: Any = np,
+) -> Any:
     """(electrodes, segments) µV per nA: the potential at each electrode of 1 nA spread
     along each segment; multiply by the segments' currents (nA) for the potentials."""
     axis = ends_um - starts_um
@@ -54,8 +63,13 @@ def line_source_matrix(starts_um: np.ndarray, ends_um: np.ndarray, electrodes_um
     return factor * 1e3 * integral / (4 * np.pi * sigma * length[None])
 
 
-def stimulation_matrix(points_um: Any, electrodes_um: Any, disk_radius_um: float = 0.0,
-                       sigma: float = SIGMA_S_PER_M, xp: Any = np) -> Any:  # fmt: skip
+def stimulation_matrix(
+    points_um: Any,
+    electrodes_um: Any,
+    disk_radius_um: float = 0.0,
+    sigma: float = SIGMA_S_PER_M,
+    xp: Any = np,
+) -> Any:
     """(points, electrodes) mV per µA: the potential at each point (n, 3) of 1 µA passed by
     each electrode (m, 2 or 3, on the surface z = 0); a point source when disk_radius_um is
     0, else a disk of that radius."""

@@ -37,8 +37,10 @@ class JaxleyGpuBackend(JaxleyBackend):
         try:
             jax.devices("gpu")
         except RuntimeError:
-            return Unavailability("missing-package", "the installed jax has no CUDA backend: "
-                                  "pip install -U 'jax[cuda13]'")  # fmt: skip
+            return Unavailability(
+                "missing-package",
+                "the installed jax has no CUDA backend: pip install -U 'jax[cuda13]'",
+            )
         return None
 
     @classmethod

@@ -136,9 +136,18 @@ class JaxleyBackend(MEASimulatorBackend):
     def _cell_model(self, positions_um: np.ndarray) -> CellModel:
         o = self.options
         positions = tuple(map(tuple, np.asarray(positions_um, float)[:, :2].tolist()))
-        return _simulation(o.morphology, o.compartment_um, positions, o.dt_ms, o.sampling_hz,
-                           o.disk_radius_um, o.celsius, o.float64, self._platform(),
-                           o.batch)  # fmt: skip
+        return _simulation(
+            o.morphology,
+            o.compartment_um,
+            positions,
+            o.dt_ms,
+            o.sampling_hz,
+            o.disk_radius_um,
+            o.celsius,
+            o.float64,
+            self._platform(),
+            o.batch,
+        )
 
     def _platform(self) -> str:
         return self.platform
@@ -164,8 +173,10 @@ class JaxleyBackend(MEASimulatorBackend):
         """(array_cells − 1, parameters): the other cells under the array, drawn from the
         prior, each from a stream of its own (the hidden cell's draw is unchanged)."""
         parameters = self._model.parameters
-        streams = (np.random.default_rng((self.options.seed, 23, k))
-                   for k in range(1, self.options.array_cells))  # fmt: skip
+        streams = (
+            np.random.default_rng((self.options.seed, 23, k))
+            for k in range(1, self.options.array_cells)
+        )
         cells = [[rng.uniform(p.low, p.high) for p in parameters] for rng in streams]
         return np.array(cells, float).reshape(-1, len(parameters))
 
@@ -174,8 +185,9 @@ class JaxleyBackend(MEASimulatorBackend):
         """Known without simulating: the session's duration is left open (None)."""
         from .simulation import MAX_CURRENT_UA
 
-        return MEACapabilities(len(self.positions_um), self.options.sampling_hz, None, True,
-                               True, MAX_CURRENT_UA)  # fmt: skip
+        return MEACapabilities(
+            len(self.positions_um), self.options.sampling_hz, None, True, True, MAX_CURRENT_UA
+        )
 
     def _recording(self) -> Recording:
         return self._session[0]
@@ -194,8 +206,9 @@ class JaxleyBackend(MEASimulatorBackend):
         self._play(stimulation, traces, self.options.seed + 1)
         stored = self._stored(traces, np.random.default_rng(self.options.seed + 2))
         ids = np.arange(len(self.positions_um))
-        return Recording(ArraySource(stored), samples, fs, GAIN_UV, ids, self.positions_um,
-                         stimulation)  # fmt: skip
+        return Recording(
+            ArraySource(stored), samples, fs, GAIN_UV, ids, self.positions_um, stimulation
+        )
 
     @property
     def _window(self) -> int:
@@ -205,8 +218,9 @@ class JaxleyBackend(MEASimulatorBackend):
         """(events, channels) µA (electrodes and currents were validated)."""
         currents = np.zeros((len(stimulation), len(self.positions_um)))
         for k in range(len(stimulation)):
-            for electrode, current in zip(stimulation.electrodes[k], stimulation.currents(k),
-                                          strict=True):  # fmt: skip
+            for electrode, current in zip(
+                stimulation.electrodes[k], stimulation.currents(k), strict=True
+            ):
                 currents[k, electrode] += current
         return currents
 
@@ -222,9 +236,13 @@ class JaxleyBackend(MEASimulatorBackend):
             for index, shape in enumerate(sorted(set(stimulation.shape))):
                 chosen = np.flatnonzero(np.array(stimulation.shape) == shape)
                 theta = np.repeat(hidden[None], len(chosen), axis=0)
-                hit, potentials = model.responses(theta, currents[chosen], shape,
-                                                  self.options.membrane_noise_ua_cm2,
-                                                  seed + 7919 * index + 104729 * cell)  # fmt: skip
+                hit, potentials = model.responses(
+                    theta,
+                    currents[chosen],
+                    shape,
+                    self.options.membrane_noise_ua_cm2,
+                    seed + 7919 * index + 104729 * cell,
+                )
                 spiked[cell, chosen] = hit
                 for k, potential in zip(chosen, potentials, strict=True):
                     start = round(stimulation.time_s[k] * fs) - onset  # the window opens earlier
@@ -235,8 +253,9 @@ class JaxleyBackend(MEASimulatorBackend):
             self._artefacts(stimulation, currents, traces)
         return spiked
 
-    def _artefacts(self, stimulation: Stimulation, currents: np.ndarray, traces: np.ndarray
-                   ) -> None:  # fmt: skip
+    def _artefacts(
+        self, stimulation: Stimulation, currents: np.ndarray, traces: np.ndarray
+    ) -> None:
         """Adds each pulse's artefact (amplifier.artefact_uv) from its start, for 10 decay
         times."""
         from .amplifier import artefact_uv
@@ -247,9 +266,16 @@ class JaxleyBackend(MEASimulatorBackend):
         for k, shape in enumerate(stimulation.shape):
             pulse_ms = len(PULSES[shape]) * self._model.timing.phase_ms
             start = round(stimulation.time_s[k] * fs)
-            wave = artefact_uv(currents[k], self.positions_um, span, fs,
-                               uv_per_ua=o.artefact_uv_per_ua, length_um=o.artefact_length_um,
-                               decay_ms=o.artefact_ms, pulse_ms=pulse_ms)  # fmt: skip
+            wave = artefact_uv(
+                currents[k],
+                self.positions_um,
+                span,
+                fs,
+                uv_per_ua=o.artefact_uv_per_ua,
+                length_um=o.artefact_length_um,
+                decay_ms=o.artefact_ms,
+                pulse_ms=pulse_ms,
+            )
             traces[start : start + span] += wave[: len(traces) - start]
 
     def _stored(self, traces: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -260,9 +286,17 @@ class JaxleyBackend(MEASimulatorBackend):
 
             own = np.random.default_rng((o.seed, 17))  # its own stream: the rest unchanged
             samples, channels = traces.shape
-            traces += baseline_uv(samples, channels, o.sampling_hz, offset_uv=o.offset_uv,
-                                  drift_uv=o.drift_uv, drift_hz=o.drift_hz, line_uv=o.line_uv,
-                                  line_hz=o.line_hz, rng=own)  # fmt: skip
+            traces += baseline_uv(
+                samples,
+                channels,
+                o.sampling_hz,
+                offset_uv=o.offset_uv,
+                drift_uv=o.drift_uv,
+                drift_hz=o.drift_hz,
+                line_uv=o.line_uv,
+                line_hz=o.line_hz,
+                rng=own,
+            )
         if o.saturation_uv is not None:
             np.clip(traces, -o.saturation_uv, o.saturation_uv, out=traces)
         return np.clip(np.round(traces / GAIN_UV), -32768, 32767).astype(np.int16)
@@ -291,8 +325,13 @@ class JaxleyBackend(MEASimulatorBackend):
         order = np.random.default_rng(o.seed + 3).permutation(len(patterns) * o.trials)
         chosen = [patterns[k % len(patterns)] for k in order]
         times = start_s + np.arange(len(chosen)) * o.trial_ms * 1e-3
-        return Stimulation(times, tuple(p[0] for p in chosen), np.array([p[1] for p in chosen]),
-                           ("triphasic",) * len(chosen), tuple(p[2] for p in chosen))  # fmt: skip
+        return Stimulation(
+            times,
+            tuple(p[0] for p in chosen),
+            np.array([p[1] for p in chosen]),
+            ("triphasic",) * len(chosen),
+            tuple(p[2] for p in chosen),
+        )
 
     @cached_property
     def _session(self) -> tuple[Recording, GroundTruth]:
@@ -303,9 +342,15 @@ class JaxleyBackend(MEASimulatorBackend):
         cells = np.concatenate([self.hidden[None], self.others])
         templates = self._model.templates(cells)
         window_s = self._window / fs
-        spikes = [_poisson(o.spontaneous_hz, o.spontaneous_s - window_s, window_s,
-                           rng if k == 0 else np.random.default_rng((o.seed, 29, k)))
-                  for k in range(len(cells))]  # fmt: skip
+        spikes = [
+            _poisson(
+                o.spontaneous_hz,
+                o.spontaneous_s - window_s,
+                window_s,
+                rng if k == 0 else np.random.default_rng((o.seed, 29, k)),
+            )
+            for k in range(len(cells))
+        ]
         stimulation = self.protocol(templates, o.spontaneous_s + window_s)
         samples = round((stimulation.time_s.max(initial=o.spontaneous_s) + 2 * window_s) * fs)
         traces = np.zeros((samples, len(self.positions_um)), np.float32)
@@ -314,21 +359,37 @@ class JaxleyBackend(MEASimulatorBackend):
                 start = round(t * fs)
                 traces[start : start + template.shape[1]] += template.T
         evoked = self._play(stimulation, traces, o.seed + 1)
-        recording = Recording(ArraySource(self._stored(traces, rng)), samples, fs, GAIN_UV,
-                              np.arange(len(self.positions_um)), self.positions_um,
-                              stimulation)  # fmt: skip
+        recording = Recording(
+            ArraySource(self._stored(traces, rng)),
+            samples,
+            fs,
+            GAIN_UV,
+            np.arange(len(self.positions_um)),
+            self.positions_um,
+            stimulation,
+        )
         names = [p.name for p in self._model.parameters]
         onset_s = self._model.timing.onset_ms * 1e-3
-        truths = [GroundTruth(dict(zip(names, map(float, theta), strict=True)), t + onset_s, hit)
-                  for theta, t, hit in zip(cells, spikes, evoked, strict=True)]  # fmt: skip
+        truths = [
+            GroundTruth(dict(zip(names, map(float, theta), strict=True)), t + onset_s, hit)
+            for theta, t, hit in zip(cells, spikes, evoked, strict=True)
+        ]
         return recording, replace(truths[0], others=tuple(truths[1:]))
 
 
 @lru_cache(maxsize=8)
-def _simulation(swc: str | None, compartment_um: float,
-                positions: tuple[tuple[float, float], ...], dt_ms: float, sampling_hz: float,
-                disk_radius_um: float, celsius: float, float64: bool, platform: str,
-                batch: int) -> Any:  # fmt: skip
+def _simulation(
+    swc: str | None,
+    compartment_um: float,
+    positions: tuple[tuple[float, float], ...],
+    dt_ms: float,
+    sampling_hz: float,
+    disk_radius_um: float,
+    celsius: float,
+    float64: bool,
+    platform: str,
+    batch: int,
+) -> Any:
     """One CellSimulation per setting, so backends alike share its compiled functions."""
     from .cell import rgc
     from .simulation import CellSimulation, Timing
@@ -341,14 +402,21 @@ def _simulation(swc: str | None, compartment_um: float,
             morphology = read_swc(swc, compartment_um)
     except (OSError, SWCError) as error:
         raise SubstratesError(f"options.morphology: {error}") from None
-    return CellSimulation(np.array(positions), morphology,
-                          Timing(dt_ms, sampling_hz=sampling_hz), disk_radius_um=disk_radius_um,
-                          celsius=celsius, float64=float64, platform=platform,
-                          batch=batch)  # fmt: skip
+    return CellSimulation(
+        np.array(positions),
+        morphology,
+        Timing(dt_ms, sampling_hz=sampling_hz),
+        disk_radius_um=disk_radius_um,
+        celsius=celsius,
+        float64=float64,
+        platform=platform,
+        batch=batch,
+    )
 
 
-def _poisson(rate_hz: float, duration_s: float, dead_s: float, rng: np.random.Generator
-             ) -> np.ndarray:  # fmt: skip
+def _poisson(
+    rate_hz: float, duration_s: float, dead_s: float, rng: np.random.Generator
+) -> np.ndarray:
     """Spike times (s) in [0, duration_s): a Poisson process of `rate_hz` with a dead time
     of `dead_s` after each spike (so whole spike windows never overlap)."""
     times, t = [], 0.0

@@ -40,8 +40,11 @@ class LitkeBackend(RecordedFile):
     def unavailability(cls, options: BackendOptions) -> Unavailability | None:
         problem = super().unavailability(options)
         if problem is None and getattr(options, "gain_uv", None) is None:
-            return Unavailability("no-device", "unknown units: a Litke .bin stores no µV scale; "
-                                  "set options.gain_uv (µV per ADC unit)")  # fmt: skip
+            return Unavailability(
+                "no-device",
+                "unknown units: a Litke .bin stores no µV scale; "
+                "set options.gain_uv (µV per ADC unit)",
+            )
         return problem
 
     def _read(self) -> Any:
@@ -67,8 +70,11 @@ class LitkeBackend(RecordedFile):
         electrodes = header.electrodes - 1
         if header.array_id in LITKE_512_IDS and electrodes == 512:
             return litke_512(60.0)
-        board = ("the 519-electrode 30 µm board" if header.array_id in LITKE_519_IDS
-                 else "an array without a built-in lattice")  # fmt: skip
+        board = (
+            "the 519-electrode 30 µm board"
+            if header.array_id in LITKE_519_IDS
+            else "an array without a built-in lattice"
+        )
         raise RecordingError(
             f"{self.options.path}: array id {header.array_id}, {electrodes} electrodes: "
             f"{board}; set options.electrode_map (a CSV of electrode, x_um, y_um or a "

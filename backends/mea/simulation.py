@@ -90,12 +90,21 @@ class CellSimulation(CellModel):
 
     max_current_ua = MAX_CURRENT_UA
 
-    def __init__(self, electrodes_um: np.ndarray, morphology: cells.Morphology | None = None,
-                 timing: Timing | None = None, disk_radius_um: float = 5.0,
-                 soma_pulse_na: float = 2.0, celsius: float = CELSIUS, float64: bool = True,
-                 platform: str = "cpu", batch: int = 64) -> None:  # fmt: skip
-        self.electrodes_um = np.column_stack([np.asarray(electrodes_um, float)[:, :2],
-                                              np.zeros(len(electrodes_um))])  # fmt: skip
+    def __init__(
+        self,
+        electrodes_um: np.ndarray,
+        morphology: cells.Morphology | None = None,
+        timing: Timing | None = None,
+        disk_radius_um: float = 5.0,
+        soma_pulse_na: float = 2.0,
+        celsius: float = CELSIUS,
+        float64: bool = True,
+        platform: str = "cpu",
+        batch: int = 64,
+    ) -> None:
+        self.electrodes_um = np.column_stack(
+            [np.asarray(electrodes_um, float)[:, :2], np.zeros(len(electrodes_um))]
+        )
         self.morphology = morphology or cells.rgc()
         self.timing = timing or Timing()
         self.disk_radius_um, self.soma_pulse_na = disk_radius_um, soma_pulse_na
@@ -144,23 +153,32 @@ class CellSimulation(CellModel):
         ais, axon = np.flatnonzero(m.ais), np.flatnonzero(m.axon)
         state = cell.data_set("HH_gNa", theta[0], None)
         if len(ais):
-            state = cell.select(nodes=ais).data_set("HH_gNa", theta[0] * cells.AIS_NA_FACTOR,
-                                                    state)  # fmt: skip
+            state = cell.select(nodes=ais).data_set("HH_gNa", theta[0] * cells.AIS_NA_FACTOR, state)
         state = cell.data_set("HH_gK", theta[1], state)
         state = cell.data_set("axial_resistivity", theta[2], state)
         state = cell.select(nodes=axon).data_set("radius", theta[3], state)
         stimuli = cell.data_stimulate(injected, None, verbose=False)
-        return jx.integrate(cell, param_state=state, data_stimuli=stimuli,
-                            delta_t=self.timing.dt_ms, t_max=self.timing.window_ms)  # fmt: skip
+        return jx.integrate(
+            cell,
+            param_state=state,
+            data_stimuli=stimuli,
+            delta_t=self.timing.dt_ms,
+            t_max=self.timing.window_ms,
+        )
 
     def _electrode_potentials(self, theta: Any, voltages: Any, injected: Any) -> Any:
         """(m, samples) µV at the electrodes, each the mean over its sampling period."""
         import jax.numpy as jnp
 
         starts, ends = cells.placed(self.morphology, theta)
-        field = line_source_matrix(starts, ends, jnp.asarray(self.electrodes_um),
-                                   cells.radii(self.morphology, theta), SIGMA_S_PER_M,
-                                   xp=jnp)  # fmt: skip
+        field = line_source_matrix(
+            starts,
+            ends,
+            jnp.asarray(self.electrodes_um),
+            cells.radii(self.morphology, theta),
+            SIGMA_S_PER_M,
+            xp=jnp,
+        )
         membrane = -cells.laplacian(self.morphology, theta) @ voltages[:, 1:] + injected[:, :-1]
         potentials = field @ membrane
         t = self.timing
@@ -171,8 +189,13 @@ class CellSimulation(CellModel):
         import jax.numpy as jnp
 
         starts, ends = cells.placed(self.morphology, theta)
-        return stimulation_matrix((starts + ends) / 2, jnp.asarray(self.electrodes_um),
-                                  self.disk_radius_um, SIGMA_S_PER_M, xp=jnp)  # fmt: skip
+        return stimulation_matrix(
+            (starts + ends) / 2,
+            jnp.asarray(self.electrodes_um),
+            self.disk_radius_um,
+            SIGMA_S_PER_M,
+            xp=jnp,
+        )
 
     def _soma_pulse(self) -> np.ndarray:
         t = self.timing
@@ -252,26 +275,39 @@ class CellSimulation(CellModel):
         template, jacobian = self._run("jacobian", both, np.atleast_2d(theta))
         return template[0], jacobian[0]
 
-    def spikes(self, theta: np.ndarray, currents_ua: np.ndarray, shape: str = "triphasic",
-               noise_ua_cm2: float = 0.0, seed: int = 0) -> np.ndarray:  # fmt: skip
+    def spikes(
+        self,
+        theta: np.ndarray,
+        currents_ua: np.ndarray,
+        shape: str = "triphasic",
+        noise_ua_cm2: float = 0.0,
+        seed: int = 0,
+    ) -> np.ndarray:
         """(B,) whether each trial (θ (B, 8), electrode currents (B, m) µA) spikes."""
-        return self._run("spiked", self._spiked, *self._trials(theta, currents_ua, shape,
-                                                               noise_ua_cm2, seed))  # fmt: skip
+        return self._run(
+            "spiked", self._spiked, *self._trials(theta, currents_ua, shape, noise_ua_cm2, seed)
+        )
 
-    def responses(self, theta: np.ndarray, currents_ua: np.ndarray, shape: str = "triphasic",
-                  noise_ua_cm2: float = 0.0, seed: int = 0
-                  ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    def responses(
+        self,
+        theta: np.ndarray,
+        currents_ua: np.ndarray,
+        shape: str = "triphasic",
+        noise_ua_cm2: float = 0.0,
+        seed: int = 0,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Trials: θ (B, 8) with electrode currents (B, m) µA of one pulse `shape`, plus a
         white membrane noise current density (µA/cm², drawn anew every step): (spiked (B,),
         electrode potentials (B, m, samples) µV, without the stimulation artefact and the
         passive membrane transient)."""
-        spiked, potentials = self._run("response", self._response,
-                                       *self._trials(theta, currents_ua, shape, noise_ua_cm2,
-                                                     seed))  # fmt: skip
+        spiked, potentials = self._run(
+            "response", self._response, *self._trials(theta, currents_ua, shape, noise_ua_cm2, seed)
+        )
         return spiked.astype(bool), potentials
 
-    def _trials(self, theta: np.ndarray, currents_ua: np.ndarray, shape: str,
-                noise_ua_cm2: float, seed: int) -> tuple[np.ndarray, ...]:  # fmt: skip
+    def _trials(
+        self, theta: np.ndarray, currents_ua: np.ndarray, shape: str, noise_ua_cm2: float, seed: int
+    ) -> tuple[np.ndarray, ...]:
         import jax
 
         theta, currents = np.atleast_2d(theta), np.atleast_2d(currents_ua)
@@ -280,9 +316,15 @@ class CellSimulation(CellModel):
         keys = np.asarray(jax.random.split(jax.random.PRNGKey(seed), trials))
         return theta, currents, waves, keys, np.full(trials, float(noise_ua_cm2))
 
-    def thresholds(self, theta: np.ndarray, electrodes: np.ndarray, shape: str = "triphasic",
-                   low_ua: float = 0.5, high_ua: float = MAX_CURRENT_UA, rounds: int = 8
-                   ) -> np.ndarray:  # fmt: skip
+    def thresholds(
+        self,
+        theta: np.ndarray,
+        electrodes: np.ndarray,
+        shape: str = "triphasic",
+        low_ua: float = 0.5,
+        high_ua: float = MAX_CURRENT_UA,
+        rounds: int = 8,
+    ) -> np.ndarray:
         """(B, E) µA: the least amplitude of a single-electrode pulse on each of `electrodes`
         (indices) that makes the cell spike, bisected in log current to a factor
         (high/low)^(2^-rounds); `high_ua` where even that does not."""
@@ -298,8 +340,9 @@ class CellSimulation(CellModel):
         found = np.where(reach, np.exp(hi), high_ua)
         return found.reshape(len(theta), len(electrodes))
 
-    def _spikes(self, theta: np.ndarray, electrode: np.ndarray, amplitude_ua: np.ndarray,
-                shape: str) -> np.ndarray:  # fmt: skip
+    def _spikes(
+        self, theta: np.ndarray, electrode: np.ndarray, amplitude_ua: np.ndarray, shape: str
+    ) -> np.ndarray:
         currents = np.zeros((len(theta), len(self.electrodes_um)))
         currents[np.arange(len(theta)), electrode] = amplitude_ua
         return self.spikes(theta, currents, shape)

@@ -32,8 +32,9 @@ def _samples(path: Path) -> dict[int, tuple[int, np.ndarray, float, int]]:
         if not text:
             continue
         try:
-            ident, kind, x, y, z, radius, parent = (f(v) for f, v in zip(
-                (int, int, float, float, float, float, int), text, strict=True))  # fmt: skip
+            ident, kind, x, y, z, radius, parent = (
+                f(v) for f, v in zip((int, int, float, float, float, float, int), text, strict=True)
+            )
         except ValueError:
             raise SWCError(f"{path}:{number}: expected 'id type x y z radius parent'") from None
         if parent != -1 and parent not in samples:
@@ -85,13 +86,21 @@ def read_swc(path: str | os.PathLike[str], compartment_um: float = 20.0) -> Morp
         parents.append(parent)
         ncomp.append(n)
         branch = len(ncomp) - 1
-        queue += [(c, branch, samples[node][1], samples[node][2], travelled + arc[-1])
-                  for c in children.get(node, [])]  # fmt: skip
+        queue += [
+            (c, branch, samples[node][1], samples[node][2], travelled + arc[-1])
+            for c in children.get(node, [])
+        ]
     kind, distance_ = np.array(kinds), np.array(distance)
     if not (kind == 2).any():
         raise SWCError(f"{path}: no axon samples (type 2) to run across the array")
     lowest = min(np.min(starts, axis=0)[2], np.min(ends, axis=0)[2])
     shift = np.array([centre[0], centre[1], lowest])
-    return Morphology(tuple(parents), tuple(ncomp), np.array(starts) - shift,
-                      np.array(ends) - shift, np.array(radius), kind == 2,
-                      (kind == 2) & (distance_ < AIS_UM))  # fmt: skip
+    return Morphology(
+        tuple(parents),
+        tuple(ncomp),
+        np.array(starts) - shift,
+        np.array(ends) - shift,
+        np.array(radius),
+        kind == 2,
+        (kind == 2) & (distance_ < AIS_UM),
+    )

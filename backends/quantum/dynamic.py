@@ -404,13 +404,20 @@ def _value(item: Any, bits: int, cmap: Mapping[Any, int], name: str) -> int:
 
 
 _BINARY: dict[str, Callable[[int, int], int | bool]] = {
-    "BIT_AND": lambda a, b: a & b, "BIT_OR": lambda a, b: a | b, "BIT_XOR": lambda a, b: a ^ b,
-    "LOGIC_AND": lambda a, b: bool(a) and bool(b), "LOGIC_OR": lambda a, b: bool(a) or bool(b),
-    "EQUAL": lambda a, b: a == b, "NOT_EQUAL": lambda a, b: a != b,
-    "LESS": lambda a, b: a < b, "LESS_EQUAL": lambda a, b: a <= b,
-    "GREATER": lambda a, b: a > b, "GREATER_EQUAL": lambda a, b: a >= b,
-    "SHIFT_LEFT": lambda a, b: a << b, "SHIFT_RIGHT": lambda a, b: a >> b,
-}  # fmt: skip
+    "BIT_AND": lambda a, b: a & b,
+    "BIT_OR": lambda a, b: a | b,
+    "BIT_XOR": lambda a, b: a ^ b,
+    "LOGIC_AND": lambda a, b: bool(a) and bool(b),
+    "LOGIC_OR": lambda a, b: bool(a) or bool(b),
+    "EQUAL": lambda a, b: a == b,
+    "NOT_EQUAL": lambda a, b: a != b,
+    "LESS": lambda a, b: a < b,
+    "LESS_EQUAL": lambda a, b: a <= b,
+    "GREATER": lambda a, b: a > b,
+    "GREATER_EQUAL": lambda a, b: a >= b,
+    "SHIFT_LEFT": lambda a, b: a << b,
+    "SHIFT_RIGHT": lambda a, b: a >> b,
+}
 
 
 def run_branches(

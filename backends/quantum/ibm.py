@@ -146,8 +146,10 @@ class IBMBackend(QuantumBackend):
         if opts.max_execution_time_s is not None:
             out["max_execution_time"] = opts.max_execution_time_s
         if opts.dynamical_decoupling is not None:
-            out["dynamical_decoupling"] = {"enable": True,
-                                           "sequence_type": opts.dynamical_decoupling}  # fmt: skip
+            out["dynamical_decoupling"] = {
+                "enable": True,
+                "sequence_type": opts.dynamical_decoupling,
+            }
         if opts.twirling:
             out["twirling"] = {"enable_gates": True, "enable_measure": True}
         if primitive == "estimator":
@@ -252,8 +254,9 @@ class IBMBackend(QuantumBackend):
         with self._open_mode() as mode:
             return primitive(mode=mode, options=options).run(pubs, **run)
 
-    def _job(self, info: dict[str, Any], journal: JobJournal | None,
-             submit: Callable[[], Any]) -> str:  # fmt: skip
+    def _job(
+        self, info: dict[str, Any], journal: JobJournal | None, submit: Callable[[], Any]
+    ) -> str:
         """The id of the job for this request: the one an interrupted execution submitted
         (the journal's replay), or a new one from `submit`, journalled before any wait with
         the Batch/Session it went to (None: a plain job, or none opened)."""
@@ -277,8 +280,13 @@ class IBMBackend(QuantumBackend):
     ) -> list[SampleResult]:
         from qiskit_ibm_runtime import SamplerV2
 
-        info = {"device": self.device.name, "primitive": "sampler", "circuits": len(circuits),
-                "shots": shots, "seed": seed}  # fmt: skip
+        info = {
+            "device": self.device.name,
+            "primitive": "sampler",
+            "circuits": len(circuits),
+            "shots": shots,
+            "seed": seed,
+        }
 
         def submit() -> Any:
             return self._submit(SamplerV2, self._isa(circuits, seed), seed, shots=shots)
@@ -300,8 +308,13 @@ class IBMBackend(QuantumBackend):
         seed: int | None,
         journal: JobJournal | None,
     ) -> np.ndarray:
-        info = {"device": self.device.name, "primitive": "estimator", "circuits": len(circuits),
-                "precision": precision, "seed": seed}  # fmt: skip
+        info = {
+            "device": self.device.name,
+            "primitive": "estimator",
+            "circuits": len(circuits),
+            "precision": precision,
+            "seed": seed,
+        }
 
         def submit() -> Any:
             isa = self._isa([strip_final_measurements(c) for c in circuits], seed)

@@ -229,8 +229,9 @@ class PennyLaneBackend(QuantumBackend):
         n = segment.num_qubits
         wires = list(range(n))[::-1]  # PennyLane's first wire is the most significant bit
         ops = to_pennylane_ops(segment)
-        tapes = [(QuantumScript([qml.StatePrep(s, wires=wires), *ops], [qml.state()]), n)
-                 for s in states]  # fmt: skip
+        tapes = [
+            (QuantumScript([qml.StatePrep(s, wires=wires), *ops], [qml.state()]), n) for s in states
+        ]
         return [
             np.asarray(psi).reshape([2] * n).transpose(wires).reshape(-1)
             for psi in self._run(tapes)

@@ -67,8 +67,9 @@ def run_estimator(
             jobs[float(pub.precision)].append((k, position, bound.reshape(-1)[c], pauli))
     values = [np.zeros(int(np.prod(pub.shape))) for pub in coerced]
     for target, items in jobs.items():
-        evs = backend.estimate([i[2] for i in items], [i[3] for i in items],
-                               precision=target, seed=seed)  # fmt: skip
+        evs = backend.estimate(
+            [i[2] for i in items], [i[3] for i in items], precision=target, seed=seed
+        )
         for (k, position, _, _), value in zip(items, evs, strict=True):
             values[k][position] = value
     return PrimitiveResult(
@@ -112,8 +113,7 @@ def run_sampler(
             jobs[int(pub.shots)].append((k, position, circuit))
     counts: list[dict[int, dict[str, int]]] = [{} for _ in coerced]
     for pub_shots, items in jobs.items():
-        results = backend.sample([i[2] for i in items], shots=pub_shots, seed=seed,
-                                 journal=journal)  # fmt: skip
+        results = backend.sample([i[2] for i in items], shots=pub_shots, seed=seed, journal=journal)
         for (k, position, _), result in zip(items, results, strict=True):
             counts[k][position] = result.counts
     rng = np.random.default_rng(seed)
@@ -125,8 +125,9 @@ def run_sampler(
             rng.shuffle(joined)
             for reg in pub.circuit.cregs:
                 bits = [pub.circuit.find_bit(b).index for b in reg]
-                values = [sum(((shot >> c) & 1) << j for j, c in enumerate(bits))
-                          for shot in joined]  # fmt: skip
+                values = [
+                    sum(((shot >> c) & 1) << j for j, c in enumerate(bits)) for shot in joined
+                ]
                 registers[reg.name].append(_packed(values, reg.size))
         data = {
             name: BitArray(np.stack(arrays).reshape(*pub.shape, pub.shots, -1), num_bits=reg.size)

@@ -27,16 +27,39 @@ def _table() -> dict[str, Callable[..., Operator]]:
         return lambda *a, wires: qml.adjoint(op(*a, wires=wires))
 
     return {
-        "x": qml.PauliX, "y": qml.PauliY, "z": qml.PauliZ, "h": qml.Hadamard,
-        "s": qml.S, "sdg": dagger(qml.S), "t": qml.T, "tdg": dagger(qml.T),
-        "sx": qml.SX, "sxdg": dagger(qml.SX),
-        "rx": qml.RX, "ry": qml.RY, "rz": qml.RZ, "p": qml.PhaseShift, "u": qml.U3,
-        "cx": qml.CNOT, "cy": qml.CY, "cz": qml.CZ, "ch": qml.CH, "swap": qml.SWAP,
-        "iswap": qml.ISWAP, "ecr": qml.ECR,
-        "crx": qml.CRX, "cry": qml.CRY, "crz": qml.CRZ, "cp": qml.ControlledPhaseShift,
-        "rxx": qml.IsingXX, "ryy": qml.IsingYY, "rzz": qml.IsingZZ,
-        "ccx": qml.Toffoli, "ccz": qml.CCZ, "cswap": qml.CSWAP,
-    }  # fmt: skip
+        "x": qml.PauliX,
+        "y": qml.PauliY,
+        "z": qml.PauliZ,
+        "h": qml.Hadamard,
+        "s": qml.S,
+        "sdg": dagger(qml.S),
+        "t": qml.T,
+        "tdg": dagger(qml.T),
+        "sx": qml.SX,
+        "sxdg": dagger(qml.SX),
+        "rx": qml.RX,
+        "ry": qml.RY,
+        "rz": qml.RZ,
+        "p": qml.PhaseShift,
+        "u": qml.U3,
+        "cx": qml.CNOT,
+        "cy": qml.CY,
+        "cz": qml.CZ,
+        "ch": qml.CH,
+        "swap": qml.SWAP,
+        "iswap": qml.ISWAP,
+        "ecr": qml.ECR,
+        "crx": qml.CRX,
+        "cry": qml.CRY,
+        "crz": qml.CRZ,
+        "cp": qml.ControlledPhaseShift,
+        "rxx": qml.IsingXX,
+        "ryy": qml.IsingYY,
+        "rzz": qml.IsingZZ,
+        "ccx": qml.Toffoli,
+        "ccz": qml.CCZ,
+        "cswap": qml.CSWAP,
+    }
 
 
 _SUPPORTED = frozenset(
@@ -136,8 +159,12 @@ def apply_circuit(
     returns {classical bit: its last MeasurementValue}. Unsupported instructions are
     refused by name."""
     walker = _Converter(circuit, dict(values or {}))
-    walker.walk(circuit, {q: i for i, q in enumerate(circuit.qubits)},
-                {c: i for i, c in enumerate(circuit.clbits)}, conditioned=False)  # fmt: skip
+    walker.walk(
+        circuit,
+        {q: i for i, q in enumerate(circuit.qubits)},
+        {c: i for i, c in enumerate(circuit.clbits)},
+        conditioned=False,
+    )
     return walker.measured
 
 
@@ -151,8 +178,9 @@ class _Converter:
     def refuse(self, what: str) -> CapabilityError:
         return CapabilityError(f"circuit {self.circuit.name!r}: {what} has no PennyLane equivalent")
 
-    def walk(self, block: QuantumCircuit, qmap: dict[Any, int], cmap: dict[Any, int],
-             conditioned: bool) -> None:  # fmt: skip
+    def walk(
+        self, block: QuantumCircuit, qmap: dict[Any, int], cmap: dict[Any, int], conditioned: bool
+    ) -> None:
         import pennylane as qml
 
         for instruction in _decomposed(block).data:
@@ -172,8 +200,9 @@ class _Converter:
             else:
                 self.gate(op, wires)
 
-    def control_flow(self, op: Any, wires: list[int], clbits: list[int],
-                     cmap: dict[Any, int], conditioned: bool) -> None:  # fmt: skip
+    def control_flow(
+        self, op: Any, wires: list[int], clbits: list[int], cmap: dict[Any, int], conditioned: bool
+    ) -> None:
         import pennylane as qml
 
         def runner(block: QuantumCircuit, inside: bool) -> Callable[[], None]:

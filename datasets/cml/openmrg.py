@@ -15,13 +15,23 @@ import numpy as np
 from .errors import CMLDataError
 
 COLUMNS = (
-    "Sublink", "Link", "Direction", "Frequency_GHz", "Polarization", "Length_km",
-    "NearLatitude_DecDeg", "NearLongitude_DecDeg", "FarLatitude_DecDeg", "FarLongitude_DecDeg",
-)  # fmt: skip
+    "Sublink",
+    "Link",
+    "Direction",
+    "Frequency_GHz",
+    "Polarization",
+    "Length_km",
+    "NearLatitude_DecDeg",
+    "NearLongitude_DecDeg",
+    "FarLatitude_DecDeg",
+    "FarLongitude_DecDeg",
+)
 _ENDS = {
-    "site_0_lat": "NearLatitude_DecDeg", "site_0_lon": "NearLongitude_DecDeg",
-    "site_1_lat": "FarLatitude_DecDeg", "site_1_lon": "FarLongitude_DecDeg",
-}  # fmt: skip
+    "site_0_lat": "NearLatitude_DecDeg",
+    "site_0_lon": "NearLongitude_DecDeg",
+    "site_1_lat": "FarLatitude_DecDeg",
+    "site_1_lon": "FarLongitude_DecDeg",
+}
 
 
 def openmrg_files(folder: str | os.PathLike[str]) -> tuple[Path, Path] | None:
@@ -64,10 +74,11 @@ def read_openmrg(data_path: str | os.PathLike[str], metadata_path: str | os.Path
     picked = data[["rsl", "tsl"]].isel(sublink=xr.DataArray(position, dims=dims))
     first = rows.iloc[position[:, 0]]
     coords = {
-        "cml_id": table.index.to_numpy(), "sublink_id": table.columns.astype(str).to_numpy(),
+        "cml_id": table.index.to_numpy(),
+        "sublink_id": table.columns.astype(str).to_numpy(),
         "frequency": (dims, rows["Frequency_GHz"].to_numpy(float)[position], {"units": "GHz"}),
         "polarization": (dims, rows["Polarization"].astype(str).to_numpy()[position]),
         "length": ("cml_id", first["Length_km"].to_numpy(float), {"units": "km"}),
         **{name: ("cml_id", first[column].to_numpy(float)) for name, column in _ENDS.items()},
-    }  # fmt: skip
+    }
     return picked.drop_vars("sublink", errors="ignore").assign_coords(coords)

@@ -34,12 +34,23 @@ FILL_VALUES = {"tsl": 255.0, "rsl": -99.9}
 _POLARIZATIONS = {"h": "h", "horizontal": "h", "v": "v", "vertical": "v"}
 _PYCOMLINK_NAMES = {
     "channel_id": "sublink_id",
-    "site_a_latitude": "site_0_lat", "site_a_longitude": "site_0_lon",
-    "site_b_latitude": "site_1_lat", "site_b_longitude": "site_1_lon",
-}  # fmt: skip
-_LENGTH_UNITS = {"km": 1.0, "kilometre": 1.0, "kilometres": 1.0, "kilometer": 1.0,
-                 "kilometers": 1.0, "m": 1e-3, "metre": 1e-3, "metres": 1e-3, "meter": 1e-3,
-                 "meters": 1e-3}  # fmt: skip
+    "site_a_latitude": "site_0_lat",
+    "site_a_longitude": "site_0_lon",
+    "site_b_latitude": "site_1_lat",
+    "site_b_longitude": "site_1_lon",
+}
+_LENGTH_UNITS = {
+    "km": 1.0,
+    "kilometre": 1.0,
+    "kilometres": 1.0,
+    "kilometer": 1.0,
+    "kilometers": 1.0,
+    "m": 1e-3,
+    "metre": 1e-3,
+    "metres": 1e-3,
+    "meter": 1e-3,
+    "meters": 1e-3,
+}
 """Spellings of a length unit: factor to km."""
 _POWER_UNITS = {"dbm": None, "mw": "mW", "w": "W", "dbw": "dBW"}
 """Spellings (lower case) of a signal-level unit: the unit converted from, None for dBm."""
@@ -150,8 +161,12 @@ def _one_level_may_be_constant(dataset: Any, source: str, cleaning: Cleaning) ->
     import xarray as xr
 
     like = dataset[kept]  # zeros broadcast over its shape: no copy, nothing read
-    constant = xr.DataArray(np.broadcast_to(np.float64(0.0), like.shape), dims=like.dims,
-                            coords=like.coords, attrs={"units": "dBm"})  # fmt: skip
+    constant = xr.DataArray(
+        np.broadcast_to(np.float64(0.0), like.shape),
+        dims=like.dims,
+        coords=like.coords,
+        attrs={"units": "dBm"},
+    )
     return dataset.assign({absent: constant})
 
 
@@ -196,8 +211,9 @@ def _length_in_km(dataset: Any, distance: np.ndarray, source: str, cleaning: Cle
         cleaning.length_unit = unit
         factor = _LENGTH_UNITS[unit.lower()]
     else:
-        fits = {u: int(np.sum(_agrees(values * f, distance))) for u, f in (("km", 1.0),
-                                                                         ("m", 1e-3))}  # fmt: skip
+        fits = {
+            u: int(np.sum(_agrees(values * f, distance))) for u, f in (("km", 1.0), ("m", 1e-3))
+        }
         unit = "m" if fits["m"] > fits["km"] else "km"
         cleaning.length_unit = f"{unit} (inferred from the coordinates)"
         factor = _LENGTH_UNITS[unit]
@@ -216,8 +232,9 @@ this share of the length before the file is refused: it catches swapped coordina
 lengths in metres, which would otherwise give maps thousands of km wide or no rain."""
 
 
-def _coordinates_match_length(dataset: Any, length: np.ndarray, distance: np.ndarray,
-                              source: str) -> None:  # fmt: skip
+def _coordinates_match_length(
+    dataset: Any, length: np.ndarray, distance: np.ndarray, source: str
+) -> None:
     """Refuse links whose site coordinates contradict their `length` (km)."""
     bad = ~_agrees(length, distance)
     if np.any(bad):
@@ -321,9 +338,11 @@ def _looks_like_netcdf(path: Path) -> None:
     if head.startswith(NETCDF_MAGIC):
         return
     if all(32 <= b < 127 or b in b"\t\r\n" for b in head):
-        raise CMLDataError(f"{path}: a text file (CSV?), not netCDF; the OpenSense convention "
-                           "is netCDF (OpenMRG's CSV metadata: give the folder holding cml.nc "
-                           "and cml_metadata.csv)")  # fmt: skip
+        raise CMLDataError(
+            f"{path}: a text file (CSV?), not netCDF; the OpenSense convention "
+            "is netCDF (OpenMRG's CSV metadata: give the folder holding cml.nc "
+            "and cml_metadata.csv)"
+        )
     raise CMLDataError(f"{path}: not a netCDF file (first bytes {head[:4]!r})")
 
 

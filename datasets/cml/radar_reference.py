@@ -47,8 +47,9 @@ def areal_reference(path: str | os.PathLike[str], days: Sequence[str] | None = N
         amount = amount.isel(time=np.isin(day, np.array(days, dtype="datetime64[D]")))
         if amount.sizes["time"] == 0:
             span = [np.datetime_as_string(t, "m") for t in dataset["time"].values[[0, -1]]]
-            raise CMLDataError(f"{path}: no frames on {', '.join(days)}; the data hold "
-                               f"{span[0]} to {span[1]}")  # fmt: skip
+            raise CMLDataError(
+                f"{path}: no frames on {', '.join(days)}; the data hold {span[0]} to {span[1]}"
+            )
     rain = _rate(amount, str(path)).assign_attrs(units="mm/h")
     return rain.to_dataset(name="rain")
 

@@ -38,8 +38,7 @@ def check_network(
         raise FactorGraphError(f"{source}: the parents form a directed cycle: {path}")
 
 
-def directed_cycle(variables: int, families: Sequence[tuple[int, tuple[int, ...]]]
-                   ) -> list[int]:  # fmt: skip
+def directed_cycle(variables: int, families: Sequence[tuple[int, tuple[int, ...]]]) -> list[int]:
     """A directed cycle parent → child (its variables in order), or [] for a DAG."""
     children: list[list[int]] = [[] for _ in range(variables)]
     for child, parents in families:

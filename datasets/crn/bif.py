@@ -100,8 +100,9 @@ def _text(path: Path, max_bytes: int) -> str:
         raise FactorGraphError(f"{path}: not a text file (expected UTF-8 BIF)") from None
 
 
-def read_bif(path: str | os.PathLike[str], max_table_entries: int = MAX_TABLE_ENTRIES
-             ) -> FactorGraph:  # fmt: skip
+def read_bif(
+    path: str | os.PathLike[str], max_table_entries: int = MAX_TABLE_ENTRIES
+) -> FactorGraph:
     """Read a BIF file (`.bif` or `.bif.gz`) into a factor graph with one factor per
     conditional table; variables keep their names and state names. Refused with the file
     and line: unknown states or variables, a table of more than `max_table_entries`
@@ -161,9 +162,12 @@ def read_bif(path: str | os.PathLike[str], max_table_entries: int = MAX_TABLE_EN
         factors.append(([index[child], *(index[p] for p in parents)], table))
     check_network(str(path), list(states), families)
     return FactorGraph.build(
-        [len(s) for s in states.values()], factors, list(states), source=str(path),
+        [len(s) for s in states.values()],
+        factors,
+        list(states),
+        source=str(path),
         states=list(states.values()),
-    )  # fmt: skip
+    )
 
 
 def _variable(tokens: _Tokens, name: str) -> tuple[str, ...]:
@@ -203,14 +207,20 @@ def _numbers(tokens: _Tokens, count: int, what: str) -> list[float]:
         raise tokens.error(f"{what}: values must be numbers, got {values}") from None
 
 
-def _table(tokens: _Tokens, child: str, parents: list[str], states: dict[str, tuple[str, ...]],
-           max_table_entries: int) -> np.ndarray:  # fmt: skip
+def _table(
+    tokens: _Tokens,
+    child: str,
+    parents: list[str],
+    states: dict[str, tuple[str, ...]],
+    max_table_entries: int,
+) -> np.ndarray:
     """Read the block at the tokens' position into table[child, parents…]."""
     shape = [len(states[name]) for name in (child, *parents)]
     where = f"probability ( {child}{' | ' + ', '.join(parents) if parents else ''} )"
     if math.prod(shape) > max_table_entries:
-        raise tokens.error(f"{where}: {math.prod(shape):,} entries, more than the "
-                           f"{max_table_entries:,} allowed")  # fmt: skip
+        raise tokens.error(
+            f"{where}: {math.prod(shape):,} entries, more than the {max_table_entries:,} allowed"
+        )
     rows = np.full([*shape[1:], shape[0]], np.nan)  # parents…, child last while reading
     default = None
     tokens.expect("{")
@@ -229,13 +239,16 @@ def _table(tokens: _Tokens, child: str, parents: list[str], states: dict[str, tu
         elif token == "(":
             named = tokens.until(")")
             if len(named) != len(parents):
-                raise tokens.error(f"{where}: row ({', '.join(named)}) names {len(named)} "
-                                   f"states for {len(parents)} parents")  # fmt: skip
+                raise tokens.error(
+                    f"{where}: row ({', '.join(named)}) names {len(named)} "
+                    f"states for {len(parents)} parents"
+                )
             try:
                 at = tuple(states[p].index(s) for p, s in zip(parents, named, strict=True))
             except ValueError:
-                raise tokens.error(f"{where}: row ({', '.join(named)}) names an unknown state"
-                                   ) from None  # fmt: skip
+                raise tokens.error(
+                    f"{where}: row ({', '.join(named)}) names an unknown state"
+                ) from None
             if not np.isnan(rows[at]).all():
                 raise tokens.error(f"{where}: row ({', '.join(named)}) given twice")
             rows[at] = _numbers(tokens, shape[0], where)

@@ -20,8 +20,9 @@ MAX_POWER = 8
 """Largest integer power of a polynomial that is expanded."""
 
 
-def mass_action_terms(math_ast: Any, constants: Constants, species: set[str],
-                      scale: dict[str, float] | None = None) -> Polynomial:  # fmt: skip
+def mass_action_terms(
+    math_ast: Any, constants: Constants, species: set[str], scale: dict[str, float] | None = None
+) -> Polynomial:
     """The law as {monomial: coefficient}, zero terms dropped. `scale`: species whose
     symbol stands for an amount, with the volume that turns their concentration into it.
     Raises ValueError saying what is not mass action."""
@@ -32,8 +33,12 @@ def mass_action_terms(math_ast: Any, constants: Constants, species: set[str],
     def walk(node: Any) -> Polynomial:
         kind = node.getType()
         children = [node.getChild(k) for k in range(node.getNumChildren())]
-        if kind in (libsbml.AST_INTEGER, libsbml.AST_REAL, libsbml.AST_REAL_E,
-                    libsbml.AST_RATIONAL):  # fmt: skip
+        if kind in (
+            libsbml.AST_INTEGER,
+            libsbml.AST_REAL,
+            libsbml.AST_REAL_E,
+            libsbml.AST_RATIONAL,
+        ):
             return {(): float(node.getValue())}
         if kind == libsbml.AST_NAME:
             name = node.getName()
@@ -76,9 +81,11 @@ def mass_action_terms(math_ast: Any, constants: Constants, species: set[str],
                 result = _product(result, base)
             return result
         functions: dict[int, Callable[[float], float]] = {
-            libsbml.AST_FUNCTION_EXP: math.exp, libsbml.AST_FUNCTION_LN: math.log,
-            libsbml.AST_FUNCTION_ROOT: math.sqrt, libsbml.AST_FUNCTION_ABS: abs,
-        }  # fmt: skip
+            libsbml.AST_FUNCTION_EXP: math.exp,
+            libsbml.AST_FUNCTION_LN: math.log,
+            libsbml.AST_FUNCTION_ROOT: math.sqrt,
+            libsbml.AST_FUNCTION_ABS: abs,
+        }
         if kind in functions and len(children) == 1:
             value = _constant(walk(children[0]), f"applies {node.getName()} to a species")
             return {(): float(functions[kind](value))}

@@ -15,8 +15,9 @@ from .factor_graph import FactorGraph, FactorGraphError
 from .tokens import MAX_TABLE_ENTRIES, Tokens
 
 
-def read_fg(path: str | os.PathLike[str], max_table_entries: int = MAX_TABLE_ENTRIES
-            ) -> FactorGraph:  # fmt: skip
+def read_fg(
+    path: str | os.PathLike[str], max_table_entries: int = MAX_TABLE_ENTRIES
+) -> FactorGraph:
     """Read a .fg file; errors name the file and line. A factor whose table would hold
     more than max_table_entries, and an index given twice, are refused (before any table
     is allocated)."""
@@ -30,8 +31,10 @@ def read_fg(path: str | os.PathLike[str], max_table_entries: int = MAX_TABLE_ENT
         cards = [tokens.integer("cardinality", minimum=1) for _ in range(size)]
         total = math.prod(cards)
         if total > max_table_entries:
-            raise tokens.error(f"a factor of {total:,} table entries ({' × '.join(map(str, cards))}"
-                               f"), more than the {max_table_entries:,} allowed")  # fmt: skip
+            raise tokens.error(
+                f"a factor of {total:,} table entries ({' × '.join(map(str, cards))}"
+                f"), more than the {max_table_entries:,} allowed"
+            )
         entries = tokens.integer("number of nonzero entries", minimum=0)
         if entries > total:
             raise tokens.error(f"{entries:,} nonzero entries in a table of {total:,}")
@@ -59,9 +62,11 @@ def read_fg(path: str | os.PathLike[str], max_table_entries: int = MAX_TABLE_ENT
     index = {label: i for i, label in enumerate(order)}
     factors = [([index[label] for label in labels], table) for labels, _, table, _ in raw]
     return FactorGraph.build(
-        [cardinality[label] for label in order], factors, [str(label) for label in order],
+        [cardinality[label] for label in order],
+        factors,
+        [str(label) for label in order],
         source=str(path),
-    )  # fmt: skip
+    )
 
 
 def write_fg(graph: FactorGraph, path: str | os.PathLike[str]) -> None:

@@ -79,6 +79,9 @@ class NetworkBuilder:
             return offsets, species, np.array([c for _, c in flat], dtype=np.int64)
 
         return ReactionNetwork(
-            tuple(self.names), *csr(self.sides["reactants"]), *csr(self.sides["products"]),
-            np.array(self.rates), np.array(self.initial),
-        )  # fmt: skip
+            tuple(self.names),
+            *csr(self.sides["reactants"]),
+            *csr(self.sides["products"]),
+            np.array(self.rates),
+            np.array(self.initial),
+        )

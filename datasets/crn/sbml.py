@@ -52,11 +52,19 @@ def to_sbml(network: ReactionNetwork, model_id: str = "crn", global_rates: bool 
         reaction.setId(f"r{r}")
         reaction.setReversible(False)
         sides = (
-            (reaction.createReactant, network.reactant_offsets, network.reactant_species,
-             network.reactant_coefficients),
-            (reaction.createProduct, network.product_offsets, network.product_species,
-             network.product_coefficients),
-        )  # fmt: skip
+            (
+                reaction.createReactant,
+                network.reactant_offsets,
+                network.reactant_species,
+                network.reactant_coefficients,
+            ),
+            (
+                reaction.createProduct,
+                network.product_offsets,
+                network.product_species,
+                network.product_coefficients,
+            ),
+        )
         reactants = []
         for create, offsets, species_of, coefficients in sides:
             for e in range(offsets[r], offsets[r + 1]):
@@ -98,21 +106,26 @@ def read_sbml(path: str | os.PathLike[str]) -> ReactionNetwork:
 
     document = libsbml.readSBMLFromFile(str(path))
     if document.getNumErrors(libsbml.LIBSBML_SEV_ERROR) or document.getModel() is None:
-        raise SBMLError(f"{path}: not a readable SBML model: "
-                        f"{document.getErrorLog().toString().strip()[:200]}")  # fmt: skip
+        raise SBMLError(
+            f"{path}: not a readable SBML model: {document.getErrorLog().toString().strip()[:200]}"
+        )
     model = document.getModel()
-    for what, count in (("rules", model.getNumRules()), ("events", model.getNumEvents()),
-                        ("constraints", model.getNumConstraints())):  # fmt: skip
+    for what, count in (
+        ("rules", model.getNumRules()),
+        ("events", model.getNumEvents()),
+        ("constraints", model.getNumConstraints()),
+    ):
         if count:
-            raise SBMLError(f"{path}: the model has {what}; only plain mass-action networks "
-                            "are read")  # fmt: skip
-    volumes = {c.getId(): (c.getSize() if c.isSetSize() else 1.0)
-               for c in model.getListOfCompartments()}  # fmt: skip
+            raise SBMLError(
+                f"{path}: the model has {what}; only plain mass-action networks are read"
+            )
+    volumes = {
+        c.getId(): (c.getSize() if c.isSetSize() else 1.0) for c in model.getListOfCompartments()
+    }
     constants: Constants = dict(volumes)
     for parameter in model.getListOfParameters():
         if not parameter.getConstant() or not parameter.isSetValue():
-            raise SBMLError(f"{path}: parameter {parameter.getId()} is not a constant with a "
-                            "value")  # fmt: skip
+            raise SBMLError(f"{path}: parameter {parameter.getId()} is not a constant with a value")
         constants[parameter.getId()] = parameter.getValue()
     assigned = {a.getSymbol() for a in model.getListOfInitialAssignments()}
     build = NetworkBuilder()
@@ -123,8 +136,9 @@ def read_sbml(path: str | os.PathLike[str]) -> ReactionNetwork:
     for species in model.getListOfSpecies():
         sid = species.getId()
         if sid in assigned:
-            raise SBMLError(f"{path}: species {sid} has an initial assignment; give its "
-                            "initial concentration")  # fmt: skip
+            raise SBMLError(
+                f"{path}: species {sid} has an initial assignment; give its initial concentration"
+            )
         volume = volumes.get(species.getCompartment(), 1.0)
         if species.isSetInitialConcentration():
             start = species.getInitialConcentration()
@@ -141,14 +155,17 @@ def read_sbml(path: str | os.PathLike[str]) -> ReactionNetwork:
         index[sid] = build.species(species.getName() or sid, start)
     if len(sizes) > 1:
         shown = ", ".join(f"{v:g}" for v in sorted(sizes))
-        raise SBMLError(f"{path}: species live in compartments of different sizes ({shown}); "
-                        "one volume is read")  # fmt: skip
+        raise SBMLError(
+            f"{path}: species live in compartments of different sizes ({shown}); one volume is read"
+        )
     volume = sizes.pop() if sizes else 1.0
     for reaction in model.getListOfReactions():
         where = f"{path}: reaction {reaction.getId()}"
         sides: dict[str, dict[str, int]] = {"reactants": {}, "products": {}}
-        for side, members in (("reactants", reaction.getListOfReactants()),
-                              ("products", reaction.getListOfProducts())):  # fmt: skip
+        for side, members in (
+            ("reactants", reaction.getListOfReactants()),
+            ("products", reaction.getListOfProducts()),
+        ):
             for reference in members:
                 count = reference.getStoichiometry()
                 if not reference.isSetStoichiometry() or count != int(count) or count < 1:
@@ -172,15 +189,31 @@ def read_sbml(path: str | os.PathLike[str]) -> ReactionNetwork:
         except ValueError as error:
             raise SBMLError(f"{where}: kinetic law {law.getFormula()!r} {error}") from None
         modifiers = {m.getSpecies() for m in reaction.getListOfModifiers()}
-        _add_terms(build, index, where, law.getFormula(), terms, sides, modifiers,
-                   reaction.getReversible(), volume)  # fmt: skip
+        _add_terms(
+            build,
+            index,
+            where,
+            law.getFormula(),
+            terms,
+            sides,
+            modifiers,
+            reaction.getReversible(),
+            volume,
+        )
     return build.build()
 
 
-def _add_terms(build: NetworkBuilder, index: dict[str, int], where: str, formula: str,
-               terms: dict[tuple[tuple[str, int], ...], float],
-               sides: dict[str, dict[str, int]], modifiers: set[str], reversible: bool,
-               volume: float) -> None:  # fmt: skip
+def _add_terms(
+    build: NetworkBuilder,
+    index: dict[str, int],
+    where: str,
+    formula: str,
+    terms: dict[tuple[tuple[str, int], ...], float],
+    sides: dict[str, dict[str, int]],
+    modifiers: set[str],
+    reversible: bool,
+    volume: float,
+) -> None:
     """One mass-action reaction per term: a positive term over the reactants (plus
     catalysts) runs forward, a negative one over the products (plus catalysts) backward."""
     for monomial, coefficient in terms.items():
@@ -188,8 +221,7 @@ def _add_terms(build: NetworkBuilder, index: dict[str, int], where: str, formula
         forward = coefficient > 0
         consumed = sides["reactants"] if forward else sides["products"]
         made = sides["products"] if forward else sides["reactants"]
-        catalysts = {s: n - consumed.get(s, 0) for s, n in powers.items()
-                     if n > consumed.get(s, 0)}  # fmt: skip
+        catalysts = {s: n - consumed.get(s, 0) for s, n in powers.items() if n > consumed.get(s, 0)}
         short = [s for s, n in consumed.items() if powers.get(s, 0) < n]
         allowed = all(s in modifiers or s in consumed or s in made for s in catalysts)
         if short or not allowed or (not forward and not reversible):
@@ -198,10 +230,13 @@ def _add_terms(build: NetworkBuilder, index: dict[str, int], where: str, formula
                 f"{where}: kinetic law {formula!r} is not mass action: its {direction} term "
                 f"{coefficient:g}·{'·'.join(f'{s}^{n}' for s, n in monomial) or '1'} does not "
                 f"read each {'reactant' if forward else 'product'} to its stoichiometry"
-                + ("" if allowed else " (a species in it is neither reactant, product nor "
-                   "modifier)") + ("" if reversible or forward else " (the reaction is "
-                                   "irreversible)")
-            )  # fmt: skip
+                + (
+                    ""
+                    if allowed
+                    else " (a species in it is neither reactant, product nor modifier)"
+                )
+                + ("" if reversible or forward else " (the reaction is irreversible)")
+            )
         left = [index[s] for s, n in {**consumed}.items() for _ in range(n)]
         right = [index[s] for s, n in made.items() for _ in range(n)]
         extra = [index[s] for s, n in catalysts.items() for _ in range(n)]
@@ -210,8 +245,14 @@ def _add_terms(build: NetworkBuilder, index: dict[str, int], where: str, formula
 
 def same_network(first: ReactionNetwork, second: ReactionNetwork) -> bool:
     """Equal species, reactions, rates and initial state (after a round trip)."""
-    fields: list[Any] = ["reactant_offsets", "reactant_species", "reactant_coefficients",
-                         "product_offsets", "product_species", "product_coefficients"]  # fmt: skip
+    fields: list[Any] = [
+        "reactant_offsets",
+        "reactant_species",
+        "reactant_coefficients",
+        "product_offsets",
+        "product_species",
+        "product_coefficients",
+    ]
     return (
         first.species == second.species
         and all(np.array_equal(getattr(first, f), getattr(second, f)) for f in fields)

@@ -20,8 +20,9 @@ from .tokens import MAX_TABLE_ENTRIES, Tokens
 KINDS = ("MARKOV", "BAYES")
 
 
-def read_uai(path: str | os.PathLike[str], max_table_entries: int = MAX_TABLE_ENTRIES
-             ) -> FactorGraph:  # fmt: skip
+def read_uai(
+    path: str | os.PathLike[str], max_table_entries: int = MAX_TABLE_ENTRIES
+) -> FactorGraph:
     """Read a .uai file; errors name the file and line. BAYES tables must sum to 1 over
     the child; a table of more than max_table_entries is refused before it is read."""
     path = Path(path)
@@ -43,8 +44,10 @@ def read_uai(path: str | os.PathLike[str], max_table_entries: int = MAX_TABLE_EN
         shape = [cards[v] for v in scope]
         needed = math.prod(shape)
         if needed > max_table_entries:
-            raise tokens.error(f"table {number} needs {needed:,} entries, more than the "
-                               f"{max_table_entries:,} allowed")  # fmt: skip
+            raise tokens.error(
+                f"table {number} needs {needed:,} entries, more than the "
+                f"{max_table_entries:,} allowed"
+            )
         entries = tokens.integer(f"number of entries of table {number}", minimum=1)
         if entries != needed:
             raise tokens.error(f"table {number} has {entries} entries; its scope needs {needed}")
@@ -61,8 +64,12 @@ def read_uai(path: str | os.PathLike[str], max_table_entries: int = MAX_TABLE_EN
 
 def write_uai(graph: FactorGraph, path: str | os.PathLike[str]) -> None:
     """Write `graph` as a MARKOV .uai file."""
-    lines = ["MARKOV", str(graph.variables), " ".join(map(str, graph.cardinalities)),
-             str(len(graph.factors))]  # fmt: skip
+    lines = [
+        "MARKOV",
+        str(graph.variables),
+        " ".join(map(str, graph.cardinalities)),
+        str(len(graph.factors)),
+    ]
     lines += [" ".join(map(str, [len(f.scope), *f.scope])) for f in graph.factors]
     lines.append("")
     for factor in graph.factors:

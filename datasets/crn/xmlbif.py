@@ -35,8 +35,9 @@ def _text(node: ElementTree.Element, tag: str, where: str) -> str:
     return (found[0].text or "").strip()
 
 
-def read_xmlbif(path: str | os.PathLike[str], max_table_entries: int = MAX_TABLE_ENTRIES
-                ) -> FactorGraph:  # fmt: skip
+def read_xmlbif(
+    path: str | os.PathLike[str], max_table_entries: int = MAX_TABLE_ENTRIES
+) -> FactorGraph:
     """Read an XMLBIF file into a factor graph, one factor per definition; refused with
     the file and what is wrong: malformed XML, a DTD, a variable that is not of type
     nature, unknown variables, tables of the wrong length or over `max_table_entries`,
@@ -63,12 +64,15 @@ def read_xmlbif(path: str | os.PathLike[str], max_table_entries: int = MAX_TABLE
         name = _text(variable, "NAME", f"{path}: a <VARIABLE>")
         kind = variable.get("TYPE", variable.get("type", "nature")).lower()
         if kind != "nature":
-            raise FactorGraphError(f"{path}: variable {name!r} is of type {kind}; only chance "
-                                   "(nature) variables")  # fmt: skip
+            raise FactorGraphError(
+                f"{path}: variable {name!r} is of type {kind}; only chance (nature) variables"
+            )
         outcomes = tuple((o.text or "").strip() for o in _children(variable, "OUTCOME"))
         if not outcomes or len(set(outcomes)) != len(outcomes) or name in states:
-            raise FactorGraphError(f"{path}: variable {name!r} declared twice, without "
-                                   "outcomes, or with a repeated outcome")  # fmt: skip
+            raise FactorGraphError(
+                f"{path}: variable {name!r} declared twice, without "
+                "outcomes, or with a repeated outcome"
+            )
         states[name] = outcomes
     index = {name: i for i, name in enumerate(states)}
     families, factors = [], []
@@ -83,12 +87,15 @@ def read_xmlbif(path: str | os.PathLike[str], max_table_entries: int = MAX_TABLE
             raise FactorGraphError(f"{where} repeats a variable")
         shape = [len(states[p]) for p in parents] + [len(states[child])]
         if math.prod(shape) > max_table_entries:
-            raise FactorGraphError(f"{where}: {math.prod(shape):,} entries, more than the "
-                                   f"{max_table_entries:,} allowed")  # fmt: skip
+            raise FactorGraphError(
+                f"{where}: {math.prod(shape):,} entries, more than the "
+                f"{max_table_entries:,} allowed"
+            )
         text = _text(definition, "TABLE", where).split()
         if len(text) != math.prod(shape):
-            raise FactorGraphError(f"{where}: {len(text)} table values, expected "
-                                   f"{math.prod(shape)}")  # fmt: skip
+            raise FactorGraphError(
+                f"{where}: {len(text)} table values, expected {math.prod(shape)}"
+            )
         try:
             table = np.array([float(v) for v in text]).reshape(shape)
         except ValueError:
@@ -100,6 +107,9 @@ def read_xmlbif(path: str | os.PathLike[str], max_table_entries: int = MAX_TABLE
         factors.append(([index[child], *(index[p] for p in parents)], np.moveaxis(table, -1, 0)))
     check_network(str(path), list(states), families)
     return FactorGraph.build(
-        [len(s) for s in states.values()], factors, list(states), source=str(path),
+        [len(s) for s in states.values()],
+        factors,
+        list(states),
+        source=str(path),
         states=list(states.values()),
-    )  # fmt: skip
+    )

@@ -37,17 +37,31 @@ import numpy as np
 from .events import EVENT_DTYPE, EventError, Events
 from .prophesee_header import check_sensor
 
-PACKET_HEADER = np.dtype([("type", "<u2"), ("source", "<u2"), ("size", "<u4"),
-                          ("ts_offset", "<u4"), ("ts_overflow", "<u4"), ("capacity", "<u4"),
-                          ("number", "<u4"), ("valid", "<u4")])  # fmt: skip
+PACKET_HEADER = np.dtype(
+    [
+        ("type", "<u2"),
+        ("source", "<u2"),
+        ("size", "<u4"),
+        ("ts_offset", "<u4"),
+        ("ts_overflow", "<u4"),
+        ("capacity", "<u4"),
+        ("number", "<u4"),
+        ("valid", "<u4"),
+    ]
+)
 POLARITY_EVENT = 1
 POLARITY_RECORD = np.dtype([("data", "<u4"), ("timestamp", "<i4")])
 TS_OVERFLOW_SHIFT = 31
 """libcaer: timestamps have 31 significant bits, the overflow counter the rest."""
 HEADER_LIMIT = 1 << 20
 """Bytes searched for the end of the header (headers are a few hundred bytes)."""
-SENSORS = {"DVS128": (128, 128), "DAVIS240": (240, 180), "DAVIS346": (346, 260),
-           "DAVIS640": (640, 480), "DVXPLORER": (640, 480)}  # fmt: skip
+SENSORS = {
+    "DVS128": (128, 128),
+    "DAVIS240": (240, 180),
+    "DAVIS346": (346, 260),
+    "DAVIS640": (640, 480),
+    "DVXPLORER": (640, 480),
+}
 """Sensor sizes (width, height) by the camera named on the header's `#Source` line."""
 
 
@@ -65,8 +79,9 @@ class Aedat3Info:
     invalid: int
 
 
-def read_aedat3(path: str | os.PathLike[str], width: int | None = None,
-                height: int | None = None) -> tuple[Events, Aedat3Info]:  # fmt: skip
+def read_aedat3(
+    path: str | os.PathLike[str], width: int | None = None, height: int | None = None
+) -> tuple[Events, Aedat3Info]:
     """The polarity events of an AEDAT 3.x file. The sensor size comes from the camera
     the header names, else from `width`/`height`, else from the largest coordinates."""
     path = Path(path)
@@ -76,32 +91,38 @@ def read_aedat3(path: str | os.PathLike[str], width: int | None = None,
     offset = start
     while offset < raw.size:
         if raw.size - offset < PACKET_HEADER.itemsize:
-            raise EventError(f"{path}: a packet header is cut short at byte {offset} "
-                             f"({raw.size - offset} of 28 bytes)")  # fmt: skip
+            raise EventError(
+                f"{path}: a packet header is cut short at byte {offset} "
+                f"({raw.size - offset} of 28 bytes)"
+            )
         head = raw[offset : offset + PACKET_HEADER.itemsize].view(PACKET_HEADER)[0]
         size, capacity, number = int(head["size"]), int(head["capacity"]), int(head["number"])
         body = offset + PACKET_HEADER.itemsize
         end = body + size * capacity
         if size == 0 or number > capacity or end > raw.size:
-            problem = ("event size 0" if size == 0 else
-                       f"{number} events in a packet of capacity {capacity}"
-                       if number > capacity else
-                       f"{capacity} events of {size} bytes run past the end "
-                       f"({raw.size} bytes)")  # fmt: skip
+            problem = (
+                "event size 0"
+                if size == 0
+                else f"{number} events in a packet of capacity {capacity}"
+                if number > capacity
+                else f"{capacity} events of {size} bytes run past the end ({raw.size} bytes)"
+            )
             raise EventError(f"{path}: damaged packet at byte {offset}: {problem}")
         if int(head["type"]) != POLARITY_EVENT:
             skipped_packets, skipped_events = skipped_packets + 1, skipped_events + number
         elif size != POLARITY_RECORD.itemsize:
-            raise EventError(f"{path}: polarity packet at byte {offset} has {size}-byte "
-                             "events (8 expected)")  # fmt: skip
+            raise EventError(
+                f"{path}: polarity packet at byte {offset} has {size}-byte events (8 expected)"
+            )
         else:
             records = raw[body : body + 8 * number].view(POLARITY_RECORD)
             valid = (records["data"] & 1).astype(bool)
             invalid += int((~valid).sum())
             records = records[valid]
             if len(records) and records["timestamp"].min() < 0:
-                raise EventError(f"{path}: negative timestamp in the polarity packet at byte "
-                                 f"{offset}")  # fmt: skip
+                raise EventError(
+                    f"{path}: negative timestamp in the polarity packet at byte {offset}"
+                )
             found = np.empty(len(records), EVENT_DTYPE)
             data = records["data"].astype(np.int64)
             found["t"] = (int(head["ts_overflow"]) << TS_OVERFLOW_SHIFT) + records[
@@ -114,8 +135,9 @@ def read_aedat3(path: str | os.PathLike[str], width: int | None = None,
     array = np.concatenate(chunks) if chunks else np.empty(0, EVENT_DTYPE)
     width, height, sensor_from = _sensor(source, width, height, array, path)
     events = Events(array, width, height).check(str(path))
-    return events, Aedat3Info(version, source, sensor_from, skipped_packets, skipped_events,
-                              invalid)  # fmt: skip
+    return events, Aedat3Info(
+        version, source, sensor_from, skipped_packets, skipped_events, invalid
+    )
 
 
 def _header(raw: np.ndarray, path: Path) -> tuple[str, str | None, int]:
@@ -125,8 +147,9 @@ def _header(raw: np.ndarray, path: Path) -> tuple[str, str | None, int]:
         raise EventError(f"{path}: not an AEDAT file (no '#!AER-DAT' at byte 0)")
     version = head[9 : head.find(b"\n")].strip().decode("ascii", "replace")
     if not version.startswith("3."):
-        raise EventError(f"{path}: AEDAT {version} (only AEDAT 3.x is read here; AEDAT 4 "
-                         "files end in .aedat4)")  # fmt: skip
+        raise EventError(
+            f"{path}: AEDAT {version} (only AEDAT 3.x is read here; AEDAT 4 files end in .aedat4)"
+        )
     mark = head.find(b"#!END-HEADER")
     if mark < 0:
         raise EventError(f"{path}: no '#!END-HEADER' line in the first {len(head)} bytes")
@@ -139,8 +162,9 @@ def _header(raw: np.ndarray, path: Path) -> tuple[str, str | None, int]:
     return version, source, start
 
 
-def _sensor(source: str | None, width: int | None, height: int | None, array: np.ndarray,
-            path: Path) -> tuple[int, int, str]:  # fmt: skip
+def _sensor(
+    source: str | None, width: int | None, height: int | None, array: np.ndarray, path: Path
+) -> tuple[int, int, str]:
     camera = (source or "").upper().replace(" ", "")
     for name, size in SENSORS.items():
         if camera.startswith(name):
@@ -148,8 +172,9 @@ def _sensor(source: str | None, width: int | None, height: int | None, array: np
     if width is not None and height is not None:
         return int(width), int(height), "caller"
     if not len(array):
-        raise EventError(f"{path}: no events and no known camera in the header (give the "
-                         "width and height)")  # fmt: skip
+        raise EventError(
+            f"{path}: no events and no known camera in the header (give the width and height)"
+        )
     wide, high = int(array["x"].max()) + 1, int(array["y"].max()) + 1
     check_sensor(wide, high, f"{path}: the events' coordinates")
     return wide, high, "largest coordinates"

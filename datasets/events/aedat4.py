@@ -85,8 +85,11 @@ def _decode(path: str) -> tuple[np.ndarray, int, int]:
     stream = min(streams)
     width, height = streams[stream]["width"], streams[stream]["height"]
     try:
-        chunks = [packet["events"] for packet in decoder
-                  if packet["stream_id"] == stream and "events" in packet]  # fmt: skip
+        chunks = [
+            packet["events"]
+            for packet in decoder
+            if packet["stream_id"] == stream and "events" in packet
+        ]
     except BaseException as error:  # a cut or damaged packet: the decoder says which
         raise _refused(path, "a damaged AEDAT4 file", error) from None
     array = np.empty(sum(len(c) for c in chunks), EVENT_DTYPE)
@@ -105,8 +108,7 @@ def _refused(path: str | os.PathLike[str], what: str, error: BaseException) -> E
     return EventError(f"{path}: {what}: {str(error).splitlines()[0] if str(error) else error!r}")
 
 
-def write_aedat4(events: Events, path: str | os.PathLike[str], camera: str = "substrates"
-                 ) -> None:  # fmt: skip
+def write_aedat4(events: Events, path: str | os.PathLike[str], camera: str = "substrates") -> None:
     """An AEDAT4 file with one event stream (written to a temporary name, then renamed)."""
     try:
         import dv_processing as dv
@@ -119,8 +121,9 @@ def write_aedat4(events: Events, path: str | os.PathLike[str], camera: str = "su
     writer = dv.io.MonoCameraWriter(str(temporary), config)
     store = dv.EventStore()
     a = events.array
-    for t, x, y, p in zip(a["t"].tolist(), a["x"].tolist(), a["y"].tolist(), a["p"].tolist(),
-                          strict=True):  # fmt: skip
+    for t, x, y, p in zip(
+        a["t"].tolist(), a["x"].tolist(), a["y"].tolist(), a["p"].tolist(), strict=True
+    ):
         store.push_back(t, x, y, bool(p))
     writer.writeEvents(store)
     del writer  # closes the file

@@ -79,16 +79,20 @@ def _npy(path: Path) -> np.ndarray:
 
 def _damaged(path: Path, kind: str, error: Exception) -> EventError:
     lines = str(error).splitlines()
-    return EventError(f"{path}: not a readable {kind} file ({type(error).__name__}"
-                      f"{': ' + lines[0] if lines else ''})")  # fmt: skip
+    return EventError(
+        f"{path}: not a readable {kind} file ({type(error).__name__}"
+        f"{': ' + lines[0] if lines else ''})"
+    )
 
 
 def _fields(path: Path) -> tuple[np.ndarray, ...]:
     array = _npy(path)
     missing = {"x", "y", "p", "t"} - set(array.dtype.names or ())
     if missing:
-        raise EventError(f"{path}: a structured array with fields x, y, p, t expected; "
-                         f"{', '.join(sorted(missing))} missing")  # fmt: skip
+        raise EventError(
+            f"{path}: a structured array with fields x, y, p, t expected; "
+            f"{', '.join(sorted(missing))} missing"
+        )
     return array["t"], array["x"], array["y"], array["p"]
 
 
@@ -101,8 +105,9 @@ def _matlab(path: Path) -> tuple[np.ndarray, ...]:
         raise _damaged(path, "MATLAB", error) from None
     missing = {"ts", "x", "y", "pol"} - set(content)
     if missing:
-        raise EventError(f"{path}: MATLAB arrays ts, x, y, pol expected; "
-                         f"{', '.join(sorted(missing))} missing")  # fmt: skip
+        raise EventError(
+            f"{path}: MATLAB arrays ts, x, y, pol expected; {', '.join(sorted(missing))} missing"
+        )
     height = DATASETS["asl_dvs"].sensor[1]
     t, x, y, p = (np.ravel(content[k]).astype(np.int64) for k in ("ts", "x", "y", "pol"))
     return t, x, height - 1 - y, p
@@ -144,14 +149,17 @@ def read_sample(path: str | os.PathLike[str], dataset: str) -> Events:
     except (TypeError, ValueError) as error:  # columns that are no numbers
         raise EventError(f"{path}: not a {dataset} sample ({error})") from None
     if not t.size == x.size == y.size == p.size:
-        raise EventError(f"{path}: columns of different lengths (t {t.size}, x {x.size}, "
-                         f"y {y.size}, p {p.size})")  # fmt: skip
+        raise EventError(
+            f"{path}: columns of different lengths (t {t.size}, x {x.size}, y {y.size}, p {p.size})"
+        )
     width, height = layout.sensor
     outside = np.flatnonzero((x < 0) | (y < 0) | (x >= width) | (y >= height))
     if outside.size:  # checked before the 16-bit coordinates could wrap
         i = int(outside[0])
-        raise EventError(f"{path}: event {i} at x={x[i]}, y={y[i]} lies outside the "
-                         f"{width}×{height} sensor ({outside.size} such events)")  # fmt: skip
+        raise EventError(
+            f"{path}: event {i} at x={x[i]}, y={y[i]} lies outside the "
+            f"{width}×{height} sensor ({outside.size} such events)"
+        )
     bad = np.flatnonzero((p != 0) & (p != 1))
     if bad.size:
         raise EventError(f"{path}: event {int(bad[0])} has polarity {p[bad[0]]}")
@@ -167,7 +175,9 @@ def samples(root: str | os.PathLike[str], dataset: str) -> Iterator[tuple[Events
     layout = _layout(dataset, root)
     files = sorted(root.rglob(f"*{layout.suffix}"))
     if not files:
-        raise EventError(f"{root}: no {layout.suffix} sample files below it ({dataset} "
-                         "expected; nothing is downloaded)")  # fmt: skip
+        raise EventError(
+            f"{root}: no {layout.suffix} sample files below it ({dataset} "
+            "expected; nothing is downloaded)"
+        )
     for path in files:
         yield read_sample(path, dataset), layout.label(path)

@@ -40,8 +40,9 @@ def _decode(records, out, state):
     return back, bad, width, height
 
 
-def decode(payload: bytes | np.ndarray, state: np.ndarray | None = None
-           ) -> tuple[np.ndarray, int, int, int, int]:  # fmt: skip
+def decode(
+    payload: bytes | np.ndarray, state: np.ndarray | None = None
+) -> tuple[np.ndarray, int, int, int, int]:
     """(events, index of the first record going back in time or −1, of the first with a
     polarity other than 0 or 1 or −1, largest x + 1, largest y + 1); payload: whole
     records after the type and size bytes; `state` (an int64 array, START when None) is
@@ -56,6 +57,9 @@ def decode(payload: bytes | np.ndarray, state: np.ndarray | None = None
 def encode(events: np.ndarray) -> bytes:
     records = np.empty(len(events), RECORD)
     records["t"] = events["t"] & 0xFFFFFFFF
-    records["data"] = (events["x"].astype(np.uint32) | (events["y"].astype(np.uint32) << 14)
-                       | (events["p"].astype(np.uint32) << 28))  # fmt: skip
+    records["data"] = (
+        events["x"].astype(np.uint32)
+        | (events["y"].astype(np.uint32) << 14)
+        | (events["p"].astype(np.uint32) << 28)
+    )
     return bytes([CD_TYPE, CD_SIZE]) + records.tobytes()

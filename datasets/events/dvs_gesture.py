@@ -35,9 +35,19 @@ import numpy as np
 from .aedat3 import read_aedat3
 from .events import EventError, Events
 
-CLASSES = ("Hand clapping", "Right hand wave", "Left hand wave", "Right arm cw",
-           "Right arm ccw", "Left arm cw", "Left arm ccw", "Arm roll", "Air drums",
-           "Air guitar", "Other gestures")  # fmt: skip
+CLASSES = (
+    "Hand clapping",
+    "Right hand wave",
+    "Left hand wave",
+    "Right arm cw",
+    "Right arm ccw",
+    "Left arm cw",
+    "Left arm ccw",
+    "Arm roll",
+    "Air drums",
+    "Air guitar",
+    "Other gestures",
+)
 """Class names by label − 1 (the labels files count from 1; tonic's order)."""
 SPLITS = {"train": "trials_to_train.txt", "test": "trials_to_test.txt"}
 
@@ -57,8 +67,9 @@ class GestureSample:
     source: Path
 
 
-def samples(root: str | os.PathLike[str], split: Literal["train", "test"] | None = None
-            ) -> Iterator[GestureSample]:  # fmt: skip
+def samples(
+    root: str | os.PathLike[str], split: Literal["train", "test"] | None = None
+) -> Iterator[GestureSample]:
     """Every labelled sample of the recordings below `root` (all, or those the split's
     list names), recordings in sorted order, samples in the labels file's order."""
     root = Path(root)
@@ -70,8 +81,9 @@ def samples(root: str | os.PathLike[str], split: Literal["train", "test"] | None
         names = {line.strip() for line in listing.read_text().splitlines() if line.strip()}
         recordings = [p for p in recordings if p.name in names]
     if not recordings:
-        raise EventError(f"{root}: no .aedat recordings below it (DVS Gesture expected; "
-                         "nothing is downloaded)")  # fmt: skip
+        raise EventError(
+            f"{root}: no .aedat recordings below it (DVS Gesture expected; nothing is downloaded)"
+        )
     for path in recordings:
         yield from recording_samples(path)
 
@@ -88,8 +100,16 @@ def recording_samples(path: str | os.PathLike[str]) -> Iterator[GestureSample]:
     times = events.array["t"]
     for label, start, end in rows:
         cut = events.array[np.searchsorted(times, start) : np.searchsorted(times, end)]
-        yield GestureSample(Events(cut, events.width, events.height), label,
-                            CLASSES[label - 1], user, lighting, start, end, path)  # fmt: skip
+        yield GestureSample(
+            Events(cut, events.width, events.height),
+            label,
+            CLASSES[label - 1],
+            user,
+            lighting,
+            start,
+            end,
+            path,
+        )
 
 
 def _labels(path: Path) -> list[tuple[int, int, int]]:
@@ -104,8 +124,9 @@ def _labels(path: Path) -> list[tuple[int, int, int]]:
         except ValueError:
             raise EventError(f"{path}: line {number} is not three integers: {line!r}") from None
         if not 1 <= label <= len(CLASSES) or end <= start:
-            raise EventError(f"{path}: line {number}: class {label} (1–{len(CLASSES)}) from "
-                             f"{start} to {end} µs")  # fmt: skip
+            raise EventError(
+                f"{path}: line {number}: class {label} (1–{len(CLASSES)}) from {start} to {end} µs"
+            )
         rows.append((label, start, end))
     return rows
 
@@ -115,6 +136,7 @@ def _user_lighting(path: Path) -> tuple[int, str]:
     stem = path.stem
     head, _, lighting = stem.partition("_")
     if not head.startswith("user") or not head[4:].isdigit() or not lighting:
-        raise EventError(f"{path}: not named user<NN>_<lighting>.aedat as DVS Gesture names "
-                         "its recordings")  # fmt: skip
+        raise EventError(
+            f"{path}: not named user<NN>_<lighting>.aedat as DVS Gesture names its recordings"
+        )
     return int(head[4:]), lighting

@@ -48,14 +48,18 @@ class Events:
         outside = np.flatnonzero((a["x"] >= self.width) | (a["y"] >= self.height))
         if outside.size:
             i = int(outside[0])
-            raise EventError(f"{source}: event {i} at x={a['x'][i]}, y={a['y'][i]} lies outside "
-                             f"the {self.width}×{self.height} sensor "
-                             f"({outside.size} such events)")  # fmt: skip
+            raise EventError(
+                f"{source}: event {i} at x={a['x'][i]}, y={a['y'][i]} lies outside "
+                f"the {self.width}×{self.height} sensor "
+                f"({outside.size} such events)"
+            )
         back = np.flatnonzero(np.diff(a["t"]) < 0)
         if back.size:
             i = int(back[0]) + 1
-            raise EventError(f"{source}: timestamps go backwards at event {i} "
-                             f"({a['t'][i - 1]} µs → {a['t'][i]} µs)")  # fmt: skip
+            raise EventError(
+                f"{source}: timestamps go backwards at event {i} "
+                f"({a['t'][i - 1]} µs → {a['t'][i]} µs)"
+            )
         bad = np.flatnonzero((a["p"] != 0) & (a["p"] != 1))
         if bad.size:
             raise EventError(f"{source}: event {int(bad[0])} has polarity {a['p'][bad[0]]}")
@@ -76,8 +80,9 @@ class Events:
             array[name] = batch.column(name).to_numpy()
         return cls(array, int(metadata[b"width"]), int(metadata[b"height"]))
 
-    def windows(self, *, duration_us: int | None = None, count: int | None = None
-                ) -> Iterator[Events]:  # fmt: skip
+    def windows(
+        self, *, duration_us: int | None = None, count: int | None = None
+    ) -> Iterator[Events]:
         """Consecutive chunks of `duration_us` (aligned to the first event) or `count` events."""
         if (duration_us is None) == (count is None):
             raise ValueError("give exactly one of duration_us and count")

@@ -48,8 +48,9 @@ def _decode(words, out, state):
     return n, back, skipped, width, height, reserved
 
 
-def decode(payload: bytes | np.ndarray, state: np.ndarray | None = None
-           ) -> tuple[np.ndarray, int, int, int, int, int]:  # fmt: skip
+def decode(
+    payload: bytes | np.ndarray, state: np.ndarray | None = None
+) -> tuple[np.ndarray, int, int, int, int, int]:
     """(events, index of the first word whose event goes back in time or −1, skipped words,
     largest x + 1, largest y + 1, index of the first word of a reserved type or −1).
     `payload` must hold whole 4-byte words; `state` (an int64 array, START when None) is

@@ -60,8 +60,9 @@ def _decode(words, legacy, out, state):
     return n, back, skipped, width, height, reserved
 
 
-def decode(payload: bytes | np.ndarray, legacy: bool = False, state: np.ndarray | None = None
-           ) -> tuple[np.ndarray, int, int, int, int, int]:  # fmt: skip
+def decode(
+    payload: bytes | np.ndarray, legacy: bool = False, state: np.ndarray | None = None
+) -> tuple[np.ndarray, int, int, int, int, int]:
     """(events, index of the first word whose events go back in time or −1, skipped words,
     largest x + 1, largest y + 1, index of the first word of a reserved type or −1).
     `payload` must hold whole 8-byte words; `state` (an int64 array, START when None) is
@@ -86,15 +87,24 @@ def _encode(x, y, t, p, out):
             n += 1
             high = h
         base, valid, j = x[i], np.uint64(0), i
-        while (j < t.size and t[j] == t[i] and y[j] == y[i] and p[j] == p[i]
-               and base <= x[j] < base + 32
-               and (valid >> np.uint64(x[j] - base)) & np.uint64(1) == 0
-               and (j == i or x[j] > x[j - 1])):  # fmt: skip
+        while (
+            j < t.size
+            and t[j] == t[i]
+            and y[j] == y[i]
+            and p[j] == p[i]
+            and base <= x[j] < base + 32
+            and (valid >> np.uint64(x[j] - base)) & np.uint64(1) == 0
+            and (j == i or x[j] > x[j - 1])
+        ):
             valid |= np.uint64(1) << np.uint64(x[j] - base)
             j += 1
-        out[n] = ((np.uint64(p[i]) << np.uint64(60)) | (np.uint64(t[i] & 0x3F) << np.uint64(54))
-                  | (np.uint64(base) << np.uint64(43)) | (np.uint64(y[i]) << np.uint64(32))
-                  | valid)  # fmt: skip
+        out[n] = (
+            (np.uint64(p[i]) << np.uint64(60))
+            | (np.uint64(t[i] & 0x3F) << np.uint64(54))
+            | (np.uint64(base) << np.uint64(43))
+            | (np.uint64(y[i]) << np.uint64(32))
+            | valid
+        )
         n += 1
         i = j
     return n
@@ -105,8 +115,13 @@ def encode(events: np.ndarray, legacy: bool = False) -> bytes:
     time, row and polarity at increasing x within 32 pixels share a word, so decoding gives
     them back in the same order."""
     out = np.empty(2 * len(events), np.uint64)
-    n = _encode(events["x"].astype(np.int64), events["y"].astype(np.int64),
-                events["t"].astype(np.int64), events["p"].astype(np.int64), out)  # fmt: skip
+    n = _encode(
+        events["x"].astype(np.int64),
+        events["y"].astype(np.int64),
+        events["t"].astype(np.int64),
+        events["p"].astype(np.int64),
+        out,
+    )
     words = out[:n]
     if legacy:
         words = (words >> np.uint64(32)) | ((words & np.uint64(0xFFFFFFFF)) << np.uint64(32))

@@ -43,8 +43,15 @@ time high, wraps, last timestamp, TIME_HIGH sent since the last TIME_LOW)."""
 @njit(cache=True)
 def _decode(words, out, fill, state):
     """Decode from `state` (see START), leaving in it the state after the last word."""
-    yy, base, pol, low, high, wraps, last = (state[0], state[1], state[2], state[3], state[4],
-                                             state[5], state[6])  # fmt: skip
+    yy, base, pol, low, high, wraps, last = (
+        state[0],
+        state[1],
+        state[2],
+        state[3],
+        state[4],
+        state[5],
+        state[6],
+    )
     high_sent = state[7] != 0
     n, back, skipped, wide, high_y, reserved = 0, -1, 0, 0, 0, -1
     for i in range(words.size):
@@ -95,8 +102,9 @@ def _decode(words, out, fill, state):
     return n, back, skipped, wide, high_y, reserved
 
 
-def decode(payload: bytes | np.ndarray, state: np.ndarray | None = None
-           ) -> tuple[np.ndarray, int, int, int, int, int]:  # fmt: skip
+def decode(
+    payload: bytes | np.ndarray, state: np.ndarray | None = None
+) -> tuple[np.ndarray, int, int, int, int, int]:
     """(events, index of the first word whose event goes back in time or −1, skipped words,
     largest x + 1, largest y + 1, index of the first word of a reserved type or −1).
     `payload` must hold whole 2-byte words; `state` (an int64 array, START when None) is

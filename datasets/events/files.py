@@ -44,8 +44,9 @@ class FileInfo:
     header: dict[str, str]
 
 
-def read_events(path: str | os.PathLike[str], width: int | None = None,
-                height: int | None = None) -> tuple[Events, FileInfo]:  # fmt: skip
+def read_events(
+    path: str | os.PathLike[str], width: int | None = None, height: int | None = None
+) -> tuple[Events, FileInfo]:
     """The CD events of a .raw or .dat file. The sensor size comes from the header, else
     from `width`/`height`, else from the largest coordinates (said in FileInfo)."""
     path = Path(path)
@@ -58,8 +59,12 @@ def read_events(path: str | os.PathLike[str], width: int | None = None,
         from .aedat3 import read_aedat3
 
         events, info = read_aedat3(path, width, height)
-        return events, FileInfo("aedat3", info.skipped_events, info.sensor_from,
-                                {"source": info.source or "", "version": info.version})  # fmt: skip
+        return events, FileInfo(
+            "aedat3",
+            info.skipped_events,
+            info.sensor_from,
+            {"source": info.source or "", "version": info.version},
+        )
     if suffix in (".h5", ".hdf5"):
         from .hdf5 import read_hdf5
 
@@ -67,16 +72,24 @@ def read_events(path: str | os.PathLike[str], width: int | None = None,
     layout = open_layout(path)
     array, skipped, wide, high = layout.decode(layout.payload, 0, layout.start_state())
     layout.check_vendor_share(skipped)
-    width, height, sensor_from = sensor_size(layout.header, width, height, wide, high,
-                                             not len(array), path)  # fmt: skip
+    width, height, sensor_from = sensor_size(
+        layout.header, width, height, wide, high, not len(array), path
+    )
     events = Events(array, width, height)
     if wide > events.width or high > events.height:
         events.check(str(path))  # names the first event outside the sensor
     return events, FileInfo(layout.encoding, skipped, sensor_from, layout.header.fields)
 
 
-def sensor_size(header: Header, width: int | None, height: int | None, wide: int, high: int,
-                empty: bool, path: Path) -> tuple[int, int, str]:  # fmt: skip
+def sensor_size(
+    header: Header,
+    width: int | None,
+    height: int | None,
+    wide: int,
+    high: int,
+    empty: bool,
+    path: Path,
+) -> tuple[int, int, str]:
     """(width, height, where they came from), the first of: the size the header declares
     (`header`); the caller's `width`/`height` (`caller`); the size a legacy header's camera
     implies (`system_ID`, `plugin_name`), unless events lie beyond it (expelliarmus heads
@@ -92,11 +105,14 @@ def sensor_size(header: Header, width: int | None, height: int | None, wide: int
     if header.width is not None and header.height is not None:
         if wide <= header.width and high <= header.height:
             return header.width, header.height, str(header.size_from)
-        doubt = (f" (events lie beyond the {header.width}×{header.height} its "
-                 f"{header.size_from} implies)")  # fmt: skip
+        doubt = (
+            f" (events lie beyond the {header.width}×{header.height} its "
+            f"{header.size_from} implies)"
+        )
     if empty:
-        raise EventError(f"{path}: no events and no sensor size in the header (give the "
-                         "width and height)")  # fmt: skip
+        raise EventError(
+            f"{path}: no events and no sensor size in the header (give the width and height)"
+        )
     check_sensor(int(wide), int(high), f"{path}: the events' coordinates")
     return int(wide), int(high), "inferred" + doubt
 
@@ -118,17 +134,20 @@ class Layout:
         """Refuse a file most of whose words carry no CD event (see MAX_VENDOR_SHARE)."""
         words = len(self.payload) // self.word
         if words >= VENDOR_SHARE_FROM_WORDS and skipped > MAX_VENDOR_SHARE * words:
-            raise EventError(f"{self.path}: {skipped:,} of its {words:,} words carry no CD "
-                             f"event (more than {MAX_VENDOR_SHARE:.0%}): a damaged file, or "
-                             f"not {self.encoding.upper()}")  # fmt: skip
+            raise EventError(
+                f"{self.path}: {skipped:,} of its {words:,} words carry no CD "
+                f"event (more than {MAX_VENDOR_SHARE:.0%}): a damaged file, or "
+                f"not {self.encoding.upper()}"
+            )
 
     def start_state(self) -> np.ndarray:
         """The decoder's state before the first word."""
         codec = dat if self.encoding == "dat" else CODECS[self.encoding]
         return np.array(codec.START, np.int64)
 
-    def decode(self, words: np.ndarray, offset: int, state: np.ndarray
-               ) -> tuple[np.ndarray, int, int, int]:  # fmt: skip
+    def decode(
+        self, words: np.ndarray, offset: int, state: np.ndarray
+    ) -> tuple[np.ndarray, int, int, int]:
         """(events, skipped words, largest x + 1, largest y + 1) of `words`, the payload's
         bytes from `offset` on (whole words), decoded from `state`, which is updated; every
         problem is an EventError naming the file's byte."""
@@ -137,19 +156,24 @@ class Layout:
             array, back, bad, wide, high = dat.decode(words, state)
             skipped = 0
             if bad >= 0:
-                raise EventError(f"{path}: byte {start + bad * word}: polarity "
-                                 f"{int(array['p'][bad])}; DAT CD events have 0 or 1")  # fmt: skip
+                raise EventError(
+                    f"{path}: byte {start + bad * word}: polarity "
+                    f"{int(array['p'][bad])}; DAT CD events have 0 or 1"
+                )
         else:
             legacy = self.encoding == "evt21" and legacy_layout(self.header)
             array, back, skipped, wide, high, reserved = (
-                evt21.decode(words, legacy, state) if self.encoding == "evt21"
+                evt21.decode(words, legacy, state)
+                if self.encoding == "evt21"
                 else CODECS[self.encoding].decode(words, state)
-            )  # fmt: skip
+            )
             if reserved >= 0:
                 kind = int(words[reserved * word + (3 if legacy else word - 1)]) >> 4
-                raise EventError(f"{path}: corrupt data at byte {start + reserved * word}: "
-                                 f"word type {kind:#x} is reserved in {self.encoding.upper()} "
-                                 "(a damaged or truncated-and-joined file)")  # fmt: skip
+                raise EventError(
+                    f"{path}: corrupt data at byte {start + reserved * word}: "
+                    f"word type {kind:#x} is reserved in {self.encoding.upper()} "
+                    "(a damaged or truncated-and-joined file)"
+                )
         if back >= 0:
             raise EventError(f"{path}: timestamps go backwards at byte {start + back * word}")
         return array, skipped, int(wide), int(high)
@@ -165,12 +189,16 @@ def open_layout(path: str | os.PathLike[str]) -> Layout:
         encoding, start = "dat", header.data_offset + 2
         marker = bytes(data[header.data_offset : start]) or b"\x00\x08"  # empty: no events
         if len(marker) < 2:
-            raise EventError(f"{path}: cut at byte {header.data_offset}, inside the event type "
-                             "and size bytes after the header")  # fmt: skip
+            raise EventError(
+                f"{path}: cut at byte {header.data_offset}, inside the event type "
+                "and size bytes after the header"
+            )
         kind, size = marker
         if (kind, size) != (dat.CD_TYPE, dat.CD_SIZE):
-            raise EventError(f"{path}: byte {header.data_offset}: event type {kind}, size "
-                             f"{size}; DAT CD events are type 0, size 8")  # fmt: skip
+            raise EventError(
+                f"{path}: byte {header.data_offset}: event type {kind}, size "
+                f"{size}; DAT CD events are type 0, size 8"
+            )
         word = dat.CD_SIZE
     elif suffix == ".raw":
         encoding, start = raw_encoding(header, str(path)), header.data_offset
@@ -182,7 +210,7 @@ def open_layout(path: str | os.PathLike[str]) -> Layout:
         raise EventError(
             f"{path}: cut word stream: {len(payload)} bytes from byte {start} are not whole "
             f"{word}-byte {'records' if encoding == 'dat' else 'words'}"
-        )  # fmt: skip
+        )
     return Layout(path, encoding, header, start, word, payload)
 
 
@@ -193,8 +221,7 @@ def _mapped(path: Path) -> np.ndarray:
     return np.memmap(path, np.uint8, "r")
 
 
-def write_events(events: Events, path: str | os.PathLike[str], encoding: str | None = None
-                 ) -> None:  # fmt: skip
+def write_events(events: Events, path: str | os.PathLike[str], encoding: str | None = None) -> None:
     """A .raw (EVT 2.0, 2.1 or 3.0: `encoding` evt2, evt21 or evt3; default evt3), .dat or
     .aedat4 file giving the sensor size; written to a temporary name, then renamed."""
     path = Path(path)
@@ -210,17 +237,26 @@ def write_events(events: Events, path: str | os.PathLike[str], encoding: str | N
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S")
     size = f"width={events.width};height={events.height}"
     if path.suffix == ".dat":
-        lines = ["% Data file containing CD events", "% Version 2", f"% Date {stamp}",
-                 f"% Width {events.width}", f"% Height {events.height}"]  # fmt: skip
+        lines = [
+            "% Data file containing CD events",
+            "% Version 2",
+            f"% Date {stamp}",
+            f"% Width {events.width}",
+            f"% Height {events.height}",
+        ]
         body = dat.encode(events.array)
     elif path.suffix == ".raw":
         encoding = encoding or "evt3"
         if encoding not in CODECS:
-            raise EventError(f"{path}: encoding {encoding!r}; .raw files hold evt2, evt21 or "
-                             "evt3")  # fmt: skip
+            raise EventError(f"{path}: encoding {encoding!r}; .raw files hold evt2, evt21 or evt3")
         version = {"evt2": "2.0", "evt21": "2.1", "evt3": "3.0"}[encoding]
-        lines = [f"% Date {stamp}", f"% evt {version}", f"% format {encoding.upper()};{size}",
-                 f"% geometry {events.width}x{events.height}", "% end"]  # fmt: skip
+        lines = [
+            f"% Date {stamp}",
+            f"% evt {version}",
+            f"% format {encoding.upper()};{size}",
+            f"% geometry {events.width}x{events.height}",
+            "% end",
+        ]
         body = CODECS[encoding].encode(events.array)
     else:
         raise EventError(f"{path}: {UNKNOWN_TYPE}")

@@ -68,8 +68,14 @@ class _PixelMapFilter:
     def keep(self, events: np.ndarray) -> np.ndarray:
         """Boolean mask of the events (structured t, x, y, p; time-ordered) to keep."""
         keep = np.empty(len(events), np.bool_)
-        self._kernel(events["x"].astype(np.int64), events["y"].astype(np.int64),
-                     events["t"].astype(np.int64), self.times, self.span_us, keep)  # fmt: skip
+        self._kernel(
+            events["x"].astype(np.int64),
+            events["y"].astype(np.int64),
+            events["t"].astype(np.int64),
+            self.times,
+            self.span_us,
+            keep,
+        )
         return keep
 
     _kernel: Any

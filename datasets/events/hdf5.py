@@ -13,8 +13,9 @@ import numpy as np
 from .events import EVENT_DTYPE, EventError, Events
 
 
-def read_hdf5(path: str | os.PathLike[str], width: int | None = None,
-              height: int | None = None) -> Events:  # fmt: skip
+def read_hdf5(
+    path: str | os.PathLike[str], width: int | None = None, height: int | None = None
+) -> Events:
     """The events of an HDF5 file; the sensor size from the attributes, the caller, or the
     largest coordinates. A damaged file is an EventError, whatever h5py raises."""
     import h5py
@@ -31,8 +32,9 @@ def read_hdf5(path: str | os.PathLike[str], width: int | None = None,
     return Events(array, width, height).check(str(path))
 
 
-def _read_group(handle: Any, path: str | os.PathLike[str], width: int | None,
-                height: int | None) -> tuple[np.ndarray, int, int]:  # fmt: skip
+def _read_group(
+    handle: Any, path: str | os.PathLike[str], width: int | None, height: int | None
+) -> tuple[np.ndarray, int, int]:
     """The events array and the sensor size from an open file."""
     if "events" not in handle or not {"x", "y", "t", "p"} <= set(handle["events"]):
         raise EventError(f"{path}: no group 'events' with datasets x, y, t, p")

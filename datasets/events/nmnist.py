@@ -41,8 +41,10 @@ def read_nmnist(path: str | os.PathLike[str], dataset: str = "nmnist") -> Events
         raise EventError(f"{path}: dataset {dataset!r}; known: {', '.join(SENSORS)}")
     raw = np.fromfile(path, np.uint8)
     if raw.size % RECORD_BYTES:
-        raise EventError(f"{path}: {raw.size} bytes are not whole 5-byte events (cut at byte "
-                         f"{raw.size - raw.size % RECORD_BYTES})")  # fmt: skip
+        raise EventError(
+            f"{path}: {raw.size} bytes are not whole 5-byte events (cut at byte "
+            f"{raw.size - raw.size % RECORD_BYTES})"
+        )
     words = raw.reshape(-1, RECORD_BYTES).astype(np.int64)
     x, y = words[:, 0], words[:, 1]
     t = ((words[:, 2] & 0x7F) << 16) | (words[:, 3] << 8) | words[:, 4]

@@ -61,8 +61,9 @@ def _geometry(fields: dict[str, str], source: str) -> tuple[int | None, int | No
     declared = _format_options(fields)
     sizes = []
     if "width" in declared or "height" in declared:
-        sizes.append((_size((declared.get("width"), declared.get("height")), "format", source),
-                      "format"))  # fmt: skip
+        sizes.append(
+            (_size((declared.get("width"), declared.get("height")), "format", source), "format")
+        )
     if "geometry" in fields:
         w, _, h = fields["geometry"].partition("x")
         sizes.append((_size((w, h), "geometry", source), "geometry"))
@@ -71,8 +72,10 @@ def _geometry(fields: dict[str, str], source: str) -> tuple[int | None, int | No
         sizes.append((_size(pair, "Width/Height", source), "Width/Height"))
     if len(sizes) == 2 and sizes[0][0] != sizes[1][0]:
         (fw, fh), (gw, gh) = sizes[0][0], sizes[1][0]
-        raise EventError(f"{source}: the header's format says {fw}×{fh} and its geometry "
-                         f"{gw}×{gh}; a file has one sensor")  # fmt: skip
+        raise EventError(
+            f"{source}: the header's format says {fw}×{fh} and its geometry "
+            f"{gw}×{gh}; a file has one sensor"
+        )
     if sizes:
         (width, height), field = sizes[0]
         return width, height, field
@@ -89,26 +92,52 @@ def _size(pair: tuple[str | None, str | None], field: str, source: str) -> tuple
     try:
         width, height = (int(str(v).strip()) for v in pair)
     except ValueError:
-        raise EventError(f"{source}: header field {field!r}: sensor size {pair[0]}×{pair[1]} "
-                         "is not two whole numbers") from None  # fmt: skip
+        raise EventError(
+            f"{source}: header field {field!r}: sensor size {pair[0]}×{pair[1]} "
+            "is not two whole numbers"
+        ) from None
     check_sensor(width, height, f"{source}: header field {field!r}")
     return width, height
 
 
 VGA, HD = (640, 480), (1280, 720)
 SYSTEM_SIZES = {
-    0x15: VGA, 0x1C: VGA, 0x1A: HD, 0x17: VGA, 0x97: VGA, 0x19: VGA, 0x99: VGA, 0x1D: VGA,
-    0x23: VGA, 0x1E: HD, 0x2E: HD, 0x21: VGA, 0xA1: VGA, 0x22: VGA, 0xA2: VGA, 0x29: VGA,
-    0x1F: HD, 0x27: HD, 0x28: VGA, 0x30: HD, 0x32: HD, 0x31: HD,
-}  # fmt: skip
+    0x15: VGA,
+    0x1C: VGA,
+    0x1A: HD,
+    0x17: VGA,
+    0x97: VGA,
+    0x19: VGA,
+    0x99: VGA,
+    0x1D: VGA,
+    0x23: VGA,
+    0x1E: HD,
+    0x2E: HD,
+    0x21: VGA,
+    0xA1: VGA,
+    0x22: VGA,
+    0xA2: VGA,
+    0x29: VGA,
+    0x1F: HD,
+    0x27: HD,
+    0x28: VGA,
+    0x30: HD,
+    0x32: HD,
+    0x31: HD,
+}
 """Sensor size by Prophesee system ID, for headers without a geometry: OpenEB's table for
 legacy RAW headers (`system_id_map` in the PSEE RAW file header; IDs from
 `device_system_id.h`: Gen3/Gen3.1 boards 640 × 480, Gen4/Gen4.1/IMX636 boards 1280 × 720)."""
 PLUGIN_SIZES = {
-    "hal_plugin_gen3_fx3": VGA, "hal_plugin_gen31_fx3": VGA, "hal_plugin_gen31_evk2": VGA,
-    "hal_plugin_gen31_evk3": VGA, "hal_plugin_gen4_fx3": HD, "hal_plugin_gen4_evk2": HD,
-    "hal_plugin_gen41_evk2": HD, "hal_plugin_gen41_evk3": HD,
-}  # fmt: skip
+    "hal_plugin_gen3_fx3": VGA,
+    "hal_plugin_gen31_fx3": VGA,
+    "hal_plugin_gen31_evk2": VGA,
+    "hal_plugin_gen31_evk3": VGA,
+    "hal_plugin_gen4_fx3": HD,
+    "hal_plugin_gen4_evk2": HD,
+    "hal_plugin_gen41_evk2": HD,
+    "hal_plugin_gen41_evk3": HD,
+}
 """Sensor size by HAL plugin name: OpenEB's `plugins_map` (raw_constants.h)."""
 SAPHIR_SYSTEM_ID = 0x37
 """OpenEB: Prophesee systems with a lower ID wrote EVT 2.1 with swapped 32-bit halves when
@@ -119,8 +148,10 @@ def system_id(fields: dict[str, str]) -> int | None:
     """The header's `system_ID` when the plugin's and camera's integrator are Prophesee
     (OpenEB interprets no other vendor's IDs), else None."""
     legacy = fields.get("integrator_name", "")
-    integrators = (fields.get("plugin_integrator_name", legacy),
-                   fields.get("camera_integrator_name", legacy))  # fmt: skip
+    integrators = (
+        fields.get("plugin_integrator_name", legacy),
+        fields.get("camera_integrator_name", legacy),
+    )
     if any(name.strip() != "Prophesee" for name in integrators):
         return None
     try:
@@ -136,9 +167,11 @@ def _legacy_size(fields: dict[str, str], source: str) -> tuple[int, int, str] | 
     plugin = fields.get("plugin_name", "").strip()
     by_plugin = PLUGIN_SIZES.get(plugin)
     if by_id and by_plugin and by_id != by_plugin:
-        raise EventError(f"{source}: the header's system_ID {fields['system_ID']} is a "
-                         f"{by_id[0]}×{by_id[1]} camera and its plugin {plugin} a "
-                         f"{by_plugin[0]}×{by_plugin[1]} one")  # fmt: skip
+        raise EventError(
+            f"{source}: the header's system_ID {fields['system_ID']} is a "
+            f"{by_id[0]}×{by_id[1]} camera and its plugin {plugin} a "
+            f"{by_plugin[0]}×{by_plugin[1]} one"
+        )
     if by_id:
         return by_id[0], by_id[1], "system_ID"
     if by_plugin:
@@ -149,8 +182,9 @@ def _legacy_size(fields: dict[str, str], source: str) -> tuple[int, int, str] | 
 def check_sensor(width: int, height: int, where: str) -> None:
     """Refuse a sensor size outside 1 … MAX_SENSOR_SIDE pixels per side."""
     if not (1 <= width <= MAX_SENSOR_SIDE and 1 <= height <= MAX_SENSOR_SIDE):
-        raise EventError(f"{where}: sensor {width}×{height}; each side must be 1 to "
-                         f"{MAX_SENSOR_SIDE} pixels")  # fmt: skip
+        raise EventError(
+            f"{where}: sensor {width}×{height}; each side must be 1 to {MAX_SENSOR_SIDE} pixels"
+        )
 
 
 def raw_encoding(header: Header, source: str) -> str:
@@ -164,8 +198,10 @@ def raw_encoding(header: Header, source: str) -> str:
         return by_name[name]
     if version in by_version:
         return by_version[version]
-    raise EventError(f"{source}: the header names no EVT 2.0, 2.1 or 3.0 encoding "
-                     f"(format {name or 'none'!r}, evt {version or 'none'!r})")  # fmt: skip
+    raise EventError(
+        f"{source}: the header names no EVT 2.0, 2.1 or 3.0 encoding "
+        f"(format {name or 'none'!r}, evt {version or 'none'!r})"
+    )
 
 
 def legacy_layout(header: Header) -> bool:

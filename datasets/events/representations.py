@@ -143,8 +143,16 @@ def time_surfaces(events: Events, window_us: int, tau_us: float, device: str = "
         count = int((t[-1] - t[0]) // window_us) + 1
         shape = (2, events.height, events.width)
         surfaces = np.empty((count, *shape))
-        _surfaces(t, a["x"], a["y"], a["p"], np.int64(window_us), float(tau_us),
-                  np.full(shape, -np.inf), surfaces)  # fmt: skip
+        _surfaces(
+            t,
+            a["x"],
+            a["y"],
+            a["p"],
+            np.int64(window_us),
+            float(tau_us),
+            np.full(shape, -np.inf),
+            surfaces,
+        )
         return torch.from_numpy(surfaces)
     return time_surfaces_torch(events, window_us, tau_us, device)
 
@@ -159,8 +167,9 @@ def time_surfaces_torch(events: Events, window_us: int, tau_us: float, device: s
     t, x, y, p = _columns(events, device)
     window, count = _window(t, window_us)
     cell = (p * events.height + y) * events.width + x
-    latest = torch.full((2 * events.height * events.width,), -np.inf, dtype=torch.float64,
-                        device=device)  # fmt: skip
+    latest = torch.full(
+        (2 * events.height * events.width,), -np.inf, dtype=torch.float64, device=device
+    )
     bounds = torch.searchsorted(window, torch.arange(count + 1, device=device))
     surfaces = []
     for k in range(count):

@@ -54,8 +54,13 @@ class EventStream:
         True
     """
 
-    def __init__(self, path: str | os.PathLike[str], width: int | None = None,
-                 height: int | None = None, chunk_events: int = CHUNK_EVENTS) -> None:  # fmt: skip
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        width: int | None = None,
+        height: int | None = None,
+        chunk_events: int = CHUNK_EVENTS,
+    ) -> None:
         self.layout = layout = open_layout(path)
         step = max(1, chunk_events // EVENTS_PER_WORD[layout.encoding]) * layout.word
         state = layout.start_state()
@@ -67,8 +72,15 @@ class EventStream:
             words = layout.payload[offset : offset + step]
             array, skipped, w, h = layout.decode(words, offset, state)
             t = array["t"]
-            chunks.append(Chunk(offset, len(words), before, int(t[0]) if len(t) else -1,
-                                int(t[-1]) if len(t) else -1))  # fmt: skip
+            chunks.append(
+                Chunk(
+                    offset,
+                    len(words),
+                    before,
+                    int(t[0]) if len(t) else -1,
+                    int(t[-1]) if len(t) else -1,
+                )
+            )
             self.events += len(array)
             self.skipped += skipped
             wide, high = max(wide, w), max(high, h)
@@ -86,8 +98,9 @@ class EventStream:
     @property
     def info(self) -> FileInfo:
         """How the file was read (encoding, words without CD events, sensor's origin)."""
-        return FileInfo(self.layout.encoding, self.skipped, self.sensor_from,
-                        self.layout.header.fields)  # fmt: skip
+        return FileInfo(
+            self.layout.encoding, self.skipped, self.sensor_from, self.layout.header.fields
+        )
 
     @property
     def duration_us(self) -> int:
@@ -113,20 +126,26 @@ class EventStream:
             before += len(a)
         assert found is not None
         i, x, y = found
-        raise EventError(f"{self.layout.path}: event {i} at x={x}, y={y} lies outside the "
-                         f"{self.width}×{self.height} sensor ({count} such events)")  # fmt: skip
+        raise EventError(
+            f"{self.layout.path}: event {i} at x={x}, y={y} lies outside the "
+            f"{self.width}×{self.height} sensor ({count} such events)"
+        )
 
     def window(self, start_us: int, end_us: int) -> Events:
         """The events with start_us ≤ t < end_us, decoded from the chunks that hold them."""
-        parts = [self._decode(c).array for c in self.chunks
-                 if c.first_us >= 0 and c.last_us >= start_us and c.first_us < end_us]  # fmt: skip
+        parts = [
+            self._decode(c).array
+            for c in self.chunks
+            if c.first_us >= 0 and c.last_us >= start_us and c.first_us < end_us
+        ]
         array = np.concatenate(parts) if parts else np.empty(0, EVENT_DTYPE)
         t = array["t"]
         a, b = np.searchsorted(t, start_us, "left"), np.searchsorted(t, end_us, "left")
         return Events(array[a:b], self.width, self.height)
 
-    def windows(self, window_us: int, limit_us: int | None = None,
-                start_us: int | None = None) -> Iterator[Events]:  # fmt: skip
+    def windows(
+        self, window_us: int, limit_us: int | None = None, start_us: int | None = None
+    ) -> Iterator[Events]:
         """Consecutive windows of `window_us` from `start_us` (default: the first event), up
         to `limit_us` after that start, as `Events.windows` cuts a whole recording (empty
         windows between events included, none after the last)."""

@@ -30,8 +30,11 @@ class Texture:
 
     def at(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         """The texture's values in [−1, 1] at texture coordinates (x, y) (any equal shapes)."""
-        waves = np.sin(np.multiply.outer(self.kx, x) + np.multiply.outer(self.ky, y)
-                       + self.phase.reshape(-1, *([1] * np.ndim(x))))  # fmt: skip
+        waves = np.sin(
+            np.multiply.outer(self.kx, x)
+            + np.multiply.outer(self.ky, y)
+            + self.phase.reshape(-1, *([1] * np.ndim(x)))
+        )
         return np.clip(np.tensordot(self.amplitude, waves, axes=1), -1, 1)
 
     def render(self, width: int, height: int, dx: float = 0.0, dy: float = 0.0) -> np.ndarray:
@@ -47,9 +50,13 @@ def frame_times(duration_s: float, fastest_px_s: float) -> np.ndarray:
 
 
 def drifting_texture(
-    width: int, height: int, duration_s: float, velocity_px_s: tuple[float, float] = (200, 50),
-    seed: int = 0, contrast: float = 0.8,
-) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    width: int,
+    height: int,
+    duration_s: float,
+    velocity_px_s: tuple[float, float] = (200, 50),
+    seed: int = 0,
+    contrast: float = 0.8,
+) -> tuple[np.ndarray, np.ndarray]:
     """(frames (T, H, W) in DN within [10, 250], times (T,) in µs): a random texture
     translating at `velocity_px_s` (vx, vy)."""
     texture = Texture.random(seed)

@@ -26,8 +26,9 @@ def read_video(path: str | os.PathLike[str], upsample: int = 1) -> tuple[np.ndar
     except Exception as error:  # imageio's and ffmpeg's own message says what is wrong
         raise EventError(f"{path}: not a readable video: {error}") from None
     if pixels.ndim not in (3, 4) or len(pixels) < 2 or fps <= 0:
-        raise EventError(f"{path}: need at least two frames and a frame rate, got "
-                         f"{pixels.shape} at {fps} fps")  # fmt: skip
+        raise EventError(
+            f"{path}: need at least two frames and a frame rate, got {pixels.shape} at {fps} fps"
+        )
     frames = pixels[..., :3] @ LUMA if pixels.ndim == 4 else pixels.astype(np.float64)
     times = np.arange(len(frames)) * 1e6 / fps
     if upsample > 1:
@@ -35,6 +36,7 @@ def read_video(path: str | os.PathLike[str], upsample: int = 1) -> tuple[np.ndar
         share = steps[None, :, None, None]
         between = frames[:-1, None] * (1 - share) + frames[1:, None] * share
         frames = np.concatenate([between.reshape(-1, *frames.shape[1:]), frames[-1:]])
-        times = np.concatenate([(times[:-1, None] + steps * np.diff(times)[:, None]).ravel(),
-                                times[-1:]])  # fmt: skip
+        times = np.concatenate(
+            [(times[:-1, None] + steps * np.diff(times)[:, None]).ravel(), times[-1:]]
+        )
     return np.asarray(frames, np.float64), np.round(times).astype(np.int64)

@@ -70,8 +70,9 @@ def read_events_tsv(
     if not path.is_file():
         raise RecordingError(f"{path}: no such events file")
     if path.stat().st_size > MAX_BYTES:
-        raise RecordingError(f"{path}: {path.stat().st_size:,} bytes; an events file is at "
-                             f"most {MAX_BYTES:,}")  # fmt: skip
+        raise RecordingError(
+            f"{path}: {path.stat().st_size:,} bytes; an events file is at most {MAX_BYTES:,}"
+        )
     ids = set(int(i) for i in electrode_ids)
     try:
         with path.open(newline="", encoding="utf-8") as handle:
@@ -83,12 +84,16 @@ def read_events_tsv(
     needed = REQUIRED[2:] if protocol else REQUIRED
     missing = [c for c in needed if c not in header]
     if missing:
-        raise RecordingError(f"{path}: no column {', '.join(missing)} (BIDS events.tsv with "
-                             "electrical stimulation columns)")  # fmt: skip
+        raise RecordingError(
+            f"{path}: no column {', '.join(missing)} (BIDS events.tsv with "
+            "electrical stimulation columns)"
+        )
     if protocol and "onset" in header:
-        raise RecordingError(f"{path}: has an 'onset' column, but the pulse times come "
-                             "from the recording: give a protocol without onsets, or no "
-                             "times")  # fmt: skip
+        raise RecordingError(
+            f"{path}: has an 'onset' column, but the pulse times come "
+            "from the recording: give a protocol without onsets, or no "
+            "times"
+        )
     times, electrodes, currents, shapes, weights = [], [], [], [], []
     skipped = 0
     for number, row in enumerate(rows, start=2):  # row 1 is the header
@@ -98,8 +103,10 @@ def read_events_tsv(
             continue
         where = f"{path}: row {number}"
         onset = 0.0 if protocol else _number(row.get("onset"), f"{where}, field 'onset'")
-        current = _number(row.get("electrical_stimulation_current"),
-                          f"{where}, field 'electrical_stimulation_current'")  # fmt: skip
+        current = _number(
+            row.get("electrical_stimulation_current"),
+            f"{where}, field 'electrical_stimulation_current'",
+        )
         if onset < 0:
             raise RecordingError(f"{where}, field 'onset': {onset} s is before the recording")
         pattern, signs = _pattern(site, ids, where)
@@ -110,8 +117,10 @@ def read_events_tsv(
         if shape in _MISSING:
             shape = "biphasic"
         if shape not in SHAPES:
-            raise RecordingError(f"{where}, field 'electrical_stimulation_waveform': {shape!r}; "
-                                 f"allowed: {', '.join(SHAPES)}")  # fmt: skip
+            raise RecordingError(
+                f"{where}, field 'electrical_stimulation_waveform': {shape!r}; "
+                f"allowed: {', '.join(SHAPES)}"
+            )
         times.append(onset)
         electrodes.append(pattern)
         currents.append(current * 1e6)  # A -> µA
@@ -121,8 +130,10 @@ def read_events_tsv(
         raise RecordingError(f"{path}: no row names a stimulation site")
     if onsets_s is not None:
         if len(onsets_s) != len(times):
-            raise RecordingError(f"{path}: {len(times)} stimulation rows, but the recording "
-                                 f"marks {len(onsets_s)} pulses")  # fmt: skip
+            raise RecordingError(
+                f"{path}: {len(times)} stimulation rows, but the recording "
+                f"marks {len(onsets_s)} pulses"
+            )
         times = [float(t) for t in np.sort(onsets_s)]
     order = np.argsort(times, kind="stable")
     stimulation = Stimulation(
@@ -154,8 +165,9 @@ def _pattern(site: str, ids: set[int], where: str) -> tuple[tuple[int, ...], tup
         electrodes.append(_site(part, ids, where))
         signs.append(1.0 if joiner == "+" else -1.0)
     if len(set(electrodes)) != len(electrodes):
-        raise RecordingError(f"{where}, field 'electrical_stimulation_site': {site!r} names "
-                             "an electrode twice")  # fmt: skip
+        raise RecordingError(
+            f"{where}, field 'electrical_stimulation_site': {site!r} names an electrode twice"
+        )
     return tuple(electrodes), tuple(signs)
 
 

@@ -32,8 +32,7 @@ from .recording import Recording, RecordingError, TraceSource
 
 HEADER_LENGTH, TIME, COMMENT, FORMAT, ARRAY, FREQUENCY, TRIGGER, DATASET, TRIGGER_V2 = range(9)
 DATA = 499
-SIZES = {HEADER_LENGTH: 4, TIME: 12, FORMAT: 4, ARRAY: 8, FREQUENCY: 4, TRIGGER_V2: 16,
-         DATA: 4}  # fmt: skip
+SIZES = {HEADER_LENGTH: 4, TIME: 12, FORMAT: 4, ARRAY: 8, FREQUENCY: 4, TRIGGER_V2: 16, DATA: 4}
 TRIGGER_BYTES = 8
 """What tag 6 holds; old files declare other sizes for it (bin2py and Vision skip 8)."""
 log = logging.getLogger("substrates")
@@ -71,8 +70,9 @@ def read_header(data: bytes | np.ndarray, source: str) -> LitkeHeader:
             raise RecordingError(f"{source}: header ends inside a tag at byte {offset}")
         tag, size = struct.unpack(">II", view[offset : offset + 8])
         if offset == 0 and (tag, size) != (HEADER_LENGTH, 4):
-            raise RecordingError(f"{source}: not a Litke .bin (first tag {tag}, not the "
-                                 "header length)")  # fmt: skip
+            raise RecordingError(
+                f"{source}: not a Litke .bin (first tag {tag}, not the header length)"
+            )
         if tag in SIZES and size != SIZES[tag]:
             raise RecordingError(f"{source}: tag {tag} has size {size}, expected {SIZES[tag]}")
         if tag == TRIGGER:
@@ -89,17 +89,23 @@ def read_header(data: bytes | np.ndarray, source: str) -> LitkeHeader:
     (frequency,) = struct.unpack(">I", fields[FREQUENCY])
     (samples,) = struct.unpack(">I", fields[DATA])
     if not 2 <= electrodes <= MAX_ELECTRODES:
-        raise RecordingError(f"{source}: field 'array': {electrodes} electrodes (with the TTL "
-                             f"channel); a Litke array has 2 to {MAX_ELECTRODES}")  # fmt: skip
+        raise RecordingError(
+            f"{source}: field 'array': {electrodes} electrodes (with the TTL "
+            f"channel); a Litke array has 2 to {MAX_ELECTRODES}"
+        )
     if not 1 <= frequency <= MAX_SAMPLING_HZ:
-        raise RecordingError(f"{source}: field 'frequency': {frequency} Hz; expected 1 to "
-                             f"{MAX_SAMPLING_HZ:,}")  # fmt: skip
+        raise RecordingError(
+            f"{source}: field 'frequency': {frequency} Hz; expected 1 to {MAX_SAMPLING_HZ:,}"
+        )
     if header_bytes < offset:
-        raise RecordingError(f"{source}: field 'header length': {header_bytes} bytes, but the "
-                             f"tags run to byte {offset}")  # fmt: skip
+        raise RecordingError(
+            f"{source}: field 'header length': {header_bytes} bytes, but the "
+            f"tags run to byte {offset}"
+        )
     text = {k: fields.get(k, b"").decode("utf-8", "replace") for k in (COMMENT, DATASET)}
-    return LitkeHeader(header_bytes, electrodes, array_id, frequency, samples, text[COMMENT],
-                       text[DATASET])  # fmt: skip
+    return LitkeHeader(
+        header_bytes, electrodes, array_id, frequency, samples, text[COMMENT], text[DATASET]
+    )
 
 
 @njit(cache=True)
@@ -124,8 +130,9 @@ class LitkeSource(TraceSource):
     """Packed samples of a dataset's files, memory-mapped; channel c is electrode c + 1.
     `starts[k]` is the first sample of file k (the last entry: the samples read)."""
 
-    def __init__(self, files: list[np.ndarray], header: LitkeHeader, held: list[int],
-                 samples: int) -> None:  # fmt: skip
+    def __init__(
+        self, files: list[np.ndarray], header: LitkeHeader, held: list[int], samples: int
+    ) -> None:
         """held: whole samples in each file; samples: how many of them are read."""
         self.files, self.header = files, header
         self.step = bytes_per_sample(header.electrodes)
@@ -139,8 +146,11 @@ class LitkeSource(TraceSource):
             if lo >= hi:
                 continue
             first = (self.header.header_bytes if k == 0 else 0) + (lo - self.starts[k]) * self.step
-            _unpack(data[first : first + (hi - lo) * self.step], self.header.electrodes,
-                    out[lo - start : hi - start])  # fmt: skip
+            _unpack(
+                data[first : first + (hi - lo) * self.step],
+                self.header.electrodes,
+                out[lo - start : hi - start],
+            )
         return out
 
     def block(self, start: int, end: int, channels: np.ndarray) -> np.ndarray:
@@ -209,8 +219,9 @@ def _memmap(path: Path) -> np.ndarray:
     return np.memmap(path, np.uint8, "r") if path.stat().st_size else np.zeros(0, np.uint8)
 
 
-def read_litke(path: str | os.PathLike[str], positions_um: np.ndarray, gain_uv: float
-               ) -> tuple[Recording, LitkeSource]:  # fmt: skip
+def read_litke(
+    path: str | os.PathLike[str], positions_um: np.ndarray, gain_uv: float
+) -> tuple[Recording, LitkeSource]:
     """The recording (electrodes 1..n − 1; the TTL line stays in the source) of a .bin file,
     or of a dataset folder (or its first file) of several. `positions_um` must have one
     row per recorded electrode; `gain_uv` is µV per ADC unit (the file does not store it)."""
@@ -227,25 +238,41 @@ def read_litke(path: str | os.PathLike[str], positions_um: np.ndarray, gain_uv: 
     bodies = [len(m) - (header.header_bytes if k == 0 else 0) for k, m in enumerate(maps)]
     if any(b % step for b in bodies[:-1]):
         bad = next(p for p, b in zip(files, bodies, strict=False) if b % step)
-        raise RecordingError(f"{bad}: holds a part of a sample ({step} bytes each) before "
-                             "the dataset's last file")  # fmt: skip
+        raise RecordingError(
+            f"{bad}: holds a part of a sample ({step} bytes each) before the dataset's last file"
+        )
     per_file = [b // step for b in bodies]
     held = sum(per_file)
     if held == 0 and header.samples:
-        raise RecordingError(f"{path}: truncated: the data tag says {header.samples} samples "
-                             f"of {header.electrodes} electrodes ({step} bytes each); the "
-                             "dataset holds none")  # fmt: skip
+        raise RecordingError(
+            f"{path}: truncated: the data tag says {header.samples} samples "
+            f"of {header.electrodes} electrodes ({step} bytes each); the "
+            "dataset holds none"
+        )
     if held < header.samples:
-        log.warning("%s: interrupted recording: %s whole samples of the %s the header "
-                    "declares (%.3f s of %.3f s); reading those", path, f"{held:,}",
-                    f"{header.samples:,}", held / header.sampling_hz,
-                    header.samples / header.sampling_hz)  # fmt: skip
+        log.warning(
+            "%s: interrupted recording: %s whole samples of the %s the header "
+            "declares (%.3f s of %.3f s); reading those",
+            path,
+            f"{held:,}",
+            f"{header.samples:,}",
+            held / header.sampling_hz,
+            header.samples / header.sampling_hz,
+        )
     samples = min(held, header.samples)
     positions = np.asarray(positions_um, np.float64)
     if positions.shape != (header.electrodes - 1, 2):
-        raise RecordingError(f"{path}: field 'array': {header.electrodes - 1} electrodes "
-                             f"(besides TTL), but the geometry has {len(positions)}")  # fmt: skip
+        raise RecordingError(
+            f"{path}: field 'array': {header.electrodes - 1} electrodes "
+            f"(besides TTL), but the geometry has {len(positions)}"
+        )
     source = LitkeSource(maps, header, per_file, samples)
-    recording = Recording(source, samples, float(header.sampling_hz), gain_uv,
-                          np.arange(1, header.electrodes), positions)  # fmt: skip
+    recording = Recording(
+        source,
+        samples,
+        float(header.sampling_hz),
+        gain_uv,
+        np.arange(1, header.electrodes),
+        positions,
+    )
     return recording, source

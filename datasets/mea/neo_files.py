@@ -24,14 +24,20 @@ class NeoSource(TraceSource):
         self.rawio, self.stream = rawio, stream
 
     def block(self, start: int, end: int, channels: np.ndarray) -> np.ndarray:
-        return self.rawio.get_analogsignal_chunk(0, 0, start, end, stream_index=self.stream,
-                                                 channel_indexes=list(channels))  # fmt: skip
+        return self.rawio.get_analogsignal_chunk(
+            0, 0, start, end, stream_index=self.stream, channel_indexes=list(channels)
+        )
 
 
-def read_neo(path: str | os.PathLike[str], positions_um: np.ndarray | None,
-             rawio: str | None = None,
-             options: dict[str, Any] | None = None, units: str | None = None,
-             stream: int = 0, pitch_um: float | None = None) -> Recording:  # fmt: skip
+def read_neo(
+    path: str | os.PathLike[str],
+    positions_um: np.ndarray | None,
+    rawio: str | None = None,
+    options: dict[str, Any] | None = None,
+    units: str | None = None,
+    stream: int = 0,
+    pitch_um: float | None = None,
+) -> Recording:
     """The recording of one neo stream, of a file or of a folder format's folder (Open
     Ephys binary, Neuralynx, …). `rawio`: a neo.rawio class name (None: neo picks by the
     file name); `options`: its arguments besides the file; `units`: the samples' units
@@ -57,8 +63,9 @@ def read_neo(path: str | os.PathLike[str], positions_um: np.ndarray | None,
     except Exception as error:  # neo's own message says what did not parse
         raise RecordingError(f"{path}: neo could not read it: {error}") from None
     if not 0 <= stream < reader.signal_streams_count():
-        raise RecordingError(f"{path}: no signal stream {stream} "
-                             f"(streams: {reader.signal_streams_count()})")  # fmt: skip
+        raise RecordingError(
+            f"{path}: no signal stream {stream} (streams: {reader.signal_streams_count()})"
+        )
     stream_id = reader.header["signal_streams"][stream]["id"]
     channels = reader.header["signal_channels"]
     channels = channels[channels["stream_id"] == stream_id]
@@ -67,25 +74,42 @@ def read_neo(path: str | os.PathLike[str], positions_um: np.ndarray | None,
         raise RecordingError(f"{path}: field 'signal_channels': unequal gains")
     unit = units or str(channels["units"][0])
     if unit not in MICROVOLTS:
-        raise RecordingError(f"{path}: field 'units': unknown units {unit!r}; state them "
-                             f"({', '.join(MICROVOLTS)})")  # fmt: skip
+        raise RecordingError(
+            f"{path}: field 'units': unknown units {unit!r}; state them ({', '.join(MICROVOLTS)})"
+        )
     if positions_um is None:
-        positions_um = _file_positions(path, type(reader).__name__, reader, stream_id, channels,
-                                       pitch_um)  # fmt: skip
+        positions_um = _file_positions(
+            path, type(reader).__name__, reader, stream_id, channels, pitch_um
+        )
     positions = np.asarray(positions_um, float)
     if positions.shape != (len(channels), 2):
-        raise RecordingError(f"{path}: field 'signal_channels': {len(channels)} channels, but "
-                             f"the geometry has {len(positions)} electrodes")  # fmt: skip
+        raise RecordingError(
+            f"{path}: field 'signal_channels': {len(channels)} channels, but "
+            f"the geometry has {len(positions)} electrodes"
+        )
     samples = reader.get_signal_size(0, 0, stream)
     rate = check_sampling_hz(float(reader.get_signal_sampling_rate(stream)), str(path))
     gain = float(gains[0]) * MICROVOLTS[unit]
     offset_uv = offsets * MICROVOLTS[unit] if np.any(offsets != 0) else None  # MCS, 3Brain
-    return Recording(NeoSource(reader, stream), samples, rate, gain, np.arange(len(channels)),
-                     positions, offset_uv=offset_uv)  # fmt: skip
+    return Recording(
+        NeoSource(reader, stream),
+        samples,
+        rate,
+        gain,
+        np.arange(len(channels)),
+        positions,
+        offset_uv=offset_uv,
+    )
 
 
-def _file_positions(path: str | os.PathLike[str], kind: str, reader: Any, stream_id: str,
-                    channels: np.ndarray, pitch_um: float | None) -> np.ndarray:  # fmt: skip
+def _file_positions(
+    path: str | os.PathLike[str],
+    kind: str,
+    reader: Any,
+    stream_id: str,
+    channels: np.ndarray,
+    pitch_um: float | None,
+) -> np.ndarray:
     """(channels, 2) µm from the file itself. MaxWell MaxOne (version 20160704:
     `/mapping`) and MaxTwo (`wells/<well>/<rec>/settings/mapping`) files hold a `mapping`
     table of channel, electrode, x, y (µm), matched here to neo's channels by id (the
@@ -98,8 +122,10 @@ def _file_positions(path: str | os.PathLike[str], kind: str, reader: Any, stream
         probe = probeinterface.read_3brain(str(path), mea_pitch=pitch_um)
         return np.asarray(probe.contact_positions, float)[:, :2]
     if kind != "MaxwellRawIO":
-        raise RecordingError(f"{path}: {kind} files hold no electrode positions that we "
-                             "read: give rows, columns and pitch_um, or probe")  # fmt: skip
+        raise RecordingError(
+            f"{path}: {kind} files hold no electrode positions that we "
+            "read: give rows, columns and pitch_um, or probe"
+        )
     import h5py
 
     with h5py.File(path, "r") as file:

@@ -52,8 +52,9 @@ def read_nwb(path: str | os.PathLike[str], series: str | None = None) -> Recordi
         found = {k: v for k, v in nwb.acquisition.items() if isinstance(v, ElectricalSeries)}
         if not found or (series is not None and series not in found):
             listed = ", ".join(found) or "none"
-            raise RecordingError(f"{path}: field 'acquisition': no ElectricalSeries "
-                                 f"{series or ''} (found: {listed})")  # fmt: skip
+            raise RecordingError(
+                f"{path}: field 'acquisition': no ElectricalSeries {series or ''} (found: {listed})"
+            )
         name = series or next(iter(found))
         data = found[name]
         if nwb.electrodes is None or data.electrodes is None:
@@ -62,13 +63,16 @@ def read_nwb(path: str | os.PathLike[str], series: str | None = None) -> Recordi
         if not {"rel_x", "rel_y"} <= set(table.colnames):
             raise RecordingError(f"{path}: field 'electrodes': no rel_x, rel_y positions (µm)")
         rows = np.asarray(data.electrodes.data[:])
-        positions = np.stack([np.asarray(table["rel_x"].data[:])[rows],
-                              np.asarray(table["rel_y"].data[:])[rows]], axis=1)  # fmt: skip
+        positions = np.stack(
+            [np.asarray(table["rel_x"].data[:])[rows], np.asarray(table["rel_y"].data[:])[rows]],
+            axis=1,
+        )
         shape = data.data.shape
         width = 1 if len(shape) == 1 else shape[1]  # a 1-D series is one channel
         if len(shape) not in (1, 2) or width != len(rows):
-            raise RecordingError(f"{path}: field 'data': {width} channels but "
-                                 f"{len(rows)} electrodes")  # fmt: skip
+            raise RecordingError(
+                f"{path}: field 'data': {width} channels but {len(rows)} electrodes"
+            )
         if data.rate is None:
             raise RecordingError(f"{path}: field 'rate': the series has timestamps, not a rate")
         rate = check_sampling_hz(float(data.rate), f"{path}: field 'rate'")
@@ -80,9 +84,16 @@ def read_nwb(path: str | os.PathLike[str], series: str | None = None) -> Recordi
             gain *= float(scales[0])
         stimulation = _stimulation(nwb, path, float(data.starting_time or 0.0))
         offset = float(getattr(data, "offset", 0.0) or 0.0) * 1e6  # V -> µV
-        return Recording(NWBSource(path, f"/acquisition/{name}/data"), shape[0], rate, gain,
-                         np.asarray(table.id.data[:])[rows], positions, stimulation,
-                         np.full(len(rows), offset) if offset else None)  # fmt: skip
+        return Recording(
+            NWBSource(path, f"/acquisition/{name}/data"),
+            shape[0],
+            rate,
+            gain,
+            np.asarray(table.id.data[:])[rows],
+            positions,
+            stimulation,
+            np.full(len(rows), offset) if offset else None,
+        )
 
 
 def _stimulation(nwb: object, path: Path, starting_time_s: float) -> Stimulation:
@@ -96,14 +107,18 @@ def _stimulation(nwb: object, path: Path, starting_time_s: float) -> Stimulation
     columns = set(table.colnames)
     amplitude = next((c for c in ("amplitude", "current_ua") if c in columns), None)
     if "electrodes" not in columns or amplitude is None:
-        raise RecordingError(f"{where}: needs columns 'electrodes' and 'amplitude' (A) or "
-                             "'current_ua' (µA)")  # fmt: skip
+        raise RecordingError(
+            f"{where}: needs columns 'electrodes' and 'amplitude' (A) or 'current_ua' (µA)"
+        )
     electrodes = _electrode_groups(table["electrodes"], where)
     scale = 1e6 if amplitude == "amplitude" else 1.0  # A -> µA
     currents = np.asarray(table[amplitude][:], float) * scale
     shape_column = next((c for c in ("shape", "waveform") if c in columns), None)
-    shapes = (tuple(str(v) for v in table[shape_column][:]) if shape_column
-              else ("biphasic",) * len(electrodes))  # fmt: skip
+    shapes = (
+        tuple(str(v) for v in table[shape_column][:])
+        if shape_column
+        else ("biphasic",) * len(electrodes)
+    )
     weights = None
     if "weights" in columns:
         weights = tuple(
@@ -111,8 +126,13 @@ def _stimulation(nwb: object, path: Path, starting_time_s: float) -> Stimulation
             for v in table["weights"][:]
         )
     try:
-        return Stimulation(np.asarray(table["start_time"][:], float) - starting_time_s,
-                           electrodes, currents, shapes, weights)  # fmt: skip
+        return Stimulation(
+            np.asarray(table["start_time"][:], float) - starting_time_s,
+            electrodes,
+            currents,
+            shapes,
+            weights,
+        )
     except RecordingError as error:
         raise RecordingError(f"{where}: {error}") from None
 
@@ -153,8 +173,9 @@ def write_nwb(recording: Recording, path: str | os.PathLike[str], description: s
     device = nwb.create_device("MEA")
     group = nwb.create_electrode_group("array", "multi-electrode array", "unknown", device)
     for eid, (x, y) in zip(recording.electrode_ids, recording.positions_um, strict=True):
-        nwb.add_electrode(group=group, location="unknown", rel_x=float(x), rel_y=float(y),
-                          id=int(eid))  # fmt: skip
+        nwb.add_electrode(
+            group=group, location="unknown", rel_x=float(x), rel_y=float(y), id=int(eid)
+        )
     region = nwb.create_electrode_table_region(list(range(recording.channels)), "all")
     offsets = recording.offset_uv
     if offsets is not None and not np.allclose(offsets, offsets[0]):  # NWB has one offset
@@ -162,9 +183,14 @@ def write_nwb(recording: Recording, path: str | os.PathLike[str], description: s
     else:
         raw, volts_per_unit = recording.get_traces(microvolts=False), recording.gain_uv * 1e-6
         offset_v = 0.0 if offsets is None else float(offsets[0]) * 1e-6
-    series = ElectricalSeries(name="ElectricalSeries", data=raw, electrodes=region,
-                              rate=recording.sampling_hz, conversion=volts_per_unit,
-                              offset=offset_v)  # fmt: skip
+    series = ElectricalSeries(
+        name="ElectricalSeries",
+        data=raw,
+        electrodes=region,
+        rate=recording.sampling_hz,
+        conversion=volts_per_unit,
+        offset=offset_v,
+    )
     nwb.add_acquisition(series)
     stim = recording.stimulation
     if len(stim.time_s):
@@ -182,16 +208,21 @@ def _intervals(stim: Stimulation, electrodes: object, electrode_ids: np.ndarray)
 
     row_of = {int(e): k for k, e in enumerate(electrode_ids)}
     table = TimeIntervals(name="stimulation", description="electrical stimulation pulses")
-    table.add_column(name="electrodes", description="stimulated electrodes", table=electrodes,
-                     index=True)  # fmt: skip
+    table.add_column(
+        name="electrodes", description="stimulated electrodes", table=electrodes, index=True
+    )
     table.add_column(name="amplitude", description="pulse amplitude, A (the first phase's sign)")
     table.add_column(name="shape", description="pulse shape: biphasic or triphasic")
     if stim.weights is not None:
-        table.add_column(name="weights", description="each electrode's share of the amplitude",
-                         index=True)  # fmt: skip
+        table.add_column(
+            name="weights", description="each electrode's share of the amplitude", index=True
+        )
     for k in range(len(stim)):
-        row = {"electrodes": [row_of[int(e)] for e in stim.electrodes[k]],
-               "amplitude": float(stim.current_ua[k]) * 1e-6, "shape": stim.shape[k]}  # fmt: skip
+        row = {
+            "electrodes": [row_of[int(e)] for e in stim.electrodes[k]],
+            "amplitude": float(stim.current_ua[k]) * 1e-6,
+            "shape": stim.shape[k],
+        }
         if stim.weights is not None:
             row["weights"] = [float(w) for w in stim.weights[k]]
         table.add_row(start_time=float(stim.time_s[k]), stop_time=float(stim.time_s[k]), **row)

@@ -32,8 +32,9 @@ class Stimulation:
             if any(len(w) != len(e) for w, e in zip(self.weights, self.electrodes, strict=True)):
                 raise RecordingError("stimulation: a weight for every electrode of an event")
         if len(sizes) != 1:
-            raise RecordingError("stimulation: times, electrodes, currents, shapes and "
-                                 "weights differ in length")  # fmt: skip
+            raise RecordingError(
+                "stimulation: times, electrodes, currents, shapes and weights differ in length"
+            )
 
     @classmethod
     def none(cls) -> Stimulation:
@@ -103,11 +104,14 @@ class Recording:
 
     def __post_init__(self) -> None:
         if len(self.electrode_ids) != len(self.positions_um):
-            raise RecordingError(f"{len(self.electrode_ids)} channels but "
-                                 f"{len(self.positions_um)} electrode positions")  # fmt: skip
+            raise RecordingError(
+                f"{len(self.electrode_ids)} channels but "
+                f"{len(self.positions_um)} electrode positions"
+            )
         if self.offset_uv is not None and np.shape(self.offset_uv) != (len(self.electrode_ids),):
-            raise RecordingError(f"{len(self.electrode_ids)} channels but "
-                                 f"{np.size(self.offset_uv)} offsets")  # fmt: skip
+            raise RecordingError(
+                f"{len(self.electrode_ids)} channels but {np.size(self.offset_uv)} offsets"
+            )
 
     @property
     def channels(self) -> int:
@@ -117,9 +121,13 @@ class Recording:
     def duration_s(self) -> float:
         return self.samples / self.sampling_hz
 
-    def get_traces(self, start: int = 0, end: int | None = None,
-                   channels: np.ndarray | None = None, microvolts: bool = True
-                   ) -> np.ndarray:  # fmt: skip
+    def get_traces(
+        self,
+        start: int = 0,
+        end: int | None = None,
+        channels: np.ndarray | None = None,
+        microvolts: bool = True,
+    ) -> np.ndarray:
         """Samples [start, end) of `channels` (indices; all by default): (samples, channels),
         in µV (float32: stored × gain_uv + offset_uv), or as stored."""
         end = self.samples if end is None else end

@@ -21,8 +21,7 @@ import numpy as np
 from .recording import RecordingError
 
 
-def ttl_onsets(line: np.ndarray, sampling_hz: float, threshold: float | None = None
-               ) -> np.ndarray:  # fmt: skip
+def ttl_onsets(line: np.ndarray, sampling_hz: float, threshold: float | None = None) -> np.ndarray:
     """Onsets (s, from the first sample) of the pulses on a TTL line: the samples where it
     leaves its resting level (the median) past `threshold` (default: halfway to the
     extreme farthest from rest, so pulses of either sign are found). A pulse already on at
@@ -38,8 +37,10 @@ def ttl_onsets(line: np.ndarray, sampling_hz: float, threshold: float | None = N
         return np.zeros(0)
     level = (rest + far) / 2 if threshold is None else float(threshold)
     if not min(rest, far) < level < max(rest, far):
-        raise RecordingError(f"TTL threshold {level:g} is not between the line's rest "
-                             f"({rest:g}) and its pulses ({far:g})")  # fmt: skip
+        raise RecordingError(
+            f"TTL threshold {level:g} is not between the line's rest "
+            f"({rest:g}) and its pulses ({far:g})"
+        )
     on = values > level if rising else values < level
     return (np.flatnonzero(on[1:] & ~on[:-1]) + 1) / sampling_hz
 
@@ -56,10 +57,10 @@ def neo_event_onsets(rawio: Any, channel: str, stream: int = 0) -> np.ndarray:
     elif channel in ids:
         index = ids.index(channel)
     else:
-        raise RecordingError(f"no event channel {channel!r}; the file has "
-                             f"{', '.join(map(repr, names)) or 'none'}")  # fmt: skip
-    stamps, _, _ = rawio.get_event_timestamps(block_index=0, seg_index=0,
-                                              event_channel_index=index)  # fmt: skip
+        raise RecordingError(
+            f"no event channel {channel!r}; the file has {', '.join(map(repr, names)) or 'none'}"
+        )
+    stamps, _, _ = rawio.get_event_timestamps(block_index=0, seg_index=0, event_channel_index=index)
     if not len(stamps):
         raise RecordingError(f"event channel {channel!r} holds no events")
     times = rawio.rescale_event_timestamp(stamps, dtype="float64", event_channel_index=index)

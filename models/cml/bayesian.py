@@ -91,10 +91,13 @@ def reconstruct_bayesian(
     attenuation_db = attenuation_db[chosen]
     steps = len(chosen)
     out = Posterior(
-        mean=np.zeros((steps, *shape)), std=np.zeros((steps, *shape)),
-        wet_fraction=wet_fraction, median_mm_h=median,
-        acceptance=np.full(steps, np.nan), step_size=np.full(steps, np.nan),
-    )  # fmt: skip
+        mean=np.zeros((steps, *shape)),
+        std=np.zeros((steps, *shape)),
+        wet_fraction=wet_fraction,
+        median_mm_h=median,
+        acceptance=np.full(steps, np.nan),
+        step_size=np.full(steps, np.nan),
+    )
     wet_steps = np.flatnonzero(wet_fraction > 0)
     batches = np.array_split(wet_steps, max(1, -(-len(wet_steps) // s.steps_per_batch)))
     total = len(batches) * s.iterations
@@ -152,9 +155,15 @@ def _sample(
         (len(rows), *prior.latent_shape), generator=generator, dtype=dtype, device=device
     )
     result = hmc(
-        potential, initial, s.iterations, s.warmup, s.leapfrog, generator=generator,
-        on_sample=accumulate, on_iteration=on_iteration,
-    )  # fmt: skip
+        potential,
+        initial,
+        s.iterations,
+        s.warmup,
+        s.leapfrog,
+        generator=generator,
+        on_sample=accumulate,
+        on_iteration=on_iteration,
+    )
     draws = (s.iterations - s.warmup) * s.chains
     per_step = (len(chosen), s.chains, *prior.shape)
     mean = total.reshape(per_step).sum(1) / draws

@@ -24,13 +24,21 @@ class ChainParameters:
     rain_min_mm_h: float = 0.1
 
     def __post_init__(self) -> None:
-        positive = {"window": self.window, "threshold_db": self.threshold_db,
-                    "n_average_last_dry": self.n_average_last_dry,
-                    "delta_t_min": self.delta_t_min, "tau_min": self.tau_min}  # fmt: skip
-        not_negative = {"waa_max_db": self.waa_max_db, "max_gap": self.max_gap,
-                        "rain_min_mm_h": self.rain_min_mm_h}  # fmt: skip
+        positive = {
+            "window": self.window,
+            "threshold_db": self.threshold_db,
+            "n_average_last_dry": self.n_average_last_dry,
+            "delta_t_min": self.delta_t_min,
+            "tau_min": self.tau_min,
+        }
+        not_negative = {
+            "waa_max_db": self.waa_max_db,
+            "max_gap": self.max_gap,
+            "rain_min_mm_h": self.rain_min_mm_h,
+        }
         wrong = [f"{k} must be positive, got {v}" for k, v in positive.items() if not v > 0]
-        wrong += [f"{k} must not be negative, got {v}" for k, v in not_negative.items()
-                  if not v >= 0]  # fmt: skip
+        wrong += [
+            f"{k} must not be negative, got {v}" for k, v in not_negative.items() if not v >= 0
+        ]
         if wrong:
             raise SubstratesError("chain parameters: " + "; ".join(wrong))

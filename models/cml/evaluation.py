@@ -64,7 +64,8 @@ def rain_statistics(maps: np.ndarray) -> RainStatistics:
     slopes = [spectral_slope(np.nan_to_num(m)) for m in maps if np.nanstd(m) > 0]
     return RainStatistics(
         wet_fraction=float(np.mean(maps[valid] > WET_MM_H)),
-        p50_mm_h=float(quantiles[0]), p90_mm_h=float(quantiles[1]),
+        p50_mm_h=float(quantiles[0]),
+        p90_mm_h=float(quantiles[1]),
         p99_mm_h=float(quantiles[2]),
         slope=float(np.mean(slopes)) if slopes else float("nan"),
-    )  # fmt: skip
+    )

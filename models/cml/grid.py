@@ -51,9 +51,13 @@ class Grid:
         """The same area (origin, south-west corner) in cells of `cell_km`, covering at
         least this grid's extent."""
         return Grid(
-            self.origin, cell_km, max(1, math.ceil(self.nx * self.cell_km / cell_km - 1e-9)),
-            max(1, math.ceil(self.ny * self.cell_km / cell_km - 1e-9)), self.x0_km, self.y0_km,
-        )  # fmt: skip
+            self.origin,
+            cell_km,
+            max(1, math.ceil(self.nx * self.cell_km / cell_km - 1e-9)),
+            max(1, math.ceil(self.ny * self.cell_km / cell_km - 1e-9)),
+            self.x0_km,
+            self.y0_km,
+        )
 
     def resample(self, fields: np.ndarray, source: Grid) -> np.ndarray:
         """fields (steps, ny, nx) on `source` (same frame) interpolated bilinearly at this

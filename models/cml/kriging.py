@@ -87,8 +87,9 @@ class OrdinaryKriging:
         (1, 1)
     """
 
-    def __init__(self, points: np.ndarray, cells: np.ndarray,
-                 variogram: Variogram | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, points: np.ndarray, cells: np.ndarray, variogram: Variogram | None = None
+    ) -> None:
         self.points = np.asarray(points, dtype=float)
         self.variogram = variogram
         self._between = cdist(self.points, self.points)
@@ -117,8 +118,10 @@ class OrdinaryKriging:
             return self._cells_matrix(variogram, keep).T @ system.solve(rhs)
         key = keep.tobytes()
         if key not in self._systems:
-            self._systems[key] = (self._cells_matrix(self.variogram, keep),
-                                  _System(self._matrix(self.variogram, keep)))  # fmt: skip
+            self._systems[key] = (
+                self._cells_matrix(self.variogram, keep),
+                _System(self._matrix(self.variogram, keep)),
+            )
         cells, system = self._systems[key]
         return cells.T @ system.solve(rhs)
 

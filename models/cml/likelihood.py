@@ -55,8 +55,7 @@ class LinkLikelihood:
         if dry_limit_db is None:
             return cls(operator, observed, seen, sigma, wet_antenna_max_db)
         censored = seen & (observed == 0)
-        return cls(operator, observed, seen, sigma, wet_antenna_max_db, censored,
-                   dry_limit_db)  # fmt: skip
+        return cls(operator, observed, seen, sigma, wet_antenna_max_db, censored, dry_limit_db)
 
     def potential(self, rain_mm_h: Any) -> Any:
         """Φ = ½ Σ ((A(rain) − observed)/σ)² per row, for rain (rows, ny, nx) in mm/h."""

@@ -51,8 +51,15 @@ class PathOperator:
         row = np.clip(row, 0, grid.ny - 1.000001)
         c0, r0 = np.floor(col).astype(np.int64), np.floor(row).astype(np.int64)
         fc, fr = col - c0, row - r0
-        cells = np.stack([r0 * grid.nx + c0, r0 * grid.nx + c0 + 1,
-                          (r0 + 1) * grid.nx + c0, (r0 + 1) * grid.nx + c0 + 1], 1)  # fmt: skip
+        cells = np.stack(
+            [
+                r0 * grid.nx + c0,
+                r0 * grid.nx + c0 + 1,
+                (r0 + 1) * grid.nx + c0,
+                (r0 + 1) * grid.nx + c0 + 1,
+            ],
+            1,
+        )
         weights = np.stack([(1 - fr) * (1 - fc), (1 - fr) * fc, fr * (1 - fc), fr * fc], 1)
         k, alpha = k_alpha_by_polarization(frequency_ghz, polarization)
 
@@ -61,9 +68,10 @@ class PathOperator:
 
         segments = torch.sparse_coo_tensor(
             torch.as_tensor(np.stack([np.repeat(np.arange(len(link)), 4), cells.ravel()])),
-            torch.as_tensor(weights.ravel(), dtype=dtype), (len(link), grid.ny * grid.nx),
+            torch.as_tensor(weights.ravel(), dtype=dtype),
+            (len(link), grid.ny * grid.nx),
             check_invariants=True,
-        ).coalesce()  # built on the CPU, moved as CSR  # fmt: skip
+        ).coalesce()  # built on the CPU, moved as CSR
         with warnings.catch_warnings():  # "sparse CSR support is in beta": we use only @
             warnings.simplefilter("ignore", UserWarning)
             self.interpolation = segments.to_sparse_csr().to(device)

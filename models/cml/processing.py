@@ -87,9 +87,11 @@ def path_rain_rate(attenuation_db: np.ndarray, dataset: Any, rain_min_mm_h: floa
 def process(dataset: Any, parameters: ChainParameters | None = None) -> Any:
     """Add trsl, wet, baseline, waa, A (dB) and R (mm/h) to an OpenSense dataset."""
     p = parameters or ChainParameters()
-    trsl = (dataset["tsl"] - dataset["rsl"]).interpolate_na(
-        dim="time", max_gap=np.timedelta64(p.max_gap, "m"), method="linear"
-    ).transpose("cml_id", "sublink_id", "time")  # fmt: skip
+    trsl = (
+        (dataset["tsl"] - dataset["rsl"])
+        .interpolate_na(dim="time", max_gap=np.timedelta64(p.max_gap, "m"), method="linear")
+        .transpose("cml_id", "sublink_id", "time")
+    )
     values = np.ascontiguousarray(trsl.values, dtype=np.float64)
     flat = values.reshape(-1, values.shape[-1])
     wet = rolling_std_wet(flat, p.window, p.threshold_db)
@@ -101,9 +103,12 @@ def process(dataset: Any, parameters: ChainParameters | None = None) -> Any:
     out = dataset.copy()
     dims = ("cml_id", "sublink_id", "time")
     for name, array, units in [
-        ("trsl", values, "dB"), ("wet", wet.reshape(shape), "1"),
-        ("baseline", baseline.reshape(shape), "dB"), ("waa", waa.reshape(shape), "dB"),
-        ("A", attenuation.reshape(shape), "dB"), ("R", rain, "mm/h"),
-    ]:  # fmt: skip
+        ("trsl", values, "dB"),
+        ("wet", wet.reshape(shape), "1"),
+        ("baseline", baseline.reshape(shape), "dB"),
+        ("waa", waa.reshape(shape), "dB"),
+        ("A", attenuation.reshape(shape), "dB"),
+        ("R", rain, "mm/h"),
+    ]:
         out[name] = (dims, array, {"units": units})
     return out

@@ -24,9 +24,13 @@ def pycomlink_chain(dataset: Any, parameters: ChainParameters | None = None) -> 
         trsl=c.trsl, wet=c.wet, n_average_last_dry=p.n_average_last_dry
     )
     c["waa"] = pycml.processing.wet_antenna.waa_schleiss_2013(
-        rsl=c.trsl, baseline=c.baseline, wet=c.wet, waa_max=p.waa_max_db,
-        delta_t=p.delta_t_min, tau=p.tau_min,
-    )  # fmt: skip
+        rsl=c.trsl,
+        baseline=c.baseline,
+        wet=c.wet,
+        waa_max=p.waa_max_db,
+        delta_t=p.delta_t_min,
+        tau=p.tau_min,
+    )
     c["A"] = (c.trsl - c.baseline - c.waa).clip(min=0)
     c["R"] = pycml.processing.k_R_relation.calc_R_from_A(
         A=c.A, L_km=c.length, f_GHz=c.frequency, pol=c.polarization, R_min=p.rain_min_mm_h

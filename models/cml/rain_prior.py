@@ -88,9 +88,11 @@ def fit_levels(
 
     fractions = np.linspace(0.02, 0.95, 32)
     v = torch.randn(
-        (draws, *field.latent_shape), generator=generator,
-        dtype=field.amplitude.dtype, device=field.amplitude.device,
-    )  # fmt: skip
+        (draws, *field.latent_shape),
+        generator=generator,
+        dtype=field.amplitude.dtype,
+        device=field.amplitude.device,
+    )
     one = torch.ones(draws, dtype=v.dtype, device=v.device)
     sorted_paths = []  # per wet fraction: prior path averages at median 1, sorted
     with torch.no_grad():

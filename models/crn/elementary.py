@@ -72,30 +72,33 @@ def elementary(network: ReactionNetwork, rate: float = 1.0) -> Elementary:
         return made
 
     for r in range(network.reactions):
-        reactants = _side(network.reactant_offsets, network.reactant_species,
-                          network.reactant_coefficients, r)  # fmt: skip
-        products = _side(network.product_offsets, network.product_species,
-                         network.product_coefficients, r)  # fmt: skip
+        reactants = _side(
+            network.reactant_offsets, network.reactant_species, network.reactant_coefficients, r
+        )
+        products = _side(
+            network.product_offsets, network.product_species, network.product_coefficients, r
+        )
         if sum(reactants.values()) <= 2:
             build.reaction(_flat(reactants), _flat(products), float(network.rates[r]))
             continue
         catalysts = {s: min(n, products.get(s, 0)) for s, n in reactants.items()}
         consumed = {s: n - catalysts[s] for s, n in reactants.items() if n > catalysts[s]}
-        made = {s: n - catalysts.get(s, 0) for s, n in products.items()
-                if n > catalysts.get(s, 0)}  # fmt: skip
+        made = {s: n - catalysts.get(s, 0) for s, n in products.items() if n > catalysts.get(s, 0)}
         if sum(consumed.values()) != 1:
-            raise RewriteError(f"reaction {r} converts {sum(consumed.values())} molecules; only "
-                             "catalysed conversions of one molecule are rewritten")  # fmt: skip
+            raise RewriteError(
+                f"reaction {r} converts {sum(consumed.values())} molecules; only "
+                "catalysed conversions of one molecule are rewritten"
+            )
         key = tuple(sorted(_flat({s: n for s, n in catalysts.items() if n})))
         signal = key[0] if len(key) == 1 else product_of(key)
-        build.reaction([signal, *_flat(consumed)], [signal, *_flat(made)],
-                       float(network.rates[r]))  # fmt: skip
+        build.reaction([signal, *_flat(consumed)], [signal, *_flat(made)], float(network.rates[r]))
     rewritten = build.build()
     return Elementary(rewritten, len(chains), rewritten.reactions - network.reactions)
 
 
-def _side(offsets: np.ndarray, species: np.ndarray, coefficients: np.ndarray, r: int
-          ) -> dict[int, int]:  # fmt: skip
+def _side(
+    offsets: np.ndarray, species: np.ndarray, coefficients: np.ndarray, r: int
+) -> dict[int, int]:
     return {int(species[e]): int(coefficients[e]) for e in range(offsets[r], offsets[r + 1])}
 
 

@@ -15,24 +15,24 @@ class TooWideError(ValueError):
     """Exact inference would build a table beyond the limits."""
 
 
-def marginals(graph: FactorGraph, max_width: int = 20, max_entries: int = MAX_ENTRIES
-              ) -> list[np.ndarray]:  # fmt: skip
+def marginals(
+    graph: FactorGraph, max_width: int = 20, max_entries: int = MAX_ENTRIES
+) -> list[np.ndarray]:
     """P(x_i) for every variable. Raises TooWideError when an elimination step would build
     a table over more than `max_width` variables or `max_entries` entries (the graph is too
     wide for exact inference); a graph whose product is zero everywhere gives NaN."""
-    return [_eliminate(graph, query, max_width, max_entries)[0] for query in
-            range(graph.variables)]  # fmt: skip
+    return [_eliminate(graph, query, max_width, max_entries)[0] for query in range(graph.variables)]
 
 
-def log_partition(graph: FactorGraph, max_width: int = 20, max_entries: int = MAX_ENTRIES
-                  ) -> float:  # fmt: skip
+def log_partition(graph: FactorGraph, max_width: int = 20, max_entries: int = MAX_ENTRIES) -> float:
     """log Σ_x Π_a ψ_a(x_a) by variable elimination (−inf when the product is zero
     everywhere); raises TooWideError as `marginals` does."""
     return _eliminate(graph, None, max_width, max_entries)[1]
 
 
-def _eliminate(graph: FactorGraph, query: int | None, max_width: int, max_entries: int
-               ) -> tuple[np.ndarray, float]:  # fmt: skip
+def _eliminate(
+    graph: FactorGraph, query: int | None, max_width: int, max_entries: int
+) -> tuple[np.ndarray, float]:
     """(P(x_query), log Z): every other variable eliminated in greedy min-fill order, each
     new table rescaled to max 1 with the scale kept in log Z."""
     pool = [(f.scope, f.table) for f in graph.factors]
@@ -48,8 +48,9 @@ def _eliminate(graph: FactorGraph, query: int | None, max_width: int, max_entrie
         union = {v for scope, _ in touching for v in scope}
         entries = int(np.prod([graph.cardinalities[v] for v in union], dtype=float))
         if len(union) > max_width or entries > max_entries:
-            raise TooWideError(f"exact inference needs a table over {len(union)} variables "
-                               f"({entries:,} entries)")  # fmt: skip
+            raise TooWideError(
+                f"exact inference needs a table over {len(union)} variables ({entries:,} entries)"
+            )
         pool = [f for f in pool if variable not in f[0]]
         scope, table = sum_out(*product(touching), [variable])
         peak = float(table.max())

@@ -82,14 +82,16 @@ def colour_passing(graph: FactorGraph) -> Colours:
     factor = _renumber([(f.table.shape, np.round(f.table, 12).tobytes()) for f in graph.factors])
     blocks = [_blocks(f.table) for f in graph.factors]
     while True:
-        order = [sorted(range(len(f.scope)), key=lambda p, f=f, b=b: (b[p], variable[f.scope[p]]))
-                 for f, b in zip(graph.factors, blocks, strict=True)]  # fmt: skip
+        order = [
+            sorted(range(len(f.scope)), key=lambda p, f=f, b=b: (b[p], variable[f.scope[p]]))
+            for f, b in zip(graph.factors, blocks, strict=True)
+        ]
         scopes = [tuple(f.scope[p] for p in o) for f, o in zip(graph.factors, order, strict=True)]
         canonical = [tuple(b[p] for p in o) for b, o in zip(blocks, order, strict=True)]
         incidences: list[list[tuple[int, int]]] = [[] for _ in range(graph.variables)]
-        new_factor = _renumber([
-            (factor[a], tuple(variable[i] for i in scope)) for a, scope in enumerate(scopes)
-        ])  # fmt: skip
+        new_factor = _renumber(
+            [(factor[a], tuple(variable[i] for i in scope)) for a, scope in enumerate(scopes)]
+        )
         for a, scope in enumerate(scopes):
             for b, i in zip(canonical[a], scope, strict=True):
                 incidences[i].append((new_factor[a], b))
@@ -98,8 +100,7 @@ def colour_passing(graph: FactorGraph) -> Colours:
         )
         stable = len(set(new_variable)) == len(set(variable))
         if stable and len(set(new_factor)) == len(set(factor)):
-            return Colours(tuple(new_variable), tuple(new_factor), tuple(scopes),
-                           tuple(canonical))  # fmt: skip
+            return Colours(tuple(new_variable), tuple(new_factor), tuple(scopes), tuple(canonical))
         variable, factor = new_variable, new_factor
 
 
@@ -144,9 +145,14 @@ def compile_lifted(graph: FactorGraph, colours: Colours | None = None) -> Compil
     incoming = {g: [e for e in edges if into[e] == g] for g in groups}
     for e in edges:
         g = into[e]
-        recycle(build, [to_factor(e, k) for k in range(size[g])],
-                [[to_variable(f, k) for f in incoming[g] for _ in range(count[f] - (f == e))]
-                 for k in range(size[g])])  # fmt: skip
+        recycle(
+            build,
+            [to_factor(e, k) for k in range(size[g])],
+            [
+                [to_variable(f, k) for f in incoming[g] for _ in range(count[f] - (f == e))]
+                for k in range(size[g])
+            ],
+        )
     for A in factor_groups:
         a = representative[A]
         table, scope = graph.factors[a].table, colours.scopes[a]  # sorting within blocks
@@ -157,12 +163,22 @@ def compile_lifted(graph: FactorGraph, colours: Colours | None = None) -> Compil
                 if table[x] == 0:
                     continue
                 present = [to_factor((A, slot[q]), x[q]) for q in range(len(scope)) if q != p]
-                convert(build, [to_variable((A, s), k) for k in range(cards[scope[p]])], x[p],
-                        present, float(table[x]))  # fmt: skip
+                convert(
+                    build,
+                    [to_variable((A, s), k) for k in range(cards[scope[p]])],
+                    x[p],
+                    present,
+                    float(table[x]),
+                )
     for g in groups:
-        recycle(build, list(belief[g]),
-                [[to_variable(f, k) for f in incoming[g] for _ in range(count[f])]
-                 for k in range(size[g])])  # fmt: skip
+        recycle(
+            build,
+            list(belief[g]),
+            [
+                [to_variable(f, k) for f in incoming[g] for _ in range(count[f])]
+                for k in range(size[g])
+            ],
+        )
     conserved = [belief[g] for g in groups]
     for e in edges:
         k = range(size[into[e]])

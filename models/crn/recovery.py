@@ -100,8 +100,10 @@ class _Recovery:
                     counter[int(species[m])] += int(counts[m])
             lost, gained = reactants - products, products - reactants
             if sum(lost.values()) != 1 or sum(gained.values()) != 1:
-                raise RecoveryError(f"{self.describe(r)}: not a catalysed conversion "
-                                    "(catalysts + X → catalysts + Y)")  # fmt: skip
+                raise RecoveryError(
+                    f"{self.describe(r)}: not a catalysed conversion "
+                    "(catalysts + X → catalysts + Y)"
+                )
             catalysts = reactants - lost
             if any(c > 1 for c in catalysts.values()):
                 raise RecoveryError(f"{self.describe(r)}: a catalyst appears twice")
@@ -159,8 +161,10 @@ class _Recovery:
                     )
                 for r, other in seen.values():
                     if not np.isclose(other, rate, rtol=RATE_RTOL, atol=0):
-                        raise RecoveryError(f"{self.describe(r)}: rate {other:g} differs from "
-                                            f"{rate:g} of {self.describe(first)}")  # fmt: skip
+                        raise RecoveryError(
+                            f"{self.describe(r)}: rate {other:g} differs from "
+                            f"{rate:g} of {self.describe(first)}"
+                        )
                 motif[target][catalysts] = rate
             self.motifs.append(motif)
 
@@ -180,19 +184,22 @@ class _Recovery:
         for s in self.groups[g]:
             sets = self.motifs[g].get(s, {})
             if not sets:
-                raise RecoveryError(f"{self.where(g)}: no conversion reaches component "
-                                    f"{self.network.species[s]!r}")  # fmt: skip
+                raise RecoveryError(
+                    f"{self.where(g)}: no conversion reaches component {self.network.species[s]!r}"
+                )
             if len(sets) > 1:
                 raise RecoveryError(
                     f"{self.where(g)}: component {self.network.species[s]!r} is reached "
                     f"with {len(sets)} catalyst sets; a belief or variable→factor message "
                     "has exactly one per component"
                 )
-            (catalysts, rate), = sets.items()  # fmt: skip
+            ((catalysts, rate),) = sets.items()
             out[s], rates = catalysts, [*rates, rate]
         if not np.allclose(rates, rates[0], rtol=RATE_RTOL, atol=0):
-            raise RecoveryError(f"{self.where(g)}: recycling rates differ ({min(rates):g} to "
-                                f"{max(rates):g}); a product message has one rate")  # fmt: skip
+            raise RecoveryError(
+                f"{self.where(g)}: recycling rates differ ({min(rates):g} to "
+                f"{max(rates):g}); a product message has one rate"
+            )
         return out
 
     def label_by_catalysts(self, g: int, known: bool) -> None:
@@ -203,15 +210,19 @@ class _Recovery:
         for state, s in enumerate(self.groups[g]):
             present = catalysts[s]
             if sorted(self.group_of[c] for c in present) != sorted(expected):
-                raise RecoveryError(f"{self.where(g)}: the catalysts of component "
-                                    f"{self.network.species[s]!r} do not take one component "
-                                    "of each message into its variable")  # fmt: skip
+                raise RecoveryError(
+                    f"{self.where(g)}: the catalysts of component "
+                    f"{self.network.species[s]!r} do not take one component "
+                    "of each message into its variable"
+                )
             if known:
                 states = {self.label[c] for c in present}
                 if len(states) != 1:
-                    raise RecoveryError(f"{self.where(g)}: component "
-                                        f"{self.network.species[s]!r} is catalysed by "
-                                        "components of different states")  # fmt: skip
+                    raise RecoveryError(
+                        f"{self.where(g)}: component "
+                        f"{self.network.species[s]!r} is catalysed by "
+                        "components of different states"
+                    )
                 self.label[s] = states.pop()
             else:
                 self.label[s] = state
@@ -219,8 +230,9 @@ class _Recovery:
                     self.label[c] = state
         used = [self.label[s] for s in self.groups[g]]
         if sorted(used) != list(range(len(used))):
-            raise RecoveryError(f"{self.where(g)}: its components do not match the states one "
-                                "to one")  # fmt: skip
+            raise RecoveryError(
+                f"{self.where(g)}: its components do not match the states one to one"
+            )
 
     # the whole recovery ------------------------------------------------------------------
     def run(self) -> Recovered:
@@ -259,8 +271,9 @@ class _Recovery:
                 isolated.append(h)  # a variable in no factor: its belief has no catalysts
         unpaired = set(self.owner) - set(self.partner.values())
         if unpaired:
-            raise RecoveryError(f"{self.where(min(unpaired))}: no variable→factor message "
-                                "pairs with it")  # fmt: skip
+            raise RecoveryError(
+                f"{self.where(min(unpaired))}: no variable→factor message pairs with it"
+            )
         for b in isolated:
             self.product_catalysts(b)
             for state, s in enumerate(self.groups[b]):
@@ -271,8 +284,11 @@ class _Recovery:
         """Groups that catalyse nothing with maximal catalyst sets; labels them and the F
         groups that catalyse them (self.owner: F → its belief)."""
         silent = [g for g in range(len(self.groups)) if not self.catalyses[g]]
-        beliefs = [g for g in silent if self.inside[g]
-                   and not any(self.inside[g] < self.inside[t] for t in silent)]  # fmt: skip
+        beliefs = [
+            g
+            for g in silent
+            if self.inside[g] and not any(self.inside[g] < self.inside[t] for t in silent)
+        ]
         self.owner: dict[int, int] = {}
         for b in beliefs:
             for f in self.inside[b]:
@@ -291,8 +307,9 @@ class _Recovery:
             if h in self.owner or h in beliefs:
                 continue
             if not self.inside[h] <= self.owner.keys():
-                raise RecoveryError(f"{self.where(h)} is catalysed by species that are not "
-                                    "factor→variable messages")  # fmt: skip
+                raise RecoveryError(
+                    f"{self.where(h)} is catalysed by species that are not factor→variable messages"
+                )
             if not self.inside[h]:
                 (leaves if self.catalyses[h] else unary_leaves).append(h)
                 continue
@@ -301,8 +318,9 @@ class _Recovery:
             if len(variables) == 1:
                 missing = set(self.inside[variables.pop()] - self.inside[h])
             if len(missing) != 1:
-                raise RecoveryError(f"{self.where(h)}: its catalysts are not the messages into "
-                                    "one variable but one")  # fmt: skip
+                raise RecoveryError(
+                    f"{self.where(h)}: its catalysts are not the messages into one variable but one"
+                )
             self.partner[h] = missing.pop()
             self.label_by_catalysts(h, known=True)
         if len(set(self.partner.values())) != len(self.partner):
@@ -320,10 +338,14 @@ class _Recovery:
     def free(self, h: int, pool: set[int] | None = None) -> list[int]:
         """Unpaired F into leaf variables with as many states as h has components."""
         taken = set(self.partner.values())
-        return [f for f in sorted(self.owner) if f not in taken
-                and len(self.inside[self.owner[f]]) == 1
-                and len(self.groups[self.owner[f]]) == len(self.groups[h])
-                and (pool is None or f in pool)]  # fmt: skip
+        return [
+            f
+            for f in sorted(self.owner)
+            if f not in taken
+            and len(self.inside[self.owner[f]]) == 1
+            and len(self.groups[self.owner[f]]) == len(self.groups[h])
+            and (pool is None or f in pool)
+        ]
 
     def pair_halves(self, halves: list[int]) -> None:
         """Pair the halves of factors of two leaf variables, H[i→a] catalysing F[a→j] and
@@ -345,8 +367,9 @@ class _Recovery:
                 halves.remove(other[0])
                 break
             else:
-                raise RecoveryError(f"{self.where(h)}: no message of a leaf variable "
-                                    "completes its factor")  # fmt: skip
+                raise RecoveryError(
+                    f"{self.where(h)}: no message of a leaf variable completes its factor"
+                )
 
     # 4. factor tables --------------------------------------------------------------------
     def factor(self, fs: list[int]) -> tuple[list[int], np.ndarray]:
@@ -363,8 +386,10 @@ class _Recovery:
         readings = []
         for p, f in enumerate(fs):
             if self.inside[f] != {h for q, h in enumerate(hs) if q != p}:
-                raise RecoveryError(f"{self.where(f)}: not catalysed by the messages of the "
-                                    "other variables of its factor")  # fmt: skip
+                raise RecoveryError(
+                    f"{self.where(f)}: not catalysed by the messages of the "
+                    "other variables of its factor"
+                )
             table = np.zeros(shape)
             for target, sets in self.motifs[f].items():
                 for catalysts, rate in sets.items():
@@ -396,8 +421,10 @@ class _Recovery:
                     for raw, s in enumerate(self.groups[hs[q]]):
                         self.label[s] = order[raw]
                 return scope, aligned[0]
-        raise RecoveryError(f"{self.where(fs[0])}: the messages of its factor read different "
-                            "tables (rates do not come from one factor)")  # fmt: skip
+        raise RecoveryError(
+            f"{self.where(fs[0])}: the messages of its factor read different "
+            "tables (rates do not come from one factor)"
+        )
 
     def assemble(self, beliefs: list[int]) -> Recovered:
         index = {b: i for i, b in enumerate(beliefs)}

@@ -90,8 +90,15 @@ class _State:
         self.steps: list[Step] = []
         self.declined: dict[str, int] = {}
 
-    def replace(self, move: str, variable: int, gone: list[int], new: Pool,
-                removed: bool = True, priced: bool = True) -> bool:  # fmt: skip
+    def replace(
+        self,
+        move: str,
+        variable: int,
+        gone: list[int],
+        new: Pool,
+        removed: bool = True,
+        priced: bool = True,
+    ) -> bool:
         """Replace the factors at `gone` by `new` (and drop `variable` if `removed`) when
         that shrinks the CRN, growth is allowed or the move is not `priced`; whether it
         was done."""
@@ -156,8 +163,9 @@ def reduce(
                         f"{graph.states[variable][value]} has probability zero: the factor "
                         f"over ({names}) is zero there"
                     )
-            state.replace("evidence", variable, gone, [(s, t) for s, t in sliced if s],
-                          priced=False)  # clamping is never priced out  # fmt: skip
+            state.replace(
+                "evidence", variable, gone, [(s, t) for s, t in sliced if s], priced=False
+            )  # clamping is never priced out
             applied["evidence"] += 1
     if not kept:
         kept = _one_per_component(state.pool, state.alive)
@@ -177,8 +185,9 @@ def reduce(
         [graph.names[v] for v in survivors],
         states=[graph.states[v] for v in survivors],
     )
-    return Reduction(reduced, survivors, applied, begin, tuple(state.steps), state.declined,
-                     tuple(sorted(kept)))  # fmt: skip
+    return Reduction(
+        reduced, survivors, applied, begin, tuple(state.steps), state.declined, tuple(sorted(kept))
+    )
 
 
 def _one_per_component(pool: Pool, alive: set[int]) -> set[int]:

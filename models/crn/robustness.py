@@ -39,9 +39,14 @@ def _beliefs(compiled: CompiledGraph, rows: Sequence[int], x: np.ndarray) -> np.
     return np.concatenate([every[r] for r in rows])
 
 
-def _rest(simulator: Any, compiled: CompiledGraph, rows: Sequence[int], tolerance: float,
-          initial: np.ndarray | None = None, rates: np.ndarray | None = None
-          ) -> tuple[np.ndarray, int]:  # fmt: skip
+def _rest(
+    simulator: Any,
+    compiled: CompiledGraph,
+    rows: Sequence[int],
+    tolerance: float,
+    initial: np.ndarray | None = None,
+    rates: np.ndarray | None = None,
+) -> tuple[np.ndarray, int]:
     """Beliefs at rest for each row of `initial` or `rates` (batch, …): (array, failures)."""
     network = compiled.network
     batch = len(initial) if initial is not None else len(rates) if rates is not None else 1
@@ -56,16 +61,24 @@ def _rest(simulator: Any, compiled: CompiledGraph, rows: Sequence[int], toleranc
             rates=network.rates if rates is None else rates[k],
         )
         try:
-            out.append(_beliefs(compiled, rows, simulator.steady_state(changed, tolerance)
-                                .concentrations))  # fmt: skip
+            out.append(
+                _beliefs(compiled, rows, simulator.steady_state(changed, tolerance).concentrations)
+            )
         except SubstratesError:
             failures += 1
     return np.array(out), failures
 
 
-def rate_sensitivity(compiled: CompiledGraph, rows: Sequence[int], names: Sequence[str],
-                     simulator: Any, levels: Sequence[float], samples: int, seed: int,
-                     tolerance: float) -> list[dict[str, Any]]:  # fmt: skip
+def rate_sensitivity(
+    compiled: CompiledGraph,
+    rows: Sequence[int],
+    names: Sequence[str],
+    simulator: Any,
+    levels: Sequence[float],
+    samples: int,
+    seed: int,
+    tolerance: float,
+) -> list[dict[str, Any]]:
     """Per level ε and surviving variable: the mean and largest shift (max abs over its
     states) of its belief at rest under rate noise, and how many samples failed to rest."""
     rng = np.random.default_rng(seed)
@@ -75,18 +88,32 @@ def rate_sensitivity(compiled: CompiledGraph, rows: Sequence[int], names: Sequen
     out = []
     for level in levels:
         factors = rng.uniform(1 - level, 1 + level, (samples, compiled.network.reactions))
-        shifted, failures = _rest(simulator, compiled, rows, tolerance,
-                                  rates=compiled.network.rates * factors)  # fmt: skip
+        shifted, failures = _rest(
+            simulator, compiled, rows, tolerance, rates=compiled.network.rates * factors
+        )
         for k, name in enumerate(names):
             part = np.abs(shifted[:, edges[k] : edges[k + 1]] - base[0, edges[k] : edges[k + 1]])
             worst = part.max(axis=1) if len(part) else np.array([np.nan])
-            out.append({"level": float(level), "variable": name, "mean_shift": float(worst.mean()),
-                        "max_shift": float(worst.max()), "failed": failures})  # fmt: skip
+            out.append(
+                {
+                    "level": float(level),
+                    "variable": name,
+                    "mean_shift": float(worst.mean()),
+                    "max_shift": float(worst.max()),
+                    "failed": failures,
+                }
+            )
     return out
 
 
-def basins(compiled: CompiledGraph, rows: Sequence[int], simulator: Any, starts: int,
-           seed: int, tolerance: float) -> dict[str, Any]:  # fmt: skip
+def basins(
+    compiled: CompiledGraph,
+    rows: Sequence[int],
+    simulator: Any,
+    starts: int,
+    seed: int,
+    tolerance: float,
+) -> dict[str, Any]:
     """Steady states from `starts` random initial conditions: the number of distinct fixed
     points among them, and the largest distance from the uniform start's."""
     rng = np.random.default_rng(seed)
@@ -100,8 +127,12 @@ def basins(compiled: CompiledGraph, rows: Sequence[int], simulator: Any, starts:
         if all(np.abs(beliefs - d).max() > DISTINCT for d in distinct):
             distinct.append(beliefs)
     spread = float(np.abs(found - base[0]).max()) if len(found) else float("nan")
-    return {"starts": starts, "fixed_points": len(distinct), "largest_distance": spread,
-            "failed": failures}  # fmt: skip
+    return {
+        "starts": starts,
+        "fixed_points": len(distinct),
+        "largest_distance": spread,
+        "failed": failures,
+    }
 
 
 def relaxation_time(compiled: CompiledGraph, x: np.ndarray) -> float | None:
@@ -122,8 +153,11 @@ def relaxation_time(compiled: CompiledGraph, x: np.ndarray) -> float | None:
 def _jacobian(network: Any, x: np.ndarray) -> np.ndarray:
     """N ∂v/∂x at x (dense), v_r = k_r Π x_s^ν_s."""
     rates = np.zeros((network.reactions, len(network.species)))
-    offsets, members, powers = (network.reactant_offsets, network.reactant_species,
-                                network.reactant_coefficients)  # fmt: skip
+    offsets, members, powers = (
+        network.reactant_offsets,
+        network.reactant_species,
+        network.reactant_coefficients,
+    )
     for r in range(network.reactions):
         span = range(offsets[r], offsets[r + 1])
         for e in span:
@@ -136,9 +170,13 @@ def _jacobian(network: Any, x: np.ndarray) -> np.ndarray:
 
 
 def noise(
-    compiled: CompiledGraph, rows: Sequence[int], deterministic: np.ndarray,
-    volumes: Sequence[float], seeds: int, stochastic: Callable[[float, int], CRNBackend],
-) -> list[dict[str, Any]]:  # fmt: skip
+    compiled: CompiledGraph,
+    rows: Sequence[int],
+    deterministic: np.ndarray,
+    volumes: Sequence[float],
+    seeds: int,
+    stochastic: Callable[[float, int], CRNBackend],
+) -> list[dict[str, Any]]:
     """Per volume: bias (max abs of mean − deterministic over survivors' states) and spread
     (largest standard deviation across `seeds` runs) of the time-averaged beliefs of the
     stochastic simulator `stochastic(volume, seed)` makes (crn.ssa)."""

@@ -55,8 +55,10 @@ def edge_weights(graph: FactorGraph) -> dict[tuple[int, int], float]:
     the edge's effective resistance with unit conductances."""
     nodes = graph.variables + len(graph.factors)
     if nodes > MAX_NODES:
-        raise TooLargeForTRWError(f"TRW's edge weights are computed for at most {MAX_NODES:,} "
-                                  f"variables and factors; the graph has {nodes:,}")  # fmt: skip
+        raise TooLargeForTRWError(
+            f"TRW's edge weights are computed for at most {MAX_NODES:,} "
+            f"variables and factors; the graph has {nodes:,}"
+        )
     laplacian = np.zeros((nodes, nodes))
     edges = [(a, i) for i, a in graph.edges()]
     for a, i in edges:
@@ -81,8 +83,9 @@ def _normalised(values: np.ndarray) -> np.ndarray:
     return values / total
 
 
-def tree_reweighted_bp(graph: FactorGraph, damping: float = 0.5, tolerance: float = 1e-12,
-                       max_iterations: int = 20_000) -> TRWResult:  # fmt: skip
+def tree_reweighted_bp(
+    graph: FactorGraph, damping: float = 0.5, tolerance: float = 1e-12, max_iterations: int = 20_000
+) -> TRWResult:
     """Run TRW from uniform messages, factor by factor, each new factor→variable message
     mixed with the old one ((1 − d)·new + d·old), until the largest change in a sweep is
     below `tolerance`.
@@ -122,8 +125,9 @@ def tree_reweighted_bp(graph: FactorGraph, damping: float = 0.5, tolerance: floa
                 axes = tuple(k for k, j in enumerate(factor.scope) if j != i)
                 summed = product.sum(axis=axes)
                 own = n[i] ** (1 - rho[(a, i)])
-                fresh = _normalised(np.divide(summed, own, out=np.zeros_like(summed),
-                                              where=own > 0))  # fmt: skip
+                fresh = _normalised(
+                    np.divide(summed, own, out=np.zeros_like(summed), where=own > 0)
+                )
                 mixed = (1 - damping) * fresh + damping * to_variable[(a, i)]
                 change = max(change, float(np.abs(mixed - to_variable[(a, i)]).max()))
                 to_variable[(a, i)] = mixed

@@ -110,8 +110,15 @@ def validate_reduction(
         raise ValueError("evidence on a given CRN: compile it in as indicator factors")
     original = with_evidence(graph, evidence) if evidence else graph
     if reduction is None:
-        reduction = preflight(graph, moves, evidence, keep, allow_growth, max_reactions,
-                              compiled_given=given is not None)  # fmt: skip
+        reduction = preflight(
+            graph,
+            moves,
+            evidence,
+            keep,
+            allow_growth,
+            max_reactions,
+            compiled_given=given is not None,
+        )
     survivors = list(reduction.survivors)
     results: dict[str, list[np.ndarray] | None] = {}
     sizes, conservation, times, networks = {}, {}, {}, {}
@@ -134,9 +141,11 @@ def validate_reduction(
         beliefs = compiled.beliefs(rest.concentrations)
         results[label] = [beliefs[r] for r in rows]
         sizes[label] = {
-            "species": len(compiled.network.species), "reactions": compiled.network.reactions,
-            "variables": counts[0], "factors": counts[1],
-        }  # fmt: skip
+            "species": len(compiled.network.species),
+            "reactions": compiled.network.reactions,
+            "variables": counts[0],
+            "factors": counts[1],
+        }
         conservation[label] = compiled.conservation_error(rest.concentrations)
         times[label] = rest.time
         if label == "crn_reduced" and elementary_steps:
@@ -148,15 +157,17 @@ def validate_reduction(
             sizes["crn_elementary"] = {
                 "species": len(rewritten.network.species),
                 "reactions": rewritten.network.reactions,
-                "variables": counts[0], "factors": counts[1],
-            }  # fmt: skip
+                "variables": counts[0],
+                "factors": counts[1],
+            }
             conservation["crn_elementary"] = compiled.conservation_error(
                 rest_e.concentrations[: len(compiled.network.species)]
             )
             times["crn_elementary"] = rest_e.time
         if analyses is not None:
-            robustness[label] = _analyse(compiled, rows, names, simulator, analyses, tolerance,
-                                         rest.concentrations)  # fmt: skip
+            robustness[label] = _analyse(
+                compiled, rows, names, simulator, analyses, tolerance, rest.concentrations
+            )
     try:
         bp = belief_propagation(original, damping=0.5, tolerance=1e-14, max_iterations=20_000)
     except FloatingPointError:
@@ -197,14 +208,29 @@ def validate_reduction(
     )
 
 
-def _analyse(compiled: CompiledGraph, rows: list[int], names: list[str], simulator: Any,
-             analyses: Analyses, tolerance: float, rest: np.ndarray) -> dict[str, Any]:  # fmt: skip
+def _analyse(
+    compiled: CompiledGraph,
+    rows: list[int],
+    names: list[str],
+    simulator: Any,
+    analyses: Analyses,
+    tolerance: float,
+    rest: np.ndarray,
+) -> dict[str, Any]:
     """The checks of `analyses` on one CRN at its steady state `rest`."""
     loose = max(tolerance, 1e-10)  # perturbed and random starts: beliefs to ~1e-10 suffice
     out: dict[str, Any] = {"relaxation_time": relaxation_time(compiled, rest)}
     if analyses.samples and analyses.levels:
-        out["sensitivity"] = rate_sensitivity(compiled, rows, names, simulator, analyses.levels,
-                                              analyses.samples, analyses.seed, loose)  # fmt: skip
+        out["sensitivity"] = rate_sensitivity(
+            compiled,
+            rows,
+            names,
+            simulator,
+            analyses.levels,
+            analyses.samples,
+            analyses.seed,
+            loose,
+        )
     if analyses.starts:
         out["basins"] = basins(
             compiled, rows, simulator, analyses.starts, analyses.seed, tolerance
@@ -212,14 +238,21 @@ def _analyse(compiled: CompiledGraph, rows: list[int], names: list[str], simulat
     if analyses.volumes and analyses.stochastic is not None:
         every = compiled.beliefs(rest)
         deterministic = np.concatenate([every[r] for r in rows])
-        out["noise"] = noise(compiled, rows, deterministic, analyses.volumes, analyses.seeds,
-                             analyses.stochastic)  # fmt: skip
+        out["noise"] = noise(
+            compiled, rows, deterministic, analyses.volumes, analyses.seeds, analyses.stochastic
+        )
     return out
 
 
-def preflight(graph: FactorGraph, moves: Iterable[str], evidence: Mapping[int, int],
-              keep: Iterable[int], allow_growth: bool, max_reactions: int,
-              compiled_given: bool = False) -> Reduction:  # fmt: skip
+def preflight(
+    graph: FactorGraph,
+    moves: Iterable[str],
+    evidence: Mapping[int, int],
+    keep: Iterable[int],
+    allow_growth: bool,
+    max_reactions: int,
+    compiled_given: bool = False,
+) -> Reduction:
     """Everything a validation refuses before compiling or simulating anything — the
     original CRN over the budget, evidence of probability zero, a reduction that leaves no
     variable, a reduced CRN over the budget — and the reduction itself (milliseconds)."""
@@ -231,9 +264,10 @@ def preflight(graph: FactorGraph, moves: Iterable[str], evidence: Mapping[int, i
     reduction = reduce(graph, moves, keep=keep, evidence=evidence, allow_growth=allow_growth)
     if not reduction.survivors:
         raise NothingToCompareError(
-            "nothing to compare: every variable is observed" if len(evidence) == graph.variables
+            "nothing to compare: every variable is observed"
+            if len(evidence) == graph.variables
             else "nothing to compare: the reduction left no variable (name some with --keep)"
-        )  # fmt: skip
+        )
     check_budget("the reduced CRN", graph_size(reduction.graph), max_reactions)
     return reduction
 
@@ -248,8 +282,7 @@ def check_budget(what: str, size: Size, max_reactions: int) -> None:
         )
 
 
-def check_evidence(graph: FactorGraph, original: FactorGraph, evidence: Mapping[int, int]
-                   ) -> None:  # fmt: skip
+def check_evidence(graph: FactorGraph, original: FactorGraph, evidence: Mapping[int, int]) -> None:
     """Refuse evidence of probability zero, where exact elimination fits (else the
     reduction's slices and BP catch what they can)."""
     try:
@@ -262,10 +295,16 @@ def check_evidence(graph: FactorGraph, original: FactorGraph, evidence: Mapping[
 
 
 def _differences(results: dict[str, list[np.ndarray] | None]) -> dict[str, float]:
-    pairs = [("crn_reduced", "crn_original"), ("crn_elementary", "crn_reduced"),
-             ("crn_original", "bp"), ("crn_reduced", "bp"),
-             ("bp", "exact"), ("crn_original", "exact"), ("trw", "exact"),
-             ("bp", "trw")]  # fmt: skip
+    pairs = [
+        ("crn_reduced", "crn_original"),
+        ("crn_elementary", "crn_reduced"),
+        ("crn_original", "bp"),
+        ("crn_reduced", "bp"),
+        ("bp", "exact"),
+        ("crn_original", "exact"),
+        ("trw", "exact"),
+        ("bp", "trw"),
+    ]
     out: dict[str, float] = {}
     for first, second in pairs:
         a, b = results.get(first), results.get(second)

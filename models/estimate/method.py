@@ -78,8 +78,13 @@ def estimate(
 ) -> np.ndarray:
     """The expectation value of each (circuit index, label) pair, in one backend call
     (one estimator job on hardware); precision 0 asks for exact values."""
-    return backend.estimate([circuits[i] for i, _ in pairs], [label for _, label in pairs],
-                            precision=precision, seed=seed, journal=journal)  # fmt: skip
+    return backend.estimate(
+        [circuits[i] for i, _ in pairs],
+        [label for _, label in pairs],
+        precision=precision,
+        seed=seed,
+        journal=journal,
+    )
 
 
 def tabulate(

@@ -53,23 +53,26 @@ def as_motion(motion: np.ndarray) -> np.ndarray:
     return motion if motion.size == 6 else np.concatenate([motion, np.zeros(4)])
 
 
-def flow(motion: np.ndarray, x: np.ndarray, y: np.ndarray, width: int, height: int
-         ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def flow(
+    motion: np.ndarray, x: np.ndarray, y: np.ndarray, width: int, height: int
+) -> tuple[np.ndarray, np.ndarray]:
     """The velocity (px/s) of a motion at pixel coordinates (x, y) of a width × height image."""
     vx, vy, axx, axy, ayx, ayy = as_motion(motion)
     dx, dy = x - (width - 1) / 2, y - (height - 1) / 2
     return vx + axx * dx + axy * dy, vy + ayx * dx + ayy * dy
 
 
-def origin(motion: np.ndarray, x: np.ndarray, y: np.ndarray, s: np.ndarray | float,
-           width: int, height: int) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def origin(
+    motion: np.ndarray, x: np.ndarray, y: np.ndarray, s: np.ndarray | float, width: int, height: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Where the points seen at (x, y) a time s (s) after the reference time were at it:
     p = c + (I + s·A)⁻¹·(q − c − s·v), the inverse of q = p + s·u(p) (px)."""
     vx, vy, axx, axy, ayx, ayy = as_motion(motion)
     rx, ry = x - (width - 1) / 2 - s * vx, y - (height - 1) / 2 - s * vy
     det = (1 + s * axx) * (1 + s * ayy) - s * s * axy * ayx
     return ((1 + s * ayy) * rx - s * axy * ry) / det + (width - 1) / 2, (
-        (1 + s * axx) * ry - s * ayx * rx) / det + (height - 1) / 2  # fmt: skip
+        (1 + s * axx) * ry - s * ayx * rx
+    ) / det + (height - 1) / 2
 
 
 @dataclass(frozen=True)
@@ -92,8 +95,7 @@ class EventCloud:
     index: np.ndarray = field(repr=False, compare=False)
 
     @classmethod
-    def of(cls, events: np.ndarray, width: int, height: int, local: bool = False
-           ) -> EventCloud:  # fmt: skip
+    def of(cls, events: np.ndarray, width: int, height: int, local: bool = False) -> EventCloud:
         """The cloud of `events` (time-ordered); `local`: stored in pixel order (row by row),
         which makes the splatted IWE's writes fall near each other (3x faster at 20,000
         events on 1280 × 720); results per event are then in cloud order (`in_input_order`
@@ -111,8 +113,7 @@ class EventCloud:
             x, y = events["x"] + jitter[0], events["y"] + jitter[1]
             dt = (events["t"].astype(np.float64) - middle) * 1e-6
             polarity = events["p"].astype(np.int64)
-        return cls(x, y, dt, polarity, width, height, IWEWorkspace(width, height), order,
-                   order)  # fmt: skip
+        return cls(x, y, dt, polarity, width, height, IWEWorkspace(width, height), order, order)
 
     def thinned(self, most: int) -> EventCloud:
         """Every k-th event in time order, k chosen so that at most `most` remain (kept in
@@ -121,9 +122,17 @@ class EventCloud:
         if step == 1:
             return self
         keep = self.rank % step == 0
-        return EventCloud(self.x[keep], self.y[keep], self.dt[keep], self.polarity[keep],
-                          self.width, self.height, self.space, self.rank[keep] // step,
-                          self.index[keep])  # fmt: skip
+        return EventCloud(
+            self.x[keep],
+            self.y[keep],
+            self.dt[keep],
+            self.polarity[keep],
+            self.width,
+            self.height,
+            self.space,
+            self.rank[keep] // step,
+            self.index[keep],
+        )
 
     def in_input_order(self, values: np.ndarray) -> np.ndarray:
         """Per-event `values` of a cloud made by `of` (in its storage order), put back in the
@@ -134,17 +143,31 @@ class EventCloud:
 
     def with_own_space(self) -> EventCloud:
         """The same events with buffers of their own (for another thread)."""
-        return EventCloud(self.x, self.y, self.dt, self.polarity, self.width, self.height,
-                          IWEWorkspace(self.width, self.height), self.rank,
-                          self.index)  # fmt: skip
+        return EventCloud(
+            self.x,
+            self.y,
+            self.dt,
+            self.polarity,
+            self.width,
+            self.height,
+            IWEWorkspace(self.width, self.height),
+            self.rank,
+            self.index,
+        )
 
     def warped(self, motion: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Where each event lands at the reference time under `motion` (px)."""
         return origin(motion, self.x, self.y, self.dt, self.width, self.height)
 
     def _render(self, motion: np.ndarray, weight: np.ndarray) -> tuple[float, float]:
-        return self.space.render(self.x, self.y, self.dt, self.polarity,
-                                 np.asarray(weight, np.float64), as_motion(motion))  # fmt: skip
+        return self.space.render(
+            self.x,
+            self.y,
+            self.dt,
+            self.polarity,
+            np.asarray(weight, np.float64),
+            as_motion(motion),
+        )
 
     def iwe(self, motion: np.ndarray, weight: np.ndarray) -> np.ndarray:
         """(2, H, W): the smoothed IWE of OFF and ON events."""
@@ -162,8 +185,9 @@ class EventCloud:
 
     def contrast(self, motion: np.ndarray, weight: np.ndarray) -> float:
         """Variance of the IWE, per unit of total weight squared (comparable across subsets)."""
-        return (self.variance(motion, weight) * self.space.size
-                / max(float(np.sum(weight)) ** 2, 1e-12))  # fmt: skip
+        return (
+            self.variance(motion, weight) * self.space.size / max(float(np.sum(weight)) ** 2, 1e-12)
+        )
 
     def landing(self, motion: np.ndarray, weight: np.ndarray | None = None) -> np.ndarray:
         """The value of the IWE of each event's own polarity where it lands, the IWE made of
@@ -180,15 +204,24 @@ class EventCloud:
         return float(np.hypot(self.width, self.height)) / 2
 
 
-def contrast_map(cloud: EventCloud, weight: np.ndarray, limit: float, step: float
-                 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def contrast_map(
+    cloud: EventCloud, weight: np.ndarray, limit: float, step: float
+) -> tuple[np.ndarray, np.ndarray]:
     """(velocity axis, contrast on the grid axis × axis (vy rows, vx columns)) in px/s, of
     IWEs blurred by a Gaussian truncated at GRID_RADIUS."""
     axis = np.arange(-limit, limit + step / 2, step)
     vx, vy = np.meshgrid(axis, axis)  # vy rows, vx columns
-    sums = translation_grid(cloud.x, cloud.y, cloud.dt, cloud.polarity, weight,
-                            np.stack([vx.ravel(), vy.ravel()], axis=1), cloud.width,
-                            cloud.height, GRID_RADIUS)  # fmt: skip
+    sums = translation_grid(
+        cloud.x,
+        cloud.y,
+        cloud.dt,
+        cloud.polarity,
+        weight,
+        np.stack([vx.ravel(), vy.ravel()], axis=1),
+        cloud.width,
+        cloud.height,
+        GRID_RADIUS,
+    )
     size = 2 * cloud.width * cloud.height
     values = (sums[:, 1] - sums[:, 0] ** 2 / size) / max(float(np.sum(weight)) ** 2, 1e-12)
     return axis, values.reshape(vx.shape)
@@ -198,16 +231,26 @@ def peaks(axis: np.ndarray, values: np.ndarray) -> list[np.ndarray]:
     """Grid velocities that beat their 8 neighbours, highest contrast first."""
     padded = np.pad(values, 1, constant_values=-np.inf)
     rows, cols = values.shape
-    neighbours = [padded[1 + dy : 1 + dy + rows, 1 + dx : 1 + dx + cols]
-                  for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dy or dx]  # fmt: skip
+    neighbours = [
+        padded[1 + dy : 1 + dy + rows, 1 + dx : 1 + dx + cols]
+        for dy in (-1, 0, 1)
+        for dx in (-1, 0, 1)
+        if dy or dx
+    ]
     local = np.all([values > n for n in neighbours], axis=0)
     found = sorted(zip(*np.nonzero(local), strict=True), key=lambda rc: -values[rc])
     return [np.array([axis[c], axis[r]]) for r, c in found]
 
 
-def refine(cloud: EventCloud, weight: np.ndarray, start: np.ndarray,
-           other: np.ndarray | None = None, gap: float = 0.0, affine: bool = False,
-           tolerance: float | None = None) -> np.ndarray:  # fmt: skip
+def refine(
+    cloud: EventCloud,
+    weight: np.ndarray,
+    start: np.ndarray,
+    other: np.ndarray | None = None,
+    gap: float = 0.0,
+    affine: bool = False,
+    tolerance: float | None = None,
+) -> np.ndarray:
     """Local maximum of the contrast from the motion `start` (Nelder–Mead), its velocity kept
     at least `gap` px/s from `other`'s (the other layer's motion). Translations vary the
     velocity only; with `affine`, the velocity gradient too (scaled by `reach_px`, so that
@@ -251,8 +294,12 @@ class TwoMotions:
         return self.motions[:, :2]
 
 
-def assign(cloud: EventCloud, motions: np.ndarray, own: tuple[EventCloud, EventCloud] | None = None,
-           pool: Executor | None = None) -> np.ndarray:  # fmt: skip
+def assign(
+    cloud: EventCloud,
+    motions: np.ndarray,
+    own: tuple[EventCloud, EventCloud] | None = None,
+    pool: Executor | None = None,
+) -> np.ndarray:
     """Each event's layer: the motion under which it lands on the higher IWE (all events);
     with `pool`, the two landings on two threads, in the clouds `own` (one each)."""
     if pool is None or own is None:
@@ -263,9 +310,15 @@ def assign(cloud: EventCloud, motions: np.ndarray, own: tuple[EventCloud, EventC
     return (scores[1] > scores[0]).astype(np.int64)
 
 
-def alternate(cloud: EventCloud, motions: np.ndarray, rounds: int, gap: float,
-              affine: bool = False, tolerance: float | None = None,
-              parallel: bool = False) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def alternate(
+    cloud: EventCloud,
+    motions: np.ndarray,
+    rounds: int,
+    gap: float,
+    affine: bool = False,
+    tolerance: float | None = None,
+    parallel: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
     """`rounds` of assigning events and refining each motion on its own events; the motions
     and the final assignment. Each motion is kept `gap` px/s from the other's latest value;
     with `parallel` both are refined at once on two threads, each against the other's value
@@ -281,11 +334,23 @@ def alternate(cloud: EventCloud, motions: np.ndarray, rounds: int, gap: float,
             weights = [(layer == k).astype(np.float64) for k in (0, 1)]
             if pool is None:
                 for k in (0, 1):
-                    motions[k] = refine(cloud, weights[k], motions[k], motions[1 - k], gap,
-                                        affine, tolerance)  # fmt: skip
+                    motions[k] = refine(
+                        cloud, weights[k], motions[k], motions[1 - k], gap, affine, tolerance
+                    )
             else:
-                found = [pool.submit(refine, own[k], weights[k], motions[k], motions[1 - k],
-                                     gap, affine, tolerance) for k in (0, 1)]  # fmt: skip
+                found = [
+                    pool.submit(
+                        refine,
+                        own[k],
+                        weights[k],
+                        motions[k],
+                        motions[1 - k],
+                        gap,
+                        affine,
+                        tolerance,
+                    )
+                    for k in (0, 1)
+                ]
                 motions = np.array([f.result() for f in found])
         return motions, assign(cloud, motions, own, pool)
 
@@ -311,9 +376,15 @@ def candidates(cloud: EventCloud, limit: float, gap: float) -> list[np.ndarray]:
     return kept
 
 
-def two_motions(events: np.ndarray, width: int, height: int, limit: float = 300.0,
-                rounds: int = 2, gap: float = 30.0, affine: bool = False
-                ) -> TwoMotions:  # fmt: skip
+def two_motions(
+    events: np.ndarray,
+    width: int,
+    height: int,
+    limit: float = 300.0,
+    rounds: int = 2,
+    gap: float = 30.0,
+    affine: bool = False,
+) -> TwoMotions:
     """Two motions (velocities at least `gap` px/s apart) and each event's layer, from
     events alone: for every pair of candidate velocities (see `candidates`) `rounds` of
     assigning events and refining each translation on its own events (`alternate`); the
@@ -329,13 +400,21 @@ def two_motions(events: np.ndarray, width: int, height: int, limit: float = 300.
     search = cloud.thinned(SEARCH_EVENTS)
     whole = search is cloud
     starts = candidates(search, limit, gap)
-    pairs = [(a, b) for i, a in enumerate(starts) for b in starts[i + 1 :]
-             if np.hypot(*(a - b)) >= 2 * gap]  # fmt: skip
+    pairs = [
+        (a, b)
+        for i, a in enumerate(starts)
+        for b in starts[i + 1 :]
+        if np.hypot(*(a - b)) >= 2 * gap
+    ]
     # a window too large to search whole ranks its pairs after one coarse round each, and
     # refines the winner on more events, its two motions on two threads
-    tried = _try_pairs(search, pairs or [(starts[0], starts[0] + 2 * gap)],
-                       rounds if whole else 1, gap,
-                       None if whole else RANKING_TOLERANCE)  # fmt: skip
+    tried = _try_pairs(
+        search,
+        pairs or [(starts[0], starts[0] + 2 * gap)],
+        rounds if whole else 1,
+        gap,
+        None if whole else RANKING_TOLERANCE,
+    )
     # the pair that makes both layers' own IWEs sharpest in total (the first of equals)
     _, motions, layer = max(tried, key=lambda found: found[0])
     final = cloud.thinned(FINAL_EVENTS)
@@ -345,14 +424,17 @@ def two_motions(events: np.ndarray, width: int, height: int, limit: float = 300.
         motions, layer = alternate(final, motions, rounds, gap, affine=True, parallel=not whole)
     if final is not cloud:
         layer = assign(cloud, motions)
-    contrast = tuple(cloud.contrast(motions[k], (layer == k).astype(np.float64))
-                     for k in (0, 1))  # fmt: skip
+    contrast = tuple(cloud.contrast(motions[k], (layer == k).astype(np.float64)) for k in (0, 1))
     return TwoMotions(motions, cloud.in_input_order(layer), contrast)  # type: ignore[arg-type]
 
 
-def _try_pairs(cloud: EventCloud, pairs: list[tuple[np.ndarray, np.ndarray]], rounds: int,
-               gap: float, tolerance: float | None
-               ) -> list[tuple[float, np.ndarray, np.ndarray]]:  # fmt: skip
+def _try_pairs(
+    cloud: EventCloud,
+    pairs: list[tuple[np.ndarray, np.ndarray]],
+    rounds: int,
+    gap: float,
+    tolerance: float | None,
+) -> list[tuple[float, np.ndarray, np.ndarray]]:
     """(sharpness, motions, layer) of `alternate` from each pair of starting velocities,
     the pairs shared among numba's threads (each with buffers of its own; numba releases
     the GIL, and each result depends on its pair only)."""
@@ -369,10 +451,12 @@ def _try_pairs(cloud: EventCloud, pairs: list[tuple[np.ndarray, np.ndarray]], ro
     def attempt(pair: tuple[np.ndarray, np.ndarray]) -> tuple[float, np.ndarray, np.ndarray]:
         own = free.get()  # buffers no other thread holds
         try:
-            motions, layer = alternate(own, np.array([as_motion(v) for v in pair]), rounds,
-                                       gap, tolerance=tolerance)  # fmt: skip
-            sharpness = sum(own.variance(motions[k], (layer == k).astype(np.float64))
-                            for k in (0, 1))  # fmt: skip
+            motions, layer = alternate(
+                own, np.array([as_motion(v) for v in pair]), rounds, gap, tolerance=tolerance
+            )
+            sharpness = sum(
+                own.variance(motions[k], (layer == k).astype(np.float64)) for k in (0, 1)
+            )
         finally:
             free.put(own)
         return sharpness, motions, layer

@@ -63,8 +63,9 @@ def _warp(x, y, s, motion, cx, cy):
     vx, vy, axx, axy, ayx, ayy = motion[0], motion[1], motion[2], motion[3], motion[4], motion[5]
     rx, ry = x - cx - s * vx, y - cy - s * vy
     det = (1 + s * axx) * (1 + s * ayy) - s * s * axy * ayx
-    return ((1 + s * ayy) * rx - s * axy * ry) / det + cx, ((1 + s * axx) * ry - s * ayx * rx
-                                                            ) / det + cy  # fmt: skip
+    return ((1 + s * ayy) * rx - s * axy * ry) / det + cx, (
+        (1 + s * axx) * ry - s * ayx * rx
+    ) / det + cy
 
 
 @njit(cache=True, inline="always")
@@ -89,8 +90,9 @@ def _axis_weights(i, f, size, taps, out):
 
 
 @njit(cache=True, nogil=True)
-def _render(x, y, dt, polarity, weight, motion, width, height, taps, votes, image, tmp,
-            corners, state):  # fmt: skip
+def _render(
+    x, y, dt, polarity, weight, motion, width, height, taps, votes, image, tmp, corners, state
+):
     """Warp, vote and blur: leaves the blurred IWE in `image` (flat, 2·H·W, zero where
     nothing was written) and returns (sum, sum of squares) of it; `votes` and `tmp` are
     left zero. `state` records what `image` holds for `_clear`: [mode, count, top, bottom,
@@ -126,8 +128,9 @@ def _render(x, y, dt, polarity, weight, motion, width, height, taps, votes, imag
             w = weight[i]
             if w == 0.0:
                 continue
-            wx, wy, ix, iy, on_sensor = _landing_cell(x[i], y[i], dt[i], motion, cx, cy, width,
-                                                      height)  # fmt: skip
+            wx, wy, ix, iy, on_sensor = _landing_cell(
+                x[i], y[i], dt[i], motion, cx, cy, width, height
+            )
             if not on_sensor:
                 continue
             share = _axis_weights(ix, wx - ix, width, taps, along_x)
@@ -237,8 +240,23 @@ def _landing(x, y, dt, polarity, motion, width, height, image, out):
 
 
 @njit(cache=True, parallel=True)
-def _contrast_grid(x, y, dt, polarity, weight, velocities, width, height, taps, votes, image,
-                   tmp, corners, state, out):  # fmt: skip
+def _contrast_grid(
+    x,
+    y,
+    dt,
+    polarity,
+    weight,
+    velocities,
+    width,
+    height,
+    taps,
+    votes,
+    image,
+    tmp,
+    corners,
+    state,
+    out,
+):
     """`_render`'s (sum, sum of squares) for the translation at each row of `velocities`
     (px/s), the rows shared out in as many chunks as there are rows of the buffers (one
     chunk a thread)."""
@@ -248,26 +266,59 @@ def _contrast_grid(x, y, dt, polarity, weight, velocities, width, height, taps, 
         motion = np.zeros(6)
         for j in range(c * per, min((c + 1) * per, velocities.shape[0])):
             motion[0], motion[1] = velocities[j, 0], velocities[j, 1]
-            out[j, 0], out[j, 1] = _render(x, y, dt, polarity, weight, motion, width, height,
-                                           taps, votes[c], image[c], tmp[c], corners[c],
-                                           state[c])  # fmt: skip
+            out[j, 0], out[j, 1] = _render(
+                x,
+                y,
+                dt,
+                polarity,
+                weight,
+                motion,
+                width,
+                height,
+                taps,
+                votes[c],
+                image[c],
+                tmp[c],
+                corners[c],
+                state[c],
+            )
             _clear(image[c], corners[c], state[c], width, height, taps.size // 2)
 
 
-def translation_grid(x: np.ndarray, y: np.ndarray, dt: np.ndarray, polarity: np.ndarray,
-                     weight: np.ndarray, velocities: np.ndarray, width: int, height: int,
-                     radius: int = RADIUS) -> np.ndarray:  # fmt: skip
+def translation_grid(
+    x: np.ndarray,
+    y: np.ndarray,
+    dt: np.ndarray,
+    polarity: np.ndarray,
+    weight: np.ndarray,
+    velocities: np.ndarray,
+    width: int,
+    height: int,
+    radius: int = RADIUS,
+) -> np.ndarray:
     """(sum, sum of squares) of the IWE blurred by a Gaussian truncated at `radius` px
     under each translation (rows of `velocities`, px/s), shape (n, 2): the renders run in
     parallel on numba's threads, each thread with buffers of its own."""
     chunks = max(1, min(get_num_threads(), len(velocities)))
     size = 2 * width * height
     out = np.empty((len(velocities), 2))
-    _contrast_grid(x, y, dt, polarity, np.asarray(weight, np.float64),
-                   np.ascontiguousarray(velocities, np.float64), width, height,
-                   gaussian_taps(radius=radius), np.zeros((chunks, size)), np.zeros((chunks, size)),
-                   np.zeros((chunks, size)), np.zeros((chunks, x.size, 3), np.int32),
-                   np.zeros((chunks, 6), np.int64), out)  # fmt: skip
+    _contrast_grid(
+        x,
+        y,
+        dt,
+        polarity,
+        np.asarray(weight, np.float64),
+        np.ascontiguousarray(velocities, np.float64),
+        width,
+        height,
+        gaussian_taps(radius=radius),
+        np.zeros((chunks, size)),
+        np.zeros((chunks, size)),
+        np.zeros((chunks, size)),
+        np.zeros((chunks, x.size, 3), np.int32),
+        np.zeros((chunks, 6), np.int64),
+        out,
+    )
     return out
 
 
@@ -311,15 +362,15 @@ def _gather(order, x, y, t, p, jitter, middle, out_x, out_y, out_dt, out_p):
         out_dt[k], out_p[k] = (np.float64(t[i]) - middle) * 1e-6, p[i]
 
 
-def gather_events(order: np.ndarray, events: np.ndarray, jitter: np.ndarray, middle: float
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+def gather_events(
+    order: np.ndarray, events: np.ndarray, jitter: np.ndarray, middle: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(x + jitter[0], y + jitter[1] px, (t − middle) s, polarity) of the structured
     `events` (t in µs) taken in `order`, in one pass over the events (numpy gathers each
     column on its own)."""
     n = order.size
     x, y, dt, p = np.empty(n), np.empty(n), np.empty(n), np.empty(n, np.int64)
-    _gather(order, events["x"], events["y"], events["t"], events["p"], jitter, middle, x, y,
-            dt, p)  # fmt: skip
+    _gather(order, events["x"], events["y"], events["t"], events["p"], jitter, middle, x, y, dt, p)
     return x, y, dt, p
 
 
@@ -341,8 +392,10 @@ class IWEWorkspace:
 
     def __init__(self, width: int, height: int) -> None:
         if min(width, height) < SMALLEST_SIDE_PX:
-            raise ValueError(f"a {width} × {height} sensor is too small for images of warped "
-                             f"events (each side at least {SMALLEST_SIDE_PX} px)")  # fmt: skip
+            raise ValueError(
+                f"a {width} × {height} sensor is too small for images of warped "
+                f"events (each side at least {SMALLEST_SIDE_PX} px)"
+            )
         size = 2 * width * height
         self.width, self.height = width, height
         self.votes = np.zeros(size)
@@ -357,20 +410,41 @@ class IWEWorkspace:
         """Pixels of both planes."""
         return self.votes.size
 
-    def render(self, x: np.ndarray, y: np.ndarray, dt: np.ndarray, polarity: np.ndarray,
-               weight: np.ndarray, motion: np.ndarray) -> tuple[float, float]:  # fmt: skip
+    def render(
+        self,
+        x: np.ndarray,
+        y: np.ndarray,
+        dt: np.ndarray,
+        polarity: np.ndarray,
+        weight: np.ndarray,
+        motion: np.ndarray,
+    ) -> tuple[float, float]:
         """Blurred IWE of events at (x, y) px, dt s from the reference time, polarity 0/1,
         under a six-number motion (see cmax): (sum, sum of squares) of its pixels; the
         image stays in `self.image` until `clear`."""
         if len(self.corners) < x.size:
             self.corners = np.zeros((x.size, 3), dtype=np.int32)
-        total, squares = _render(x, y, dt, polarity, weight, motion, self.width, self.height,
-                                 self.taps, self.votes, self.image, self.tmp, self.corners,
-                                 self.state)  # fmt: skip
+        total, squares = _render(
+            x,
+            y,
+            dt,
+            polarity,
+            weight,
+            motion,
+            self.width,
+            self.height,
+            self.taps,
+            self.votes,
+            self.image,
+            self.tmp,
+            self.corners,
+            self.state,
+        )
         return float(total), float(squares)
 
-    def landing(self, x: np.ndarray, y: np.ndarray, dt: np.ndarray, polarity: np.ndarray,
-                motion: np.ndarray) -> np.ndarray:  # fmt: skip
+    def landing(
+        self, x: np.ndarray, y: np.ndarray, dt: np.ndarray, polarity: np.ndarray, motion: np.ndarray
+    ) -> np.ndarray:
         """The rendered image's value where each event lands (call after `render`)."""
         out = np.empty(x.size)
         _landing(x, y, dt, polarity, motion, self.width, self.height, self.image, out)

@@ -53,8 +53,11 @@ def flow_error(scene: ReflectionScene, layer: int, motion: np.ndarray, t_s: floa
 
 def gradient_columns(motions: np.ndarray, tags: tuple[str, str]) -> dict[str, float]:
     """The two motions' velocity gradients (1/s) as named columns, `tags` naming the layers."""
-    return {f"{name}_{tag}": float(motions[k, 2 + i]) for k, tag in enumerate(tags)
-            for i, name in enumerate(GRADIENT_NAMES)}  # fmt: skip
+    return {
+        f"{name}_{tag}": float(motions[k, 2 + i])
+        for k, tag in enumerate(tags)
+        for i, name in enumerate(GRADIENT_NAMES)
+    }
 
 
 def clear_events(rendered: RenderedScene, events: np.ndarray) -> np.ndarray:
@@ -62,8 +65,9 @@ def clear_events(rendered: RenderedScene, events: np.ndarray) -> np.ndarray:
     return rendered.at_events(rendered.dominance, events) >= CLEAR_RATIO
 
 
-def evaluate_scene(scene: ReflectionScene, simulator: EventSimulatorBackend,
-                   affine: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:  # fmt: skip
+def evaluate_scene(
+    scene: ReflectionScene, simulator: EventSimulatorBackend, affine: bool = False
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """(metrics row, arrays for plots) of one scene; `affine`: motions with velocity
     gradients (see two_motions)."""
     rendered = scene.render()
@@ -89,14 +93,20 @@ def evaluate_scene(scene: ReflectionScene, simulator: EventSimulatorBackend,
     oracle = separate_layers(rendered.frames, rendered.times, true_motions, middle).transmission
     target = rendered.transmission[middle]
     row = {
-        "events": len(events), "reflection_events": float(np.mean(labels == 1)),
-        "true_vx_T": truth[0, 0], "true_vy_T": truth[0, 1],
-        "true_vx_R": truth[1, 0], "true_vy_R": truth[1, 1],
-        "vx_T": velocities[0, 0], "vy_T": velocities[0, 1],
-        "vx_R": velocities[1, 0], "vy_R": velocities[1, 1],
+        "events": len(events),
+        "reflection_events": float(np.mean(labels == 1)),
+        "true_vx_T": truth[0, 0],
+        "true_vy_T": truth[0, 1],
+        "true_vx_R": truth[1, 0],
+        "true_vy_R": truth[1, 1],
+        "vx_T": velocities[0, 0],
+        "vy_T": velocities[0, 1],
+        "vx_R": velocities[1, 0],
+        "vy_R": velocities[1, 1],
         **gradient_columns(motions, ("T", "R")),
         "transmission_chosen_right": chosen_right(motions, truth),
-        "motion_error_T_px_s": error[0], "motion_error_R_px_s": error[1],
+        "motion_error_T_px_s": error[0],
+        "motion_error_R_px_s": error[1],
         "worse_motion_error_either_naming_px_s": unordered,
         "flow_error_T_px_s": flow_error(scene, 0, motions[0], reference_s),
         "flow_error_R_px_s": flow_error(scene, 1, motions[1], reference_s),
@@ -107,23 +117,33 @@ def evaluate_scene(scene: ReflectionScene, simulator: EventSimulatorBackend,
         "psnr_aligned_min_db": psnr(aligned_min, target, margin),
         "psnr_removed_db": psnr(separation.transmission, target, margin),
         "psnr_removed_true_motion_db": psnr(oracle, target, margin),
-    }  # fmt: skip
-    arrays = {"frame": rendered.frames[middle], "transmission": target,
-              "recovered": separation.transmission, "events": events, "layer": layer,
-              "motions": motions}  # fmt: skip
+    }
+    arrays = {
+        "frame": rendered.frames[middle],
+        "transmission": target,
+        "recovered": separation.transmission,
+        "events": events,
+        "layer": layer,
+        "motions": motions,
+    }
     return row, arrays
 
 
-def decouple_recording(events: np.ndarray, width: int, height: int, affine: bool = False
-                       ) -> tuple[TwoMotions, dict[str, Any]]:  # fmt: skip
+def decouple_recording(
+    events: np.ndarray, width: int, height: int, affine: bool = False
+) -> tuple[TwoMotions, dict[str, Any]]:
     """The two motions and layer sizes of recorded events (no ground truth to score), layer
     0 the one named the transmission (see transmission_first)."""
     found = transmission_first(two_motions(events, width, height, affine=affine))
     return found, {
-        "events": len(events), "vx_0": found.velocities[0, 0], "vy_0": found.velocities[0, 1],
-        "vx_1": found.velocities[1, 0], "vy_1": found.velocities[1, 1],
+        "events": len(events),
+        "vx_0": found.velocities[0, 0],
+        "vy_0": found.velocities[0, 1],
+        "vx_1": found.velocities[1, 0],
+        "vy_1": found.velocities[1, 1],
         **gradient_columns(found.motions, ("0", "1")),
         "layer_0_events": int(np.sum(found.layer == 0)),
         "layer_1_events": int(np.sum(found.layer == 1)),
-        "contrast_0": found.contrast[0], "contrast_1": found.contrast[1],
-    }  # fmt: skip
+        "contrast_0": found.contrast[0],
+        "contrast_1": found.contrast[1],
+    }

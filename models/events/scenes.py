@@ -39,8 +39,15 @@ class ReflectionScene:
     reflection_warp: tuple[float, ...] | None = None
 
     @classmethod
-    def random(cls, seed: int, width: int = 128, height: int = 96, duration_s: float = 0.2,
-               ghost: bool = False, homography: bool = False) -> ReflectionScene:  # fmt: skip
+    def random(
+        cls,
+        seed: int,
+        width: int = 128,
+        height: int = 96,
+        duration_s: float = 0.2,
+        ghost: bool = False,
+        homography: bool = False,
+    ) -> ReflectionScene:
         """A held-out scene: velocities 60–240 px/s in directions at least 60° apart; with
         `homography`, each layer also zooms and turns at up to 0.4 /s and tilts slightly."""
         rng = np.random.default_rng(seed)
@@ -57,13 +64,25 @@ class ReflectionScene:
                 tilt = rng.uniform(-1e-3, 1e-3, 2)
                 warps[k] = tuple(float(g) for g in (zoom, -turn, 0, turn, zoom, 0, *tilt, 0))
         seeds = (2 * seed + 1000, 2 * seed + 1001)
-        return cls(width, height, duration_s, vt, vr, *seeds, ghost_px=offset,
-                   transmission_warp=warps[0], reflection_warp=warps[1])  # fmt: skip
+        return cls(
+            width,
+            height,
+            duration_s,
+            vt,
+            vr,
+            *seeds,
+            ghost_px=offset,
+            transmission_warp=warps[0],
+            reflection_warp=warps[1],
+        )
 
     def source(
-        self, velocity: tuple[float, float], warp: tuple[float, ...] | None, t_s: float,
+        self,
+        velocity: tuple[float, float],
+        warp: tuple[float, ...] | None,
+        t_s: float,
         shift: tuple[float, float] = (0.0, 0.0),
-    ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Texture coordinates each pixel shows at t_s under this motion (see the class doc)."""
         y, x = np.mgrid[0 : self.height, 0 : self.width].astype(np.float64)
         cx, cy = (self.width - 1) / 2, (self.height - 1) / 2
@@ -98,8 +117,7 @@ class ReflectionScene:
         if warp is None:
             return np.full_like(qx, velocity[0]), np.full_like(qy, velocity[1])
         rate = np.reshape(warp, (3, 3))
-        offset = np.stack([qx - (self.width - 1) / 2, qy - (self.height - 1) / 2,
-                           np.ones_like(qx)])  # fmt: skip
+        offset = np.stack([qx - (self.width - 1) / 2, qy - (self.height - 1) / 2, np.ones_like(qx)])
         moved = np.tensordot(rate, offset, axes=1)  # G·(d, 1): (3, H, W)
         w = 1 + t_s * moved[2]
         a = offset[:2] + t_s * moved[:2]
@@ -108,12 +126,19 @@ class ReflectionScene:
     def fastest_px_s(self) -> float:
         """An upper bound on any pixel's image speed (px/s), from the corners at t = 0."""
         corners = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]]) * [
-            (self.width - 1) / 2, (self.height - 1) / 2]  # fmt: skip
+            (self.width - 1) / 2,
+            (self.height - 1) / 2,
+        ]
         speeds, margin = [], 1.0
-        for velocity, warp in ((self.transmission_velocity, self.transmission_warp),
-                               (self.reflection_velocity, self.reflection_warp)):  # fmt: skip
-            flow = np.zeros((4, 2)) if warp is None else np.array([
-                (np.reshape(warp, (3, 3)) @ [*c, 1])[:2] for c in corners])  # fmt: skip
+        for velocity, warp in (
+            (self.transmission_velocity, self.transmission_warp),
+            (self.reflection_velocity, self.reflection_warp),
+        ):
+            flow = (
+                np.zeros((4, 2))
+                if warp is None
+                else np.array([(np.reshape(warp, (3, 3)) @ [*c, 1])[:2] for c in corners])
+            )
             speeds.append(np.hypot(*(flow + velocity).T).max())
             margin = margin if warp is None else 1.2  # first-order flow: room for the rest
         return float(max(speeds)) * margin
@@ -122,8 +147,9 @@ class ReflectionScene:
         """(T, R) in DN at time t_s."""
         vt, vr = self.transmission_velocity, self.reflection_velocity
         at = self.source(vt, self.transmission_warp, t_s)
-        transmission = self.transmission_dn * (1 + 0.7 * Texture.random(
-            self.transmission_seed).at(*at))  # fmt: skip
+        transmission = self.transmission_dn * (
+            1 + 0.7 * Texture.random(self.transmission_seed).at(*at)
+        )
         texture = Texture.random(self.reflection_seed)
         reflection = 1 + texture.at(*self.source(vr, self.reflection_warp, t_s))
         if self.ghost_px is not None:
@@ -170,8 +196,9 @@ class RenderedScene:
 
     def at_events(self, per_interval: np.ndarray, events: np.ndarray) -> np.ndarray:
         """A (T − 1, H, W) array read at each event's pixel in the interval it falls in."""
-        interval = np.clip(np.searchsorted(self.times, events["t"], side="left") - 1, 0,
-                           len(per_interval) - 1)  # fmt: skip
+        interval = np.clip(
+            np.searchsorted(self.times, events["t"], side="left") - 1, 0, len(per_interval) - 1
+        )
         return per_interval[interval, events["y"], events["x"]]
 
     def event_labels(self, events: np.ndarray) -> np.ndarray:

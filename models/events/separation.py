@@ -34,8 +34,9 @@ ITERATIONS = 300
 """LSQR iterations (the residual stops falling well before on 128 × 96 scenes)."""
 
 
-def warp_operator(shape: tuple[int, int, int], times_s: np.ndarray, motion: np.ndarray,
-                  pad: int) -> sp.csr_matrix:  # fmt: skip
+def warp_operator(
+    shape: tuple[int, int, int], times_s: np.ndarray, motion: np.ndarray, pad: int
+) -> sp.csr_matrix:
     """Sparse (K·H·W) × ((H + 2·pad)·(W + 2·pad)) matrix: frame k's pixel q is the layer,
     held on a grid padded by `pad` px, read bilinearly where the point seen at q was at the
     reference time (see cmax.origin; s_k in s)."""
@@ -52,11 +53,11 @@ def warp_operator(shape: tuple[int, int, int], times_s: np.ndarray, motion: np.n
         corner = iy * wide + ix
         rows.append(np.tile(np.arange(height * width) + k * height * width, 4))
         columns.append(np.concatenate([corner, corner + 1, corner + wide, corner + wide + 1]))
-        values.append(np.concatenate([(1 - fx) * (1 - fy), fx * (1 - fy), (1 - fx) * fy,
-                                      fx * fy]))  # fmt: skip
+        values.append(np.concatenate([(1 - fx) * (1 - fy), fx * (1 - fy), (1 - fx) * fy, fx * fy]))
     size = (frames * height * width, wide * (height + 2 * pad))
-    return sp.csr_matrix((np.concatenate(values), (np.concatenate(rows),
-                          np.concatenate(columns))), shape=size)  # fmt: skip
+    return sp.csr_matrix(
+        (np.concatenate(values), (np.concatenate(rows), np.concatenate(columns))), shape=size
+    )
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,9 @@ class Separation:
     residual_dn: float
 
 
-def separate_layers(frames: np.ndarray, times_us: np.ndarray, motions: np.ndarray,
-                    reference: int = 0) -> Separation:  # fmt: skip
+def separate_layers(
+    frames: np.ndarray, times_us: np.ndarray, motions: np.ndarray, reference: int = 0
+) -> Separation:
     """Both layers at frame `reference`, from frames (K, H, W) DN and the two layers'
     motions (transmission first; velocities px/s or six numbers, see cmax)."""
     frames = np.asarray(frames, np.float64)
@@ -87,12 +89,19 @@ def separate_layers(frames: np.ndarray, times_us: np.ndarray, motions: np.ndarra
     start_r = np.pad(remove_reflection(rest, times_us, motions[1], reference), pad, "edge")
     start = np.concatenate([start_t.ravel(), start_r.ravel()])
     system = sp.hstack(warps).tocsr()
-    found = lsqr(system, frames.ravel() - system @ start, damp=DAMP, iter_lim=ITERATIONS,
-                 atol=1e-10, btol=1e-10)  # fmt: skip
+    found = lsqr(
+        system,
+        frames.ravel() - system @ start,
+        damp=DAMP,
+        iter_lim=ITERATIONS,
+        atol=1e-10,
+        btol=1e-10,
+    )
     solution = (start + found[0]).reshape(2, height + 2 * pad, width + 2 * pad)
     inner = (slice(pad, pad + height), slice(pad, pad + width))
     transmission, reflection = solution[0][inner], solution[1][inner]
     black = float(np.percentile(reflection, DARK_PERCENTILE))
     residual = float(found[3]) / math.sqrt(frames.size)  # LSQR's ‖b − A·x‖, undamped
-    return Separation(np.maximum(transmission + black, 0), np.maximum(reflection - black, 0),
-                      residual)  # fmt: skip
+    return Separation(
+        np.maximum(transmission + black, 0), np.maximum(reflection - black, 0), residual
+    )

@@ -24,8 +24,9 @@ class ActivationCurve:
         return 1 / (1 + np.exp(-(np.asarray(current_ua) - self.threshold_ua) / self.spread_ua))
 
 
-def fit_activation(current_ua: np.ndarray, spikes: np.ndarray, trials: np.ndarray
-                   ) -> ActivationCurve:  # fmt: skip
+def fit_activation(
+    current_ua: np.ndarray, spikes: np.ndarray, trials: np.ndarray
+) -> ActivationCurve:
     """The maximum-likelihood logistic through `spikes` of `trials` at each current."""
     current, k, n = (np.asarray(v, float) for v in (current_ua, spikes, trials))
     if np.any(k < 0) or np.any(k > n) or np.any(n <= 0):
@@ -39,12 +40,18 @@ def fit_activation(current_ua: np.ndarray, spikes: np.ndarray, trials: np.ndarra
     spread = max(float(np.ptp(current)) / 10, 1e-6)
     start = np.array([float(np.interp(0.5, *_monotone(current, k / n))), np.log(spread)])
     result = minimize(loss, start, method="Nelder-Mead", options={"xatol": 1e-8, "fatol": 1e-10})
-    return ActivationCurve(float(result.x[0]), float(np.exp(result.x[1])),
-                           threshold_log_sd(current, k, n))  # fmt: skip
+    return ActivationCurve(
+        float(result.x[0]), float(np.exp(result.x[1])), threshold_log_sd(current, k, n)
+    )
 
 
-def threshold_log_sd(current_ua: np.ndarray, spikes: np.ndarray, trials: np.ndarray,
-                     points: int = 400, spreads: int = 40) -> float:  # fmt: skip
+def threshold_log_sd(
+    current_ua: np.ndarray,
+    spikes: np.ndarray,
+    trials: np.ndarray,
+    points: int = 400,
+    spreads: int = 40,
+) -> float:
     """The posterior SD of log I50 under the logistic model, on a grid: log I50 uniform
     over the tested currents' range widened 4× each way, the relative spread s/I50
     log-uniform in [10^−2.5, 1]. Where a step separates the trials (no spread seen), it

@@ -62,8 +62,15 @@ def electrode_currents(stimulation: Stimulation) -> tuple[tuple[tuple[str, int],
     >>> columns, currents.tolist()
     ((('biphasic', 3), ('biphasic', 4)), [[2.0, 0.0], [1.0, -1.0]])
     """
-    columns = tuple(sorted({(stimulation.shape[k], int(e)) for k in range(len(stimulation))
-                            for e in stimulation.electrodes[k]}))  # fmt: skip
+    columns = tuple(
+        sorted(
+            {
+                (stimulation.shape[k], int(e))
+                for k in range(len(stimulation))
+                for e in stimulation.electrodes[k]
+            }
+        )
+    )
     index = {c: j for j, c in enumerate(columns)}
     currents = np.zeros((len(stimulation), len(columns)))
     for k in range(len(stimulation)):
@@ -93,10 +100,16 @@ def saturated(raw: np.ndarray, margin: int) -> np.ndarray:
     return rail[:, margin : raw.shape[1] - margin]
 
 
-def remove_artefacts(windows: np.ndarray, raw: np.ndarray, stimulation: Stimulation,
-                     matched: MatchedFilter, threshold: float, margin: int,
-                     spiking_weight: float = 0.05, max_iterations: int = 12,
-                     ) -> tuple[np.ndarray, Artefacts]:  # fmt: skip
+def remove_artefacts(
+    windows: np.ndarray,
+    raw: np.ndarray,
+    stimulation: Stimulation,
+    matched: MatchedFilter,
+    threshold: float,
+    margin: int,
+    spiking_weight: float = 0.05,
+    max_iterations: int = 12,
+) -> tuple[np.ndarray, Artefacts]:
     """(spiked (windows,) bool, what was removed) for detection `windows` (windows,
     samples, channels) µV after each pulse of `stimulation`, their unfiltered `raw`
     windows with `margin` samples either side; see the module's docstring."""
@@ -119,6 +132,12 @@ def remove_artefacts(windows: np.ndarray, raw: np.ndarray, stimulation: Stimulat
             break
         spiked = called
         spikes = matched.spikes(lags, windows.shape[1]) * called[:, None, None]
-    found = Artefacts(columns, matched.channels, np.moveaxis(waveforms, 2, 0), float(lost.mean()),
-                      float(np.abs(artefact).max(initial=0.0)), iteration)  # fmt: skip
+    found = Artefacts(
+        columns,
+        matched.channels,
+        np.moveaxis(waveforms, 2, 0),
+        float(lost.mean()),
+        float(np.abs(artefact).max(initial=0.0)),
+        iteration,
+    )
     return called, found

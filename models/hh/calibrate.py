@@ -54,8 +54,9 @@ def score(model: CellModel, thetas: np.ndarray, target: Target) -> np.ndarray:
     return 0.5 * image_chi2 + 0.5 * (log_error**2 / variance[None]).sum(axis=1)
 
 
-def calibrate(model: CellModel, theta: np.ndarray, target: Target, points: int = 5,
-              zooms: int = 2) -> np.ndarray:  # fmt: skip
+def calibrate(
+    model: CellModel, theta: np.ndarray, target: Target, points: int = 5, zooms: int = 2
+) -> np.ndarray:
     """The best-scoring grid point over CALIBRATED around `theta` (zoomed in `zooms`
     times), or `theta` where none scores better."""
     names = [p.name for p in model.parameters]

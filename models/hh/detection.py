@@ -42,9 +42,15 @@ def quiet_end(recording: Recording, margin_s: float = 0.005) -> int:
     return max(0, int((times.min() - margin_s) * recording.sampling_hz))
 
 
-def spontaneous_spikes(recording: Recording, before: int, after: int,
-                       threshold_sd: float = 5.0, dead_ms: float = 1.0, chunk_s: float = 10.0,
-                       channels: int = 6) -> SpontaneousSpikes:  # fmt: skip
+def spontaneous_spikes(
+    recording: Recording,
+    before: int,
+    after: int,
+    threshold_sd: float = 5.0,
+    dead_ms: float = 1.0,
+    chunk_s: float = 10.0,
+    channels: int = 6,
+) -> SpontaneousSpikes:
     """The cell's spikes before stimulation starts, in two passes: troughs below
     −threshold_sd noise SDs (MAD estimate) on the channel whose 0.1th percentile is lowest
     in SDs give a first electrical image (`before` + `after` samples); then that image on
@@ -61,8 +67,9 @@ def spontaneous_spikes(recording: Recording, before: int, after: int,
     dead = max(1, round(dead_ms * 1e-3 * recording.sampling_hz))
     step = round(chunk_s * recording.sampling_hz)
     level = -threshold_sd * noise[channel]
-    first = _peaks(lambda a, b: -recording.get_traces(a, b, [channel])[:, 0], end, step, -level,
-                   dead)  # fmt: skip
+    first = _peaks(
+        lambda a, b: -recording.get_traces(a, b, [channel])[:, 0], end, step, -level, dead
+    )
     first = first[(first >= before) & (first + after <= end)]
     if len(first) < 3:
         return SpontaneousSpikes(first, channel, noise)
@@ -83,8 +90,9 @@ def spontaneous_spikes(recording: Recording, before: int, after: int,
     return SpontaneousSpikes(found, channel, noise)
 
 
-def given_spikes(recording: Recording, samples: np.ndarray, before: int, after: int,
-                 chunk_s: float = 10.0) -> SpontaneousSpikes:  # fmt: skip
+def given_spikes(
+    recording: Recording, samples: np.ndarray, before: int, after: int, chunk_s: float = 10.0
+) -> SpontaneousSpikes:
     """A cell's spontaneous spikes as a spike sorter found them (`samples`, each near the
     spike's trough), in the form spontaneous_spikes gives: those whose whole window
     (`before` + `after` samples) lies before stimulation, the channel where their mean
@@ -135,8 +143,9 @@ class Windows:
     margins and a common reference over every channel once per chunk, not per window.
     Starts asked in increasing order read each chunk once."""
 
-    def __init__(self, recording: Recording, channels: np.ndarray, width: int,
-                 chunk_s: float = 1.0) -> None:  # fmt: skip
+    def __init__(
+        self, recording: Recording, channels: np.ndarray, width: int, chunk_s: float = 1.0
+    ) -> None:
         self.recording, self.channels, self.width = recording, channels, width
         self.chunk = max(width, round(chunk_s * recording.sampling_hz))
         self.start, self.block = 0, np.zeros((0, len(channels)), np.float32)
@@ -163,10 +172,19 @@ class EvokedSpikes:
     unlisted: int = 0
 
 
-def evoked_spikes(recording: Recording, image: np.ndarray, spontaneous: SpontaneousSpikes,
-                  window_ms: float = 3.0, channels: int = 6, half_ms: float = 0.5,
-                  null_windows: int = 300, seed: int = 0, raw: Recording | None = None,
-                  artefacts: bool = True, mask_ms: float = 0.25) -> EvokedSpikes:  # fmt: skip
+def evoked_spikes(
+    recording: Recording,
+    image: np.ndarray,
+    spontaneous: SpontaneousSpikes,
+    window_ms: float = 3.0,
+    channels: int = 6,
+    half_ms: float = 0.5,
+    null_windows: int = 300,
+    seed: int = 0,
+    raw: Recording | None = None,
+    artefacts: bool = True,
+    mask_ms: float = 0.25,
+) -> EvokedSpikes:
     """Whether the cell spiked after each stimulation pulse of `recording` (the traces
     spikes are detected on).
 
@@ -194,13 +212,16 @@ def evoked_spikes(recording: Recording, image: np.ndarray, spontaneous: Spontane
     )
     far = candidates if gaps is None else candidates[(gaps > width + image.shape[1]).all(axis=1)]
     if quiet <= 0 or len(far) < 10:
-        raise ValueError("too little quiet recording without spikes to calibrate evoked-spike "
-                         "detection")  # fmt: skip
-    threshold, unlisted = _threshold(matched, windows, np.sort(far[:null_windows]),
-                                     _own_starts(image, spontaneous, half, quiet))  # fmt: skip
+        raise ValueError(
+            "too little quiet recording without spikes to calibrate evoked-spike detection"
+        )
+    threshold, unlisted = _threshold(
+        matched, windows, np.sort(far[:null_windows]), _own_starts(image, spontaneous, half, quiet)
+    )
 
-    starts = np.array([max(0, round(t * fs) - half) for t in recording.stimulation.time_s],
-                      dtype=np.int64)  # a trough right after the pulse still matches  # fmt: skip
+    starts = np.array(
+        [max(0, round(t * fs) - half) for t in recording.stimulation.time_s], dtype=np.int64
+    )  # a trough right after the pulse still matches
     margin = max(0, round(mask_ms * 1e-3 * fs))
     inside = (starts >= margin) & (starts + width + margin <= recording.samples)
     spiked = np.zeros(len(starts), bool)
@@ -217,13 +238,13 @@ def evoked_spikes(recording: Recording, image: np.ndarray, spontaneous: Spontane
     unfiltered = Windows(raw or recording, matched.channels, width + 2 * margin)
     edges = np.stack([unfiltered(int(starts[k]) - margin) for k in kept]).astype(float)
     stimulation = _events(recording.stimulation, kept)
-    spiked[kept], removed = remove_artefacts(block, edges, stimulation, matched, threshold,
-                                             margin)  # fmt: skip
+    spiked[kept], removed = remove_artefacts(block, edges, stimulation, matched, threshold, margin)
     return EvokedSpikes(spiked, threshold, removed, unlisted)
 
 
-def _own_starts(image: np.ndarray, spontaneous: SpontaneousSpikes, half: int, quiet: int
-                ) -> np.ndarray:  # fmt: skip
+def _own_starts(
+    image: np.ndarray, spontaneous: SpontaneousSpikes, half: int, quiet: int
+) -> np.ndarray:
     """Window starts that put up to OWN_SPIKES of the cell's own spontaneous spikes where an
     evoked spike right after a pulse would sit (its trough `half` + the image's trough
     offset into the window)."""
@@ -234,16 +255,18 @@ def _own_starts(image: np.ndarray, spontaneous: SpontaneousSpikes, half: int, qu
     return starts[pick] if len(starts) else starts
 
 
-def _threshold(matched: MatchedFilter, windows: Windows, null: np.ndarray, own: np.ndarray
-               ) -> tuple[float, int]:  # fmt: skip
+def _threshold(
+    matched: MatchedFilter, windows: Windows, null: np.ndarray, own: np.ndarray
+) -> tuple[float, int]:
     """(the largest score of the quiet windows at `null` that hold no spike of the cell,
     how many were left out as holding one): a window past SPIKE_LIKE of the way from the
     quiet median to the median score of the cell's own spikes (windows at `own`) is one."""
     starts = np.concatenate([null, own])
     order = np.argsort(starts, kind="stable")
     scored = np.empty(len(starts))
-    scored[order] = matched.scores(np.stack([windows(int(starts[k])) for k in order])
-                                   .astype(float))[0]  # fmt: skip
+    scored[order] = matched.scores(
+        np.stack([windows(int(starts[k])) for k in order]).astype(float)
+    )[0]
     quiet, spikes = scored[: len(null)], scored[len(null) :]
     if len(spikes) == 0:
         return float(quiet.max()), 0
@@ -256,7 +279,10 @@ def _threshold(matched: MatchedFilter, windows: Windows, null: np.ndarray, own: 
 def _events(stimulation: Stimulation, chosen: np.ndarray) -> Stimulation:
     """The events `chosen` of `stimulation`, in that order."""
     weights = stimulation.weights
-    return Stimulation(stimulation.time_s[chosen],
-                       tuple(stimulation.electrodes[k] for k in chosen),
-                       stimulation.current_ua[chosen], tuple(stimulation.shape[k] for k in chosen),
-                       None if weights is None else tuple(weights[k] for k in chosen))  # fmt: skip
+    return Stimulation(
+        stimulation.time_s[chosen],
+        tuple(stimulation.electrodes[k] for k in chosen),
+        stimulation.current_ua[chosen],
+        tuple(stimulation.shape[k] for k in chosen),
+        None if weights is None else tuple(weights[k] for k in chosen),
+    )

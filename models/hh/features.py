@@ -12,8 +12,9 @@ import numpy as np
 from ...datasets.mea.recording import Recording
 
 
-def electrical_image(recording: Recording, spike_samples: np.ndarray, before: int = 20,
-                     after: int = 60) -> np.ndarray:  # fmt: skip
+def electrical_image(
+    recording: Recording, spike_samples: np.ndarray, before: int = 20, after: int = 60
+) -> np.ndarray:
     """(channels, before + after) µV: the mean of the windows around each spike (spikes too
     close to either end are left out); reads only those windows."""
     spikes = np.asarray(spike_samples)
@@ -35,10 +36,14 @@ NOISE_SPIKES = 64
 """The noise SD is estimated from the margins of at most this many spikes."""
 
 
-def baselined_image(recording: Recording, spike_samples: np.ndarray, before: int = 20,
-                    after: int = 60, baseline_ms: float = BASELINE_MS,
-                    mains_hz: tuple[float, ...] = MAINS_HZ
-                    ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def baselined_image(
+    recording: Recording,
+    spike_samples: np.ndarray,
+    before: int = 20,
+    after: int = 60,
+    baseline_ms: float = BASELINE_MS,
+    mains_hz: tuple[float, ...] = MAINS_HZ,
+) -> tuple[np.ndarray, np.ndarray]:
     """The electrical image of unfiltered traces, robust to what amplifiers add.
 
     For each spike and channel, a baseline (a constant, a linear trend, and a sine and a
@@ -108,20 +113,21 @@ class WaveformFeatures:
     latency_ms: np.ndarray
 
 
-def waveform_features(image: np.ndarray, sampling_hz: float, before: int = 20
-                      ) -> WaveformFeatures:  # fmt: skip
+def waveform_features(image: np.ndarray, sampling_hz: float, before: int = 20) -> WaveformFeatures:
     """Features of an electrical image (channels, samples) whose spike time is `before`."""
     trough = image.argmin(axis=1)
     after = np.where(np.arange(image.shape[1])[None] >= trough[:, None], image, -np.inf)
     peak = after.argmax(axis=1)
     rows = np.arange(image.shape[0])
     ms = 1e3 / sampling_hz
-    return WaveformFeatures(image[rows, trough], image[rows, peak], (peak - trough) * ms,
-                            (trough - before) * ms)  # fmt: skip
+    return WaveformFeatures(
+        image[rows, trough], image[rows, peak], (peak - trough) * ms, (trough - before) * ms
+    )
 
 
-def propagation_velocity(features: WaveformFeatures, positions_um: np.ndarray,
-                         min_trough_uv: float) -> float:  # fmt: skip
+def propagation_velocity(
+    features: WaveformFeatures, positions_um: np.ndarray, min_trough_uv: float
+) -> float:
     """Axonal conduction velocity (m/s): the slope of trough latency against distance along
     the direction the electrodes with troughs below −min_trough_uv spread in."""
     strong = features.trough_uv <= -abs(min_trough_uv)

@@ -103,8 +103,9 @@ class CellFit:
         return self._accuracy(self.held_out, self.predicted_held_out)
 
 
-def predict(model: CellModel, theta: np.ndarray, found: list[Responses], channels: int
-            ) -> np.ndarray:  # fmt: skip
+def predict(
+    model: CellModel, theta: np.ndarray, found: list[Responses], channels: int
+) -> np.ndarray:
     """(patterns,) bool: whether the cell `theta` spikes for each pattern."""
     predicted = np.zeros(len(found), bool)
     for shape in {r.pattern.shape for r in found}:
@@ -136,14 +137,26 @@ class Observed:
     def target(self) -> Target:
         """What a fitted cell must reproduce, for calibration and the final choice."""
         o = self.observation
-        return Target(self.image, self.channel, self.before, o.image_noise_uv, o.electrodes,
-                      np.array(list(self.thresholds_ua.values())), o.shape,
-                      np.array(list(self.thresholds_log_sd.values())))  # fmt: skip
+        return Target(
+            self.image,
+            self.channel,
+            self.before,
+            o.image_noise_uv,
+            o.electrodes,
+            np.array(list(self.thresholds_ua.values())),
+            o.shape,
+            np.array(list(self.thresholds_log_sd.values())),
+        )
 
 
-def observe(recording: Recording, model: CellModel, seed: int = 0,
-            detection: Recording | None = None, artefacts: bool = True,
-            spikes: np.ndarray | None = None) -> Observed:  # fmt: skip
+def observe(
+    recording: Recording,
+    model: CellModel,
+    seed: int = 0,
+    detection: Recording | None = None,
+    artefacts: bool = True,
+    spikes: np.ndarray | None = None,
+) -> Observed:
     """Everything the fit needs from `recording`; ValueError says what it lacks.
     `detection`: the same samples preprocessed for spike detection (filtered,
     re-referenced); spontaneous and evoked spikes are found in it, the image to fit is
@@ -155,26 +168,34 @@ def observe(recording: Recording, model: CellModel, seed: int = 0,
     recording taken to hold one."""
     fs = recording.sampling_hz
     if abs(model.sampling_hz - fs) > 1e-6:
-        raise ValueError(f"the model samples at {model.sampling_hz:g} Hz, the recording at "
-                         f"{fs:g} Hz: set sampling_hz in the simulator config")  # fmt: skip
+        raise ValueError(
+            f"the model samples at {model.sampling_hz:g} Hz, the recording at "
+            f"{fs:g} Hz: set sampling_hz in the simulator config"
+        )
     stim = recording.stimulation
     for k in range(len(stim)):
         if max(map(abs, stim.currents(k))) > model.max_current_ua:
-            raise ValueError(f"stimulation event {k}: currents {stim.currents(k)} µA are outside "
-                             f"the model's ±{model.max_current_ua:g} µA")  # fmt: skip
+            raise ValueError(
+                f"stimulation event {k}: currents {stim.currents(k)} µA are outside "
+                f"the model's ±{model.max_current_ua:g} µA"
+            )
     before = round(BEFORE_MS * 1e-3 * fs)
     after = model.template_samples - before
     detected = detection or recording
     if detected.samples != recording.samples or detected.channels != recording.channels:
         raise ValueError("the preprocessed recording differs in samples or channels")
-    spont = (spontaneous_spikes(detected, before, after) if spikes is None
-             else given_spikes(detected, spikes, before, after))  # fmt: skip
+    spont = (
+        spontaneous_spikes(detected, before, after)
+        if spikes is None
+        else given_spikes(detected, spikes, before, after)
+    )
     if len(spont.samples) < MIN_SPIKES:
-        raise ValueError(f"{len(spont.samples)} spontaneous spikes found; at least "
-                         f"{MIN_SPIKES} are needed for an electrical image")  # fmt: skip
+        raise ValueError(
+            f"{len(spont.samples)} spontaneous spikes found; at least "
+            f"{MIN_SPIKES} are needed for an electrical image"
+        )
     matched = electrical_image(detected, spont.samples, before, after)
-    evoked = evoked_spikes(detected, matched, spont, seed=seed, raw=recording,
-                           artefacts=artefacts)  # fmt: skip
+    evoked = evoked_spikes(detected, matched, spont, seed=seed, raw=recording, artefacts=artefacts)
     found = responses(recording, evoked.spiked)
     # the trough of a filtered trace may sit a sample off the unfiltered one's
     image, sample_noise = baselined_image(recording, spont.samples, before, after)
@@ -187,20 +208,33 @@ def observe(recording: Recording, model: CellModel, seed: int = 0,
     thresholds, log_sd = {}, {}
     for e in electrodes:
         curve = [r for r in fitting if r.pattern.channels[0] == e and r.pattern.shape == shape]
-        fitted = fit_activation(np.array([r.pattern.currents_ua[0] for r in curve]),
-                                np.array([r.spikes for r in curve]),
-                                np.array([r.trials for r in curve]))  # fmt: skip
+        fitted = fit_activation(
+            np.array([r.pattern.currents_ua[0] for r in curve]),
+            np.array([r.spikes for r in curve]),
+            np.array([r.trials for r in curve]),
+        )
         thresholds[e] = float(np.clip(fitted.threshold_ua, 0.5, model.max_current_ua))
         log_sd[e] = fitted.threshold_log_sd
     x = features(image, np.array(list(thresholds.values())), fs, before)
     noise = sample_noise / np.sqrt(len(spont.samples))
     observation = Observation(spont.channel, before, electrodes, shape, noise, x)
-    return Observed(len(spont.samples), image, spont.channel, before, fitting, held_out,
-                    thresholds, log_sd, observation, evoked.artefacts)  # fmt: skip
+    return Observed(
+        len(spont.samples),
+        image,
+        spont.channel,
+        before,
+        fitting,
+        held_out,
+        thresholds,
+        log_sd,
+        observation,
+        evoked.artefacts,
+    )
 
 
-def refine_starts(model: CellModel, probable: np.ndarray,
-                  anchor: dict[str, float] | None = None) -> np.ndarray:  # fmt: skip
+def refine_starts(
+    model: CellModel, probable: np.ndarray, anchor: dict[str, float] | None = None
+) -> np.ndarray:
     """Where refinement starts: the `probable` samples (most probable first), then the first
     with each periodic parameter turned by k/TURNS of its circle, k = 1 … TURNS − 1; with
     `anchor` (parameter name → value, from the data), the first with those values set and
@@ -234,30 +268,49 @@ def image_anchor(model: CellModel, position_um: np.ndarray) -> dict[str, float]:
     return {name: float(names[name].inside(v)) for name, v in anchor.items() if name in names}
 
 
-def fit_cell(recording: Recording, model: CellModel, simulations: int = 1000, seed: int = 0,
-             progress: Callable[[int, int], None] | None = None,
-             observed: Observed | None = None) -> CellFit:  # fmt: skip
+def fit_cell(
+    recording: Recording,
+    model: CellModel,
+    simulations: int = 1000,
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+    observed: Observed | None = None,
+) -> CellFit:
     """Fit `model` to the one cell of `recording` (see the module's docstring); `observed`
     if observe() already ran."""
     seen = observed or observe(recording, model, seed)
     posterior = npe(model, seen.observation, simulations, seed, progress=progress)
     anchor = image_anchor(model, recording.positions_um[seen.channel])
     starts = refine_starts(model, posterior.most_probable(REFINE_STARTS), anchor)
-    refined = min((refine(model, start, seen.image, seen.channel, seen.before)
-                   for start in starts), key=lambda r: r.loss_after_uv2)  # fmt: skip
+    refined = min(
+        (refine(model, start, seen.image, seen.channel, seen.before) for start in starts),
+        key=lambda r: r.loss_after_uv2,
+    )
     target = seen.target
     calibrated = calibrate(model, refined.theta, target)
     candidates = {"npe": posterior.best, "refined": refined.theta, "calibrated": calibrated}
     scores = score(model, np.array(list(candidates.values())), target)
     chosen = list(candidates)[int(np.argmin(scores))]
     theta = candidates[chosen]
-    held_out = {name: predict(model, c, seen.held_out, recording.channels)
-                for name, c in candidates.items()}  # fmt: skip
+    held_out = {
+        name: predict(model, c, seen.held_out, recording.channels) for name, c in candidates.items()
+    }
     held_out["threshold_baseline"] = threshold_baseline(
         seen.held_out, list(seen.thresholds_ua.values())
     )
     held_out["majority"] = majority_baseline(seen.held_out)
-    return CellFit(model.parameters, theta, chosen, posterior, refined, candidates,
-                   dict(zip(candidates, map(float, scores), strict=True)), seen.thresholds_ua,
-                   seen.spikes, seen.fitting, seen.held_out,
-                   predict(model, theta, seen.fitting, recording.channels), held_out)  # fmt: skip
+    return CellFit(
+        model.parameters,
+        theta,
+        chosen,
+        posterior,
+        refined,
+        candidates,
+        dict(zip(candidates, map(float, scores), strict=True)),
+        seen.thresholds_ua,
+        seen.spikes,
+        seen.fitting,
+        seen.held_out,
+        predict(model, theta, seen.fitting, recording.channels),
+        held_out,
+    )

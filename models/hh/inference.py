@@ -62,8 +62,9 @@ class Observation:
     x: np.ndarray
 
 
-def simulate(model: CellModel, theta: np.ndarray, observation: Observation,
-             rng: np.random.Generator) -> np.ndarray:  # fmt: skip
+def simulate(
+    model: CellModel, theta: np.ndarray, observation: Observation, rng: np.random.Generator
+) -> np.ndarray:
     """Features of each parameter set (rows of theta), with image noise."""
     templates = align(model.templates(theta), observation.channel, observation.at)
     noise = rng.standard_normal(templates.shape) * observation.image_noise_uv[:, None]
@@ -72,9 +73,14 @@ def simulate(model: CellModel, theta: np.ndarray, observation: Observation,
     return features(templates, thresholds, model.sampling_hz, observation.at)
 
 
-def npe(model: CellModel, observation: Observation, simulations: int = 1000, seed: int = 0,
-        samples: int = 1000, progress: Callable[[int, int], None] | None = None
-        ) -> Posterior:  # fmt: skip
+def npe(
+    model: CellModel,
+    observation: Observation,
+    simulations: int = 1000,
+    seed: int = 0,
+    samples: int = 1000,
+    progress: Callable[[int, int], None] | None = None,
+) -> Posterior:
     """Trains NPE on `simulations` prior draws (in chunks, reporting progress) and samples
     its posterior at the observed features."""
     import torch
@@ -94,15 +100,18 @@ def npe(model: CellModel, observation: Observation, simulations: int = 1000, see
             progress(min(simulations, start + chunk), simulations)
     x = np.concatenate(xs)
     keep = np.isfinite(x).all(axis=1)
-    prior = BoxUniform(torch.as_tensor(low, dtype=torch.float32),
-                       torch.as_tensor(high, dtype=torch.float32))  # fmt: skip
+    prior = BoxUniform(
+        torch.as_tensor(low, dtype=torch.float32), torch.as_tensor(high, dtype=torch.float32)
+    )
     inference = NPE(prior=prior, show_progress_bars=False, tracker=_Metrics())
     with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
         # Faint channels' latencies are heavy-tailed; sbi's z-scoring warns, and training
         # prints its convergence line.
         warnings.filterwarnings("ignore", message="Data has extreme outliers")
-        inference.append_simulations(torch.as_tensor(theta[keep], dtype=torch.float32),
-                                     torch.as_tensor(x[keep], dtype=torch.float32))  # fmt: skip
+        inference.append_simulations(
+            torch.as_tensor(theta[keep], dtype=torch.float32),
+            torch.as_tensor(x[keep], dtype=torch.float32),
+        )
         estimator = inference.train(show_train_summary=False)
     posterior = inference.build_posterior(estimator)
     x_o = torch.as_tensor(observation.x, dtype=torch.float32)

@@ -25,19 +25,22 @@ class MatchedFilter:
     (1.0, [6, 13])
     """
 
-    def __init__(self, image: np.ndarray, noise_uv: np.ndarray, channels: int = 6,
-                 half: int = 10) -> None:  # fmt: skip
+    def __init__(
+        self, image: np.ndarray, noise_uv: np.ndarray, channels: int = 6, half: int = 10
+    ) -> None:
         self.image, self.half = image, half
         self.channels = np.argsort(image.min(axis=1))[:channels]
-        self.troughs = np.array([int(np.clip(image[c].argmin(), half, image.shape[1] - half))
-                                 for c in self.channels])  # fmt: skip
+        self.troughs = np.array(
+            [int(np.clip(image[c].argmin(), half, image.shape[1] - half)) for c in self.channels]
+        )
         pairs = zip(self.channels, self.troughs, strict=True)
         self.snippets = np.array([image[c, t - half : t + half] for c, t in pairs])
         self.energy = np.maximum((self.snippets**2).sum(axis=1), 1e-12)
         self.weights = self.energy / np.maximum(noise_uv[self.channels], 1e-9) ** 2
 
-    def scores(self, block: np.ndarray, valid: np.ndarray | None = None
-               ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    def scores(
+        self, block: np.ndarray, valid: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(windows,) scores (1 for a copy of the image, about 0 for noise) and (windows,
         channels) best lags (the snippet's start in the window) of `block` (windows,
         samples, channels) µV; `valid` (windows, channels) bool leaves out channels (as

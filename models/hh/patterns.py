@@ -27,8 +27,9 @@ class Pattern:
         return currents
 
     def label(self) -> str:
-        return " ".join(f"e{c}:{i:+.3g}µA" for c, i in zip(self.channels, self.currents_ua,
-                                                            strict=True))  # fmt: skip
+        return " ".join(
+            f"e{c}:{i:+.3g}µA" for c, i in zip(self.channels, self.currents_ua, strict=True)
+        )
 
 
 @dataclass(frozen=True)
@@ -53,8 +54,11 @@ def responses(recording: Recording, spiked: np.ndarray) -> list[Responses]:
         missing = [e for e in stim.electrodes[k] if e not in index]
         if missing:
             raise ValueError(f"stimulation event {k}: electrode {missing[0]} is not recorded")
-        pattern = Pattern(tuple(index[e] for e in stim.electrodes[k]),
-                          tuple(round(c, 6) for c in stim.currents(k)), stim.shape[k])  # fmt: skip
+        pattern = Pattern(
+            tuple(index[e] for e in stim.electrodes[k]),
+            tuple(round(c, 6) for c in stim.currents(k)),
+            stim.shape[k],
+        )
         counts.setdefault(pattern, []).append(bool(spiked[k]))
     return [Responses(p, len(v), int(sum(v))) for p, v in counts.items()]
 
@@ -62,8 +66,10 @@ def responses(recording: Recording, spiked: np.ndarray) -> list[Responses]:
 def fitting_electrodes(found: list[Responses], image: np.ndarray) -> list[int]:
     """The first half (rounded up) of the singly stimulated electrodes, deepest trough in
     the electrical image (channels, samples) first."""
-    single = sorted({r.pattern.channels[0] for r in found if len(r.pattern.channels) == 1},
-                    key=lambda c: image[c].min())  # fmt: skip
+    single = sorted(
+        {r.pattern.channels[0] for r in found if len(r.pattern.channels) == 1},
+        key=lambda c: image[c].min(),
+    )
     return single[: (len(single) + 1) // 2]
 
 

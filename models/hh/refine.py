@@ -24,8 +24,15 @@ class Refined:
     steps: int
 
 
-def refine(model: CellModel, theta: np.ndarray, image: np.ndarray, channel: int, at: int,
-           steps: int = 12, damping: float = 1e-2) -> Refined:  # fmt: skip
+def refine(
+    model: CellModel,
+    theta: np.ndarray,
+    image: np.ndarray,
+    channel: int,
+    at: int,
+    steps: int = 12,
+    damping: float = 1e-2,
+) -> Refined:
     """Levenberg–Marquardt from `theta` towards `image` (channels, samples), the template
     aligned like the image (channel's trough at sample `at`); a step that does not lower
     the loss raises the damping tenfold, one that does lowers it."""

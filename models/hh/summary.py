@@ -34,7 +34,8 @@ def image_features(images: np.ndarray, sampling_hz: float, at: int) -> np.ndarra
     return np.concatenate([np.log1p(depth), latency * depth / (depth + FAINT_UV)], axis=-1)
 
 
-def features(images: np.ndarray, thresholds_ua: np.ndarray, sampling_hz: float, at: int
-             ) -> np.ndarray:  # fmt: skip
+def features(
+    images: np.ndarray, thresholds_ua: np.ndarray, sampling_hz: float, at: int
+) -> np.ndarray:
     """Image features followed by log thresholds (log µA)."""
     return np.concatenate([image_features(images, sampling_hz, at), np.log(thresholds_ua)], -1)

@@ -180,8 +180,9 @@ def replay_search(
         pending.append(step)
         return step.iterations
 
-    search = durr_hoyer(num_items, query, np.random.default_rng(0), patience,
-                        start=start, draw=draw)  # fmt: skip
+    search = durr_hoyer(
+        num_items, query, np.random.default_rng(0), patience, start=start, draw=draw
+    )
     try:
         request = next(search)
         while True:

@@ -57,9 +57,12 @@ class RobustSolution:
     searches: list[pa.RecordBatch] = field(default_factory=list)
 
     def record(
-        self, iteration: int, pairs: list[tuple[int, int]], tables: list[np.ndarray],
+        self,
+        iteration: int,
+        pairs: list[tuple[int, int]],
+        tables: list[np.ndarray],
         results: list[InnerResult],
-    ) -> None:  # fmt: skip
+    ) -> None:
         columns = self.minimizations
         for (state, action), table, result in zip(pairs, tables, results, strict=True):
             self._record_searches(len(columns["iteration"]), result)
@@ -76,11 +79,22 @@ class RobustSolution:
 
     def _record_searches(self, row: int, result: InnerResult) -> None:
         rows = [
-            (row, repetition, number, run.start, run.start_value, step.threshold_index,
-             step.iterations, step.measured, step.phase, step.marked, step.value)
+            (
+                row,
+                repetition,
+                number,
+                run.start,
+                run.start_value,
+                step.threshold_index,
+                step.iterations,
+                step.measured,
+                step.phase,
+                step.marked,
+                step.value,
+            )
             for repetition, run in enumerate(result.searches)
             for number, step in enumerate(run.steps)
-        ]  # fmt: skip
+        ]
         if rows:
             columns = [list(column) for column in zip(*rows, strict=True)]
             self.searches.append(pa.RecordBatch.from_arrays(columns, schema=SEARCH_SCHEMA))

@@ -40,6 +40,5 @@ def test_every_simulator_gives_the_same_events() -> None:
         except ConfigError:  # a GPU tier without a GPU: its code path ran above on the CPU
             continue
         if isinstance(simulator, EventSimulatorBackend):
-            same = type(simulator)({**simulator.options.model_dump(), "preset": "noisy",
-                                    "seed": 2})  # fmt: skip
+            same = type(simulator)({**simulator.options.model_dump(), "preset": "noisy", "seed": 2})
             assert np.array_equal(same.simulate(frames, times).array, expected)

@@ -20,10 +20,18 @@ FILES = ["litke file (published layout)", "nwb file (pynwb)", "raw file (neo's r
 
 
 def _neo_options(path) -> dict:
-    return {"path": str(path), "rawio": "RawBinarySignalRawIO",
-            "rawio_options": {"dtype": "int16", "sampling_rate": 20000.0, "nb_channel": 12,
-                              "signal_gain": 0.195},
-            "rows": 3, "columns": 4}  # fmt: skip
+    return {
+        "path": str(path),
+        "rawio": "RawBinarySignalRawIO",
+        "rawio_options": {
+            "dtype": "int16",
+            "sampling_rate": 20000.0,
+            "nb_channel": 12,
+            "signal_gain": 0.195,
+        },
+        "rows": 3,
+        "columns": 4,
+    }
 
 
 def _file_backend(case: str, folder) -> object:
@@ -83,8 +91,9 @@ def test_neo_samples_units_geometry_and_probe(tmp_path) -> None:
 
     probe = pi.generate_linear_probe(num_elec=12, ypitch=25.0)
     pi.write_probeinterface(tmp_path / "probe.json", probe)
-    probed = create_backend("mea.neo", {**options, "units": "uV",
-                                        "probe": str(tmp_path / "probe.json")})  # fmt: skip
+    probed = create_backend(
+        "mea.neo", {**options, "units": "uV", "probe": str(tmp_path / "probe.json")}
+    )
     assert np.array_equal(probed.recording().positions_um, probe.contact_positions)
 
 

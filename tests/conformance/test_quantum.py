@@ -24,8 +24,13 @@ def test_every_registered_backend_has_a_shipped_config() -> None:
     assert set(names("quantum")) <= covered
 
 
-NOISELESS_EXACT = ["aer_statevector", "aer_mps", "pennylane_default", "pennylane_lightning",
-                   GPU_ON_CPU]  # fmt: skip
+NOISELESS_EXACT = [
+    "aer_statevector",
+    "aer_mps",
+    "pennylane_default",
+    "pennylane_lightning",
+    GPU_ON_CPU,
+]
 
 
 @pytest.mark.parametrize("case", NOISELESS_EXACT)

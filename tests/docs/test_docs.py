@@ -79,8 +79,14 @@ def test_every_python_block_runs(page: Path, tmp_path: Path, request) -> None:
     env = {**os.environ, "MPLBACKEND": "Agg"}
     if page.name == PLUGIN_PAGE:
         env["PYTHONPATH"] = str(request.getfixturevalue("plugin_site"))
-    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=600)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, f"{page.relative_to(REPO)}:\n{result.stderr[-3000:]}"
 
 
@@ -90,8 +96,14 @@ EXAMPLES = sorted((REPO / "examples").glob("*.py"))
 @pytest.mark.parametrize("script", EXAMPLES, ids=[p.name for p in EXAMPLES])
 def test_every_example_runs(script: Path, tmp_path: Path) -> None:
     env = {**os.environ, "MPLBACKEND": "Agg"}
-    result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
-                            text=True, timeout=600, env=env)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip()
 

@@ -29,9 +29,12 @@ def substrates(
     if process:
         result = subprocess.run(
             [sys.executable, "-m", "substrates", *args],
-            cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True, text=True,
+            cwd=cwd,
+            env={**os.environ, **(env or {})},
+            capture_output=True,
+            text=True,
             timeout=600,
-        )  # fmt: skip
+        )
     else:
         result = _in_process(list(args), cwd, env or {})
     if check and result.returncode != 0:

@@ -35,9 +35,16 @@ def test_cml_benchmark_prints_both_tables() -> None:
     pytest.importorskip("pycomlink")
     stdout = _smoke("cml.py")
     rows = [line.split("|")[1].strip() for line in stdout.splitlines() if line[:2] == "| "]
-    assert rows == ["chain", "substrates", "pycomlink", "method", "idw",
-                    "kriging (pycomlink's variogram)", "kriging (variogram fitted per map)",
-                    "bayes (HMC, 4 chains x 300)"]  # fmt: skip
+    assert rows == [
+        "chain",
+        "substrates",
+        "pycomlink",
+        "method",
+        "idw",
+        "kriging (pycomlink's variogram)",
+        "kriging (variogram fitted per map)",
+        "bayes (HMC, 4 chains x 300)",
+    ]
 
 
 def test_sweep_benchmark_prints_its_table() -> None:
@@ -45,8 +52,11 @@ def test_sweep_benchmark_prints_its_table() -> None:
     stdout = _smoke("sweeps.py")
     rows = [line.split("|")[1:3] for line in stdout.splitlines() if line[:2] == "| "]
     assert [(e.strip(), w.strip()) for e, w in rows[1:]] == [
-        ("local", "1"), ("local", "2"), ("dask", "1"), ("dask", "2")
-    ]  # fmt: skip
+        ("local", "1"),
+        ("local", "2"),
+        ("dask", "1"),
+        ("dask", "2"),
+    ]
     assert "planning 1,000 items" in stdout
 
 
@@ -66,10 +76,16 @@ def test_mea_benchmark_prints_its_tables() -> None:
     pytest.importorskip("neuron")
     stdout = _smoke("mea_sim.py")
     rows = [line.split("|")[1].strip() for line in stdout.splitlines() if line[:2] == "| "]
-    assert rows == ["simulation", "jaxley, one cell (CPU, float64)", "NEURON, one cell",
-                    "jaxley, vmapped batch of 4", "NEURON, 4 cells one after another",
-                    "one spike template", "voltages only",
-                    "voltages + extracellular potentials at 64 electrodes"]  # fmt: skip
+    assert rows == [
+        "simulation",
+        "jaxley, one cell (CPU, float64)",
+        "NEURON, one cell",
+        "jaxley, vmapped batch of 4",
+        "NEURON, 4 cells one after another",
+        "one spike template",
+        "voltages only",
+        "voltages + extracellular potentials at 64 electrodes",
+    ]
 
 
 @pytest.mark.science  # a claim about the method (TREX + ZNE cut the error 3x), not the script
@@ -77,8 +93,12 @@ def test_mitigation_benchmark_shows_mitigation_helping() -> None:
     stdout = _smoke("ibm_mitigation.py")
     rows = [line.split("|")[1:-1] for line in stdout.splitlines() if line[:2] == "| "]
     errors = {r[1].strip(): float(r[3]) for r in rows[1:]}
-    assert list(errors) == ["sampler counts", "estimator, level 0", "estimator, level 1 (TREX)",
-                            "estimator, level 2 (TREX + ZNE)"]  # fmt: skip
+    assert list(errors) == [
+        "sampler counts",
+        "estimator, level 0",
+        "estimator, level 1 (TREX)",
+        "estimator, level 2 (TREX + ZNE)",
+    ]
     assert errors["estimator, level 2 (TREX + ZNE)"] < errors["estimator, level 0"] / 3
 
 
@@ -96,8 +116,13 @@ def test_the_gpu_benchmark_says_in_one_line_that_no_gpu_was_lent() -> None:
 
     if cuda_device_count():
         pytest.skip("a CUDA device is here: the benchmark would measure it")
-    result = subprocess.run([sys.executable, str(SCRIPT.parent / "gpu.py")],
-                            capture_output=True, text=True, timeout=300, check=True)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT.parent / "gpu.py")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     lines = result.stdout.splitlines()
     assert lines[-1].startswith("No GPU was lent: ")
     assert "Traceback" not in result.stdout + result.stderr

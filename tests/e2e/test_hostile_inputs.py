@@ -22,9 +22,15 @@ def _limited() -> None:
 
 
 def cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "substrates", *args], cwd=cwd, text=True,
-                          capture_output=True, timeout=timeout, preexec_fn=_limited,
-                          env={**os.environ, "CUDA_VISIBLE_DEVICES": ""})  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "substrates", *args],
+        cwd=cwd,
+        text=True,
+        capture_output=True,
+        timeout=timeout,
+        preexec_fn=_limited,
+        env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
+    )
 
 
 def one_line(result: subprocess.CompletedProcess[str], *needles: str) -> None:
@@ -63,10 +69,8 @@ CASES = [
     (["run", "crn-validate", "--graph", "huge_states.fg"], ["1,000,000,000,000 table entries"]),
     (["run", "crn-validate", "--graph", "random.fg"], ["random.fg"]),
     (["run", "crn-validate", "--graph", "random.uai"], ["random.uai"]),
-    (["run", "event-layers", "--source", "events_file", "--events", "wide.raw"],
-     ["60000×60000"]),
-    (["run", "event-layers", "--source", "events_file", "--events", "negative.raw"],
-     ["-5×480"]),
+    (["run", "event-layers", "--source", "events_file", "--events", "wide.raw"], ["60000×60000"]),
+    (["run", "event-layers", "--source", "events_file", "--events", "negative.raw"], ["-5×480"]),
     (["check", "utf16.yaml"], ["UTF-16"]),
     (["check", "latin1.yaml"], ["not UTF-8"]),
     (["check", "deep.yaml"], ["nested too deeply"]),
@@ -76,7 +80,7 @@ CASES = [
     (["run", "sample", "--out", "aliases.yaml"], ["not a folder"]),
     (["run", "sample", "--max-file-qubits", "2"], ["declares 3 qubits, more than the 2"]),
     (["run", "crn-validate", "--max-table-entries", "3"], ["needs 4 entries, more than the 3"]),
-]  # fmt: skip
+]
 
 
 @pytest.fixture
@@ -94,8 +98,10 @@ def test_hostile_input_is_one_line_in_bounded_memory(folder: Path, args, needles
 
 def test_a_sweep_grid_that_expands_too_far_is_refused_before_expanding(folder: Path) -> None:
     (folder / "grid.yaml").write_text("parameters: {uncertainty: [4, 8]}\nseeds: 100000000000\n")
-    one_line(cli("sweep", "qrim", "--grid", "grid.yaml", "--out", "out", cwd=folder),
-             "200,000,000,000 items")  # fmt: skip
+    one_line(
+        cli("sweep", "qrim", "--grid", "grid.yaml", "--out", "out", cwd=folder),
+        "200,000,000,000 items",
+    )
     (folder / "bomb.yaml").write_bytes(FILES["aliases.yaml"].replace(b"a:", b"fixed:\n  x:"))
     one_line(cli("sweep", "qrim", "--grid", "bomb.yaml", "--out", "out", cwd=folder), "aliases")
     assert not (folder / "out").exists()
@@ -113,11 +119,14 @@ def test_a_litke_header_without_electrodes_is_one_line(folder: Path) -> None:
 
 def test_grid_paths_and_configs_are_checked_before_anything_runs(folder: Path) -> None:
     (folder / "grid.yaml").write_text("parameters:\n  hardware: [aer_statevector, nowhere.yaml]\n")
-    one_line(cli("sweep", "sample", "--grid", "grid.yaml", "--out", "out", cwd=folder),
-             "nowhere.yaml")  # fmt: skip
+    one_line(
+        cli("sweep", "sample", "--grid", "grid.yaml", "--out", "out", cwd=folder), "nowhere.yaml"
+    )
     (folder / "grid.yaml").write_text("parameters:\n  circuit: [missing.qasm]\n")
-    one_line(cli("sweep", "sample", "--grid", "grid.yaml", "--out", "out", cwd=folder),
-             "circuit missing.qasm: no such file")  # fmt: skip
+    one_line(
+        cli("sweep", "sample", "--grid", "grid.yaml", "--out", "out", cwd=folder),
+        "circuit missing.qasm: no such file",
+    )
     (folder / "grid.yaml").write_text("parameters:\n  exact: ['false']\n  shots: [10]\n")
     result = cli("sweep", "sample", "--grid", "grid.yaml", "--out", "out", cwd=folder)
     assert result.returncode == 0, result.stderr  # the string "false" is False, not a flag
@@ -126,19 +135,31 @@ def test_grid_paths_and_configs_are_checked_before_anything_runs(folder: Path) -
 
 def test_an_unexpected_error_is_one_line_and_a_traceback_file(folder: Path) -> None:
     """A bug (here: a method declaration made to fail) prints where the traceback went."""
-    code = ("import sys\nfrom substrates.cli import main\nimport substrates.adapters.methods.run"
-            "_method\nfrom substrates.adapters.runs import sample_run\n"
-            "def broken(**_):\n    raise ZeroDivisionError('a bug')\n"
-            "sample_run.run_sample = broken\nsys.exit(main(sys.argv[1:]))\n")  # fmt: skip
-    result = subprocess.run([sys.executable, "-c", code, "run", "sample"], cwd=folder,
-                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    code = (
+        "import sys\nfrom substrates.cli import main\nimport substrates.adapters.methods.run"
+        "_method\nfrom substrates.adapters.runs import sample_run\n"
+        "def broken(**_):\n    raise ZeroDivisionError('a bug')\n"
+        "sample_run.run_sample = broken\nsys.exit(main(sys.argv[1:]))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, "run", "sample"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 70, result.stderr
     (line,) = result.stderr.strip().splitlines()
     assert "unexpected ZeroDivisionError: a bug" in line and "--debug" in line
     path = Path(line.split("traceback is in ")[1].split(";")[0])
     assert "ZeroDivisionError" in path.read_text()
-    debug = subprocess.run([sys.executable, "-c", code, "--debug", "run", "sample"],
-                           cwd=folder, capture_output=True, text=True, timeout=120)  # fmt: skip
+    debug = subprocess.run(
+        [sys.executable, "-c", code, "--debug", "run", "sample"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert debug.returncode == 70 and "Traceback" in debug.stderr
 
 
@@ -149,19 +170,38 @@ def test_links_without_any_data_are_one_line(folder: Path) -> None:
     times = np.arange("2021-01-01T00:00", "2021-01-01T01:00", dtype="datetime64[m]")
     link, dims = ("cml_id", "sublink_id"), ("cml_id", "sublink_id", "time")
     xr.Dataset(
-        {"rsl": (dims, np.full((2, 2, 60), np.nan), {"units": "dBm"}),
-         "tsl": (dims, np.full((2, 2, 60), 10.0), {"units": "dBm"})},
-        coords={"cml_id": ["a", "b"], "sublink_id": ["s0", "s1"],
-                "time": times.astype("datetime64[ns]"),
-                "frequency": (link, np.full((2, 2), 23.0), {"units": "GHz"}),
-                "polarization": (link, np.full((2, 2), "v")),
-                "length": ("cml_id", [3.0, 3.0], {"units": "km"}),
-                "site_0_lat": ("cml_id", [50.0, 50.01]), "site_0_lon": ("cml_id", [8.0, 8.0]),
-                "site_1_lat": ("cml_id", [50.02, 50.03]), "site_1_lon": ("cml_id", [8.03, 8.03])},
-    ).to_netcdf(folder / "nan.nc")  # fmt: skip
-    result = cli("run", "cml-reconstruct", "--source", "cml_opensense", "--data", "nan.nc",
-                 "--start", "2021-01-01T00:10", "--end", "2021-01-01T00:40", "--methods", "idw",
-                 cwd=folder)  # fmt: skip
+        {
+            "rsl": (dims, np.full((2, 2, 60), np.nan), {"units": "dBm"}),
+            "tsl": (dims, np.full((2, 2, 60), 10.0), {"units": "dBm"}),
+        },
+        coords={
+            "cml_id": ["a", "b"],
+            "sublink_id": ["s0", "s1"],
+            "time": times.astype("datetime64[ns]"),
+            "frequency": (link, np.full((2, 2), 23.0), {"units": "GHz"}),
+            "polarization": (link, np.full((2, 2), "v")),
+            "length": ("cml_id", [3.0, 3.0], {"units": "km"}),
+            "site_0_lat": ("cml_id", [50.0, 50.01]),
+            "site_0_lon": ("cml_id", [8.0, 8.0]),
+            "site_1_lat": ("cml_id", [50.02, 50.03]),
+            "site_1_lon": ("cml_id", [8.03, 8.03]),
+        },
+    ).to_netcdf(folder / "nan.nc")
+    result = cli(
+        "run",
+        "cml-reconstruct",
+        "--source",
+        "cml_opensense",
+        "--data",
+        "nan.nc",
+        "--start",
+        "2021-01-01T00:10",
+        "--end",
+        "2021-01-01T00:40",
+        "--methods",
+        "idw",
+        cwd=folder,
+    )
     one_line(result, "no link has data")
     assert not (folder / "runs").exists()
 
@@ -192,17 +232,36 @@ def test_links_whose_coordinates_contradict_their_length_are_one_line(folder: Pa
         ("metres", 3000.0, 50.02, 8.03),
     ):
         xr.Dataset(
-            {"rsl": (dims, np.full((1, 2, 60), -45.0), {"units": "dBm"}),
-             "tsl": (dims, np.full((1, 2, 60), 10.0), {"units": "dBm"})},
-            coords={"cml_id": ["a"], "sublink_id": ["s0", "s1"],
-                    "time": times.astype("datetime64[ns]"),
-                    "frequency": (link, np.full((1, 2), 23.0), {"units": "GHz"}),
-                    "polarization": (link, np.full((1, 2), "v")),
-                    "length": ("cml_id", [length], {"units": "km"}),
-                    "site_0_lat": ("cml_id", [50.0]), "site_0_lon": ("cml_id", [8.0]),
-                    "site_1_lat": ("cml_id", [lat1]), "site_1_lon": ("cml_id", [lon1])},
-        ).to_netcdf(folder / f"{name}.nc")  # fmt: skip
-        result = cli("run", "cml-reconstruct", "--source", "cml_opensense", "--data",
-                     f"{name}.nc", "--start", "2021-01-01T00:10", "--end", "2021-01-01T00:40",
-                     "--methods", "idw", cwd=folder)  # fmt: skip
+            {
+                "rsl": (dims, np.full((1, 2, 60), -45.0), {"units": "dBm"}),
+                "tsl": (dims, np.full((1, 2, 60), 10.0), {"units": "dBm"}),
+            },
+            coords={
+                "cml_id": ["a"],
+                "sublink_id": ["s0", "s1"],
+                "time": times.astype("datetime64[ns]"),
+                "frequency": (link, np.full((1, 2), 23.0), {"units": "GHz"}),
+                "polarization": (link, np.full((1, 2), "v")),
+                "length": ("cml_id", [length], {"units": "km"}),
+                "site_0_lat": ("cml_id", [50.0]),
+                "site_0_lon": ("cml_id", [8.0]),
+                "site_1_lat": ("cml_id", [lat1]),
+                "site_1_lon": ("cml_id", [lon1]),
+            },
+        ).to_netcdf(folder / f"{name}.nc")
+        result = cli(
+            "run",
+            "cml-reconstruct",
+            "--source",
+            "cml_opensense",
+            "--data",
+            f"{name}.nc",
+            "--start",
+            "2021-01-01T00:10",
+            "--end",
+            "2021-01-01T00:40",
+            "--methods",
+            "idw",
+            cwd=folder,
+        )
         one_line(result, "contradict their length", "cml_id a")

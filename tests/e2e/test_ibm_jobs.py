@@ -35,8 +35,12 @@ def test_crashed_run_is_collected_without_resubmitting(tmp_path, local_job_store
     args = ["run", "sample", "--hardware", "ibm_fake_brisbane", "--seed", "4", "--shots", "3000"]
     crashed = subprocess.run(
         [sys.executable, "-c", CRASH_AFTER_SUBMIT, *args],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert crashed.returncode == 17, crashed.stderr
     folder = only_run_folder(tmp_path / "runs")
     assert "substrates jobs collect" in crashed.stderr
@@ -135,12 +139,25 @@ sys.exit(main(sys.argv[1:]))
 
 
 def test_crashed_estimate_run_is_collected_without_resubmitting(tmp_path, local_job_store) -> None:
-    args = ["run", "estimate", "--hardware", "ibm_fake_brisbane", "--seed", "4",
-            "--precision", "0.02", "--observables", "ZIZ,IZI"]  # fmt: skip
+    args = [
+        "run",
+        "estimate",
+        "--hardware",
+        "ibm_fake_brisbane",
+        "--seed",
+        "4",
+        "--precision",
+        "0.02",
+        "--observables",
+        "ZIZ,IZI",
+    ]
     crashed = subprocess.run(
         [sys.executable, "-c", CRASH_AFTER_ESTIMATOR_SUBMIT, *args],
-        cwd=tmp_path, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert crashed.returncode == 17, crashed.stderr
     folder = only_run_folder(tmp_path / "runs")
     assert "substrates jobs collect" in crashed.stderr

@@ -27,14 +27,19 @@ def _default_sigint() -> None:
 
 
 def _start(args: list[str], cwd: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "substrates", *args], cwd=cwd, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True, preexec_fn=_default_sigint)  # fmt: skip
+    return subprocess.Popen(
+        [sys.executable, "-m", "substrates", *args],
+        cwd=cwd,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        preexec_fn=_default_sigint,
+    )
 
 
 def _running_record(runs: Path) -> tuple[Path, dict]:
-    wait_for(lambda: runs.is_dir() and any(runs.glob("*/provenance.json")), 120,
-              "a run folder")  # fmt: skip
+    wait_for(lambda: runs.is_dir() and any(runs.glob("*/provenance.json")), 120, "a run folder")
     (path,) = runs.glob("*/provenance.json")
     return path.parent, json.loads(path.read_text())
 
@@ -110,8 +115,9 @@ def two_worker_sweep(tmp_path) -> list[str]:
     return ["sweep", "qrim", "--grid", "grid.yaml", "--out", "out", "--executor", "two.yaml"]
 
 
-def test_one_driver_per_sweep_and_a_dead_drivers_lock_is_taken_over(tmp_path, two_worker_sweep
-                                                                     ) -> None:  # fmt: skip
+def test_one_driver_per_sweep_and_a_dead_drivers_lock_is_taken_over(
+    tmp_path, two_worker_sweep
+) -> None:
     args = two_worker_sweep
     first = _start(args, tmp_path)
     wait_for((tmp_path / "out" / "driver.lock").is_file, 120, "the first driver's lock")
@@ -126,8 +132,9 @@ def test_one_driver_per_sweep_and_a_dead_drivers_lock_is_taken_over(tmp_path, tw
     assert "6/6 items done" in resumed.stdout and "0 failed" in resumed.stdout
 
 
-def test_a_pool_that_loses_a_worker_replaces_it_and_fails_nothing(tmp_path, two_worker_sweep
-                                                                  ) -> None:  # fmt: skip
+def test_a_pool_that_loses_a_worker_replaces_it_and_fails_nothing(
+    tmp_path, two_worker_sweep
+) -> None:
     driver = _start(two_worker_sweep, tmp_path)
     wait_for(lambda: len(_pool_workers(driver.pid)) == 2, 120, "the pool's workers")
     started = tmp_path / "out" / "started"

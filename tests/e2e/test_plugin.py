@@ -21,8 +21,9 @@ def plugin_env(plugin_site: Path) -> dict[str, str]:
 
 
 def _run(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", *args], env=env, cwd=cwd, capture_output=True,
-                          text=True, timeout=600)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=600
+    )
 
 
 def test_the_example_plugin_registers_and_passes_the_conformance_suite(plugin_env, tmp_path):

@@ -54,10 +54,26 @@ def simulated_run(tmp_path_factory: pytest.TempPathFactory):
     diffusion sampler), shared by the tests of what it writes: (stdout, run folder)."""
     cwd = tmp_path_factory.mktemp("cml")
     result = substrates(
-        "run", "cml-reconstruct", "--start", "2020-06-01T02:00", "--end", "2020-06-01T02:20",
-        "--every", "10", "--methods", "idw,kriging,bayes,pnp", "--iterations", "20",
-        "--chains", "2", "--diffusion-steps", "4", "--draws", "2", cwd=cwd,
-    )  # fmt: skip
+        "run",
+        "cml-reconstruct",
+        "--start",
+        "2020-06-01T02:00",
+        "--end",
+        "2020-06-01T02:20",
+        "--every",
+        "10",
+        "--methods",
+        "idw,kriging,bayes,pnp",
+        "--iterations",
+        "20",
+        "--chains",
+        "2",
+        "--diffusion-steps",
+        "4",
+        "--draws",
+        "2",
+        cwd=cwd,
+    )
     return result.stdout, only_run_folder(cwd / "runs")
 
 
@@ -65,8 +81,11 @@ def test_simulated_run_writes_maps_scores_and_fields(simulated_run) -> None:
     stdout, folder = simulated_run
     assert "field   bayes" in stdout and "path    chain" in stdout
     assert {p.name for p in folder.iterdir()} == {
-        "results.parquet", "provenance.json", "maps.png", "fields.nc",
-    }  # fmt: skip
+        "results.parquet",
+        "provenance.json",
+        "maps.png",
+        "fields.nc",
+    }
     table = pq.read_table(folder / "results.parquet").to_pandas()
     assert len(table) == 2 * (4 + 5)  # per map: 4 field rows, 5 path rows (chain + methods)
     assert table["rmse_mm_h"].notna().all()
@@ -89,21 +108,43 @@ def test_fields_pass_the_ioos_cf_checker_strictly(simulated_run, tmp_path) -> No
     report = tmp_path / "cf.json"
     CheckSuite.load_all_available_checkers()
     passed, errors = ComplianceChecker.run_checker(
-        str(folder / "fields.nc"), ["cf:1.8"], 0, "strict", output_filename=str(report),
+        str(folder / "fields.nc"),
+        ["cf:1.8"],
+        0,
+        "strict",
+        output_filename=str(report),
         output_format="json",
-    )  # fmt: skip
+    )
     found = json.loads(report.read_text())["cf:1.8"]
-    messages = [m for group in ("high_priorities", "medium_priorities", "low_priorities")
-                for check in found[group] for m in check["msgs"]]  # fmt: skip
+    messages = [
+        m
+        for group in ("high_priorities", "medium_priorities", "low_priorities")
+        for check in found[group]
+        for m in check["msgs"]
+    ]
     assert passed and not errors and not messages, messages
 
 
 def test_diffusion_samplers_write_means_spreads_and_their_ess(tmp_path) -> None:
     result = substrates(
-        "run", "cml-reconstruct", "--start", "2020-06-01T02:00", "--end", "2020-06-01T02:20",
-        "--every", "10", "--methods", "idw,dps,pnp,smc", "--diffusion-steps", "8", "--draws",
-        "3", "--strength", "0.5", cwd=tmp_path,
-    )  # fmt: skip
+        "run",
+        "cml-reconstruct",
+        "--start",
+        "2020-06-01T02:00",
+        "--end",
+        "2020-06-01T02:20",
+        "--every",
+        "10",
+        "--methods",
+        "idw,dps,pnp,smc",
+        "--diffusion-steps",
+        "8",
+        "--draws",
+        "3",
+        "--strength",
+        "0.5",
+        cwd=tmp_path,
+    )
     assert all(f"field   {m}" in result.stdout for m in ("dps", "pnp", "smc"))
     folder = only_run_folder(tmp_path / "runs")
     fields = xr.open_dataset(folder / "fields.nc")
@@ -125,9 +166,17 @@ def test_dry_steps_are_censored_below_3_db_unless_none_is_given(tmp_path) -> Non
         folder = tmp_path / str(expected)
         folder.mkdir()
         substrates(
-            "run", "cml-reconstruct", "--start", "2020-06-01T02:00", "--end",
-            "2020-06-01T02:10", "--methods", "idw", *given, cwd=folder,
-        )  # fmt: skip
+            "run",
+            "cml-reconstruct",
+            "--start",
+            "2020-06-01T02:00",
+            "--end",
+            "2020-06-01T02:10",
+            "--methods",
+            "idw",
+            *given,
+            cwd=folder,
+        )
         record = json.loads((only_run_folder(folder / "runs") / "provenance.json").read_text())
         assert record["parameters"]["bayesian"]["dry_limit_db"] == expected
         assert record["parameters"]["diffusion"]["dry_limit_db"] == expected
@@ -141,9 +190,17 @@ def test_the_chains_threshold_and_wet_antenna_cap_are_options(tmp_path) -> None:
         folder = tmp_path / str(len(given))
         folder.mkdir()
         substrates(
-            "run", "cml-reconstruct", "--start", "2020-06-01T02:00", "--end",
-            "2020-06-01T03:00", "--methods", "idw", *given, cwd=folder,
-        )  # fmt: skip
+            "run",
+            "cml-reconstruct",
+            "--start",
+            "2020-06-01T02:00",
+            "--end",
+            "2020-06-01T03:00",
+            "--methods",
+            "idw",
+            *given,
+            cwd=folder,
+        )
         run = only_run_folder(folder / "runs")
         chain = json.loads((run / "provenance.json").read_text())["parameters"]["chain"]
         means[given] = float(xr.open_dataset(run / "fields.nc")["rain_idw"].mean())
@@ -160,10 +217,24 @@ def test_the_bayesian_wet_antenna_model_is_an_option(tmp_path) -> None:
         folder = tmp_path / a_max
         folder.mkdir()
         substrates(
-            "run", "cml-reconstruct", "--start", "2020-06-01T02:00", "--end",
-            "2020-06-01T02:40", "--every", "20", "--methods", "idw,bayes", "--iterations",
-            "40", "--chains", "2", "--wet-antenna-max-db", a_max, cwd=folder,
-        )  # fmt: skip
+            "run",
+            "cml-reconstruct",
+            "--start",
+            "2020-06-01T02:00",
+            "--end",
+            "2020-06-01T02:40",
+            "--every",
+            "20",
+            "--methods",
+            "idw,bayes",
+            "--iterations",
+            "40",
+            "--chains",
+            "2",
+            "--wet-antenna-max-db",
+            a_max,
+            cwd=folder,
+        )
         run = only_run_folder(folder / "runs")
         parameters = json.loads((run / "provenance.json").read_text())["parameters"]
         assert parameters["bayesian"]["wet_antenna_max_db"] == float(a_max)
@@ -181,11 +252,26 @@ def test_the_chain_can_take_the_wet_antennas_out_for_the_bayesian_methods(tmp_pa
         folder = tmp_path / by
         folder.mkdir()
         substrates(
-            "run", "cml-reconstruct", "--start", "2020-06-01T02:00", "--end",
-            "2020-06-01T02:40", "--every", "20", "--methods", "bayes", "--iterations",
-            "40", "--chains", "2", "--wet-antenna-max-db", a_max, "--wet-antenna-by", by,
+            "run",
+            "cml-reconstruct",
+            "--start",
+            "2020-06-01T02:00",
+            "--end",
+            "2020-06-01T02:40",
+            "--every",
+            "20",
+            "--methods",
+            "bayes",
+            "--iterations",
+            "40",
+            "--chains",
+            "2",
+            "--wet-antenna-max-db",
+            a_max,
+            "--wet-antenna-by",
+            by,
             cwd=folder,
-        )  # fmt: skip
+        )
         run = only_run_folder(folder / "runs")
         parameters = json.loads((run / "provenance.json").read_text())["parameters"]
         assert parameters["wet_antenna_by"] == by
@@ -196,9 +282,15 @@ def test_the_chain_can_take_the_wet_antennas_out_for_the_bayesian_methods(tmp_pa
 
 def test_a_missing_prior_file_is_one_line(tmp_path) -> None:
     result = substrates(
-        "run", "cml-reconstruct", "--methods", "dps", "--prior", "nowhere.pt",
-        cwd=tmp_path, check=False,
-    )  # fmt: skip
+        "run",
+        "cml-reconstruct",
+        "--methods",
+        "dps",
+        "--prior",
+        "nowhere.pt",
+        cwd=tmp_path,
+        check=False,
+    )
     assert result.returncode != 0 and "nowhere.pt" in result.stderr
     assert "Traceback" not in result.stderr and not (tmp_path / "runs").exists()
 
@@ -227,10 +319,17 @@ def _is_cf(fields: xr.Dataset, every: np.timedelta64) -> None:
 @pytest.mark.science
 def test_real_links_are_scored_against_pycomlinks_radar_references(tmp_path) -> None:
     run = run_method(
-        "cml-reconstruct", hardware="cml_opensense", start="2018-05-13T19:00",
-        end="2018-05-13T19:30", methods=["idw", "bayes"], cell_km=4.0, chains=2,
-        iterations=40, out=tmp_path, progress=False,
-    )  # fmt: skip
+        "cml-reconstruct",
+        hardware="cml_opensense",
+        start="2018-05-13T19:00",
+        end="2018-05-13T19:30",
+        methods=["idw", "bayes"],
+        cell_km=4.0,
+        chains=2,
+        iterations=40,
+        out=tmp_path,
+        progress=False,
+    )
     folder, summary = run.folder, run.summary
     table = run.results.to_pandas()
     assert len(table["time"].unique()) == 6
@@ -264,7 +363,8 @@ def _opensense_dataset(rain: bool = False, **change) -> xr.Dataset:
             "tsl": (("cml_id", "sublink_id", "time"), np.full((links, 2, 240), 10.0)),
         },
         coords={
-            "cml_id": [f"l{i}" for i in range(links)], "sublink_id": ["a", "b"],
+            "cml_id": [f"l{i}" for i in range(links)],
+            "sublink_id": ["a", "b"],
             "time": times.astype("datetime64[ns]"),
             "frequency": (("cml_id", "sublink_id"), np.full((links, 2), 23.0), {"units": "GHz"}),
             "polarization": (("cml_id", "sublink_id"), np.full((links, 2), "v")),
@@ -274,7 +374,7 @@ def _opensense_dataset(rain: bool = False, **change) -> xr.Dataset:
             "site_1_lat": ("cml_id", 50 + np.arange(links) * 0.01 + 0.02),
             "site_1_lon": ("cml_id", np.full(links, 8.03)),
         },
-    )  # fmt: skip
+    )
     for name, value in change.items():
         if value is None:
             data = data.drop_vars(name)
@@ -292,9 +392,8 @@ def _as_the_convention_specifies(data: xr.Dataset) -> xr.Dataset:
         time=("time", seconds, {"units": "seconds since 1970-01-01 00:00:00 UTC"}),
         polarisation=(("cml_id", "sublink_id"), spelled),
         length=("cml_id", data["length"].values * 1000.0, {"units": "m"}),
-        frequency=(("cml_id", "sublink_id"), data["frequency"].values * 1000.0,
-                   {"units": "MHz"}),
-    )  # fmt: skip
+        frequency=(("cml_id", "sublink_id"), data["frequency"].values * 1000.0, {"units": "MHz"}),
+    )
     for name in ("rsl", "tsl"):
         exact[name].attrs["units"] = "dBm"
     return exact
@@ -306,10 +405,20 @@ def _idw_fields(tmp_path, data: xr.Dataset, name: str) -> tuple[np.ndarray, dict
     folder.mkdir()
     data.to_netcdf(folder / "links.nc")
     substrates(
-        "run", "cml-reconstruct", "--source", "cml_opensense", "--data", "links.nc",
-        "--start", "2021-01-01T02:00", "--end", "2021-01-01T02:40", "--methods", "idw",
+        "run",
+        "cml-reconstruct",
+        "--source",
+        "cml_opensense",
+        "--data",
+        "links.nc",
+        "--start",
+        "2021-01-01T02:00",
+        "--end",
+        "2021-01-01T02:40",
+        "--methods",
+        "idw",
         cwd=folder,
-    )  # fmt: skip
+    )
     run = only_run_folder(folder / "runs")
     with xr.open_dataset(run / "fields.nc") as fields:
         values = fields["rain_idw"].values
@@ -343,10 +452,20 @@ def test_a_link_without_any_rsl_is_skipped_and_counted(tmp_path) -> None:
 def test_a_users_file_runs_without_a_reference(tmp_path) -> None:
     path = _opensense_file(tmp_path)
     result = substrates(
-        "run", "cml-reconstruct", "--source", "cml_opensense", "--data", path,
-        "--start", "2021-01-01T02:00", "--end", "2021-01-01T02:30", "--methods", "idw,kriging",
+        "run",
+        "cml-reconstruct",
+        "--source",
+        "cml_opensense",
+        "--data",
+        path,
+        "--start",
+        "2021-01-01T02:00",
+        "--end",
+        "2021-01-01T02:30",
+        "--methods",
+        "idw,kriging",
         cwd=tmp_path,
-    )  # fmt: skip
+    )
     assert "field   idw" in result.stdout and "--" in result.stdout  # no reference: no scores
 
 
@@ -374,9 +493,17 @@ def test_bad_input_is_refused_with_exit_code_2(tmp_path, change, extra, message)
     path = _opensense_file(tmp_path, **change)
     args = ["--start", "2021-01-01T02:00", "--end", "2021-01-01T02:30", *extra]
     result = substrates(
-        "run", "cml-reconstruct", "--source", "cml_opensense", "--data", path, *args,
-        cwd=tmp_path, env={"CUDA_VISIBLE_DEVICES": ""}, check=False,
-    )  # fmt: skip
+        "run",
+        "cml-reconstruct",
+        "--source",
+        "cml_opensense",
+        "--data",
+        path,
+        *args,
+        cwd=tmp_path,
+        env={"CUDA_VISIBLE_DEVICES": ""},
+        check=False,
+    )
     assert result.returncode == 2, result.stderr
     assert message in result.stderr
     assert not (tmp_path / "runs").exists()  # nothing half-written
@@ -395,10 +522,24 @@ def test_kriging_with_the_climatological_variogram(tmp_path) -> None:
     data = _opensense_dataset(rain=True)
     data.to_netcdf(tmp_path / "links.nc")
     substrates(
-        "run", "cml-reconstruct", "--source", "cml_opensense", "--data", "links.nc",
-        "--start", "2021-01-01T02:00", "--end", "2021-01-01T02:40", "--methods", "kriging",
-        "--every", "10", "--variogram", "climatological", cwd=tmp_path,
-    )  # fmt: skip
+        "run",
+        "cml-reconstruct",
+        "--source",
+        "cml_opensense",
+        "--data",
+        "links.nc",
+        "--start",
+        "2021-01-01T02:00",
+        "--end",
+        "2021-01-01T02:40",
+        "--methods",
+        "kriging",
+        "--every",
+        "10",
+        "--variogram",
+        "climatological",
+        cwd=tmp_path,
+    )
     run = only_run_folder(tmp_path / "runs")
     used = json.loads((run / "provenance.json").read_text())["parameters"]["variogram"]
     expected = clim_var_param(date_str="20210101", time_scale_hours=10 / 60)

@@ -57,8 +57,9 @@ def test_chemical_route_from_a_runs_sbml_equals_the_graph_route(tmp_path) -> Non
     (tmp_path / "c").mkdir()
     substrates("run", "crn-validate", "--crn", str(given), "--keep", "1,3", cwd=tmp_path / "c")
     chemical = only_run_folder(tmp_path / "c" / "runs")
-    first, second = (json.loads((f / "provenance.json").read_text())["summary"]
-                     for f in (graph_route, chemical))  # fmt: skip
+    first, second = (
+        json.loads((f / "provenance.json").read_text())["summary"] for f in (graph_route, chemical)
+    )
     assert second["sizes"] == first["sizes"]
     assert second["applied"] == first["applied"]
     assert second["survivors"] == first["survivors"]
@@ -136,9 +137,21 @@ def _evidence(name: str) -> str:
 def test_classic_networks_validate_end_to_end(tmp_path, name, simulator) -> None:
     """The BIF in pgmpy's wheel with evidence: a smaller reduced CRN resting where the
     original and BP rest, BP's error against exact, and the robustness summaries."""
-    result = substrates("run", "crn-validate", "--graph", str(pgmpy_network(name)),
-                        "--evidence", _evidence(name), "--simulator", simulator,
-                        "--samples", "2", "--starts", "2", cwd=tmp_path)  # fmt: skip
+    result = substrates(
+        "run",
+        "crn-validate",
+        "--graph",
+        str(pgmpy_network(name)),
+        "--evidence",
+        _evidence(name),
+        "--simulator",
+        simulator,
+        "--samples",
+        "2",
+        "--starts",
+        "2",
+        cwd=tmp_path,
+    )
     summary = json.loads((only_run_folder(tmp_path / "runs") / "provenance.json").read_text())[
         "summary"
     ]
@@ -151,18 +164,31 @@ def test_classic_networks_validate_end_to_end(tmp_path, name, simulator) -> None
         checks = summary["robustness"][label]
         assert checks["relaxation_time"] > 0 and checks["basins"]["fixed_points"] >= 1
         assert {row["level"] for row in checks["sensitivity"]} == {0.1, 0.5}
-    for line in ("BP is", "tree-reweighted BP (convex: one fixed point) is",
-                 "relaxation time", "rate noise ±10%", "fixed points reached",
-                 "reactions after each move"):  # fmt: skip
+    for line in (
+        "BP is",
+        "tree-reweighted BP (convex: one fixed point) is",
+        "relaxation time",
+        "rate noise ±10%",
+        "fixed points reached",
+        "reactions after each move",
+    ):
         assert line in result.stdout
 
 
 def test_roadrunner_validates_a_real_network_end_to_end(tmp_path) -> None:
     """With the default robustness checks: 8 perturbed rate sets and 4 random starts per CRN
     run on libRoadRunner's kept models (two loads per CRN, not one per sample)."""
-    result = substrates("run", "crn-validate", "--graph", str(pgmpy_network("asia")),
-                        "--evidence", "xray=yes,dysp=yes", "--simulator", "crn_roadrunner",
-                        cwd=tmp_path)  # fmt: skip
+    result = substrates(
+        "run",
+        "crn-validate",
+        "--graph",
+        str(pgmpy_network("asia")),
+        "--evidence",
+        "xray=yes,dysp=yes",
+        "--simulator",
+        "crn_roadrunner",
+        cwd=tmp_path,
+    )
     summary = json.loads((only_run_folder(tmp_path / "runs") / "provenance.json").read_text())[
         "summary"
     ]
@@ -192,16 +218,33 @@ ASIA_ALL_OBSERVED = ",".join(
 def test_validations_that_cannot_mean_anything_are_refused_before_any_folder(
     tmp_path, args, message
 ) -> None:
-    result = substrates("run", "crn-validate", "--graph", str(pgmpy_network("asia")), *args,
-                        cwd=tmp_path, check=False)  # fmt: skip
+    result = substrates(
+        "run",
+        "crn-validate",
+        "--graph",
+        str(pgmpy_network("asia")),
+        *args,
+        cwd=tmp_path,
+        check=False,
+    )
     assert result.returncode == 2, result.stderr
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "runs").exists()
 
 
 def test_the_elementary_rewrite_is_simulated_and_compared(tmp_path) -> None:
-    result = substrates("run", "crn-validate", "--evidence", "6=1,7=1", "--elementary",
-                        "--samples", "0", "--starts", "0", cwd=tmp_path)  # fmt: skip
+    result = substrates(
+        "run",
+        "crn-validate",
+        "--evidence",
+        "6=1,7=1",
+        "--elementary",
+        "--samples",
+        "0",
+        "--starts",
+        "0",
+        cwd=tmp_path,
+    )
     summary = json.loads((only_run_folder(tmp_path / "runs") / "provenance.json").read_text())[
         "summary"
     ]
@@ -216,8 +259,19 @@ def test_a_grid_too_wide_for_exact_marginals_reports_bp_beside_trw(tmp_path) -> 
     from substrates.datasets.crn.libdai_fg import write_fg
 
     write_fg(ferromagnet(17, 17, 0.3, 0.2), tmp_path / "grid.fg")
-    result = substrates("run", "crn-validate", "--graph", "grid.fg", "--reduce", "none",
-                        "--samples", "0", "--starts", "0", cwd=tmp_path)  # fmt: skip
+    result = substrates(
+        "run",
+        "crn-validate",
+        "--graph",
+        "grid.fg",
+        "--reduce",
+        "none",
+        "--samples",
+        "0",
+        "--starts",
+        "0",
+        cwd=tmp_path,
+    )
     summary = json.loads((only_run_folder(tmp_path / "runs") / "provenance.json").read_text())
     differences = summary["summary"]["differences"]
     assert "bp vs exact" not in differences and differences["bp vs trw"] > 1e-3

@@ -38,8 +38,17 @@ def _exact(circuit_text: str, label: str) -> float:
 def test_exact_values_equal_quantum_info(tmp_path, config) -> None:
     (tmp_path / "c.qasm").write_text(CIRCUITS)
     labels = ["ZZI", "XXI", "IIZ", "ZYX", "IXZ"]
-    result = substrates("run", "estimate", "--hardware", config, "--circuit", "c.qasm",
-                        "--observables", ",".join(labels), cwd=tmp_path)  # fmt: skip
+    result = substrates(
+        "run",
+        "estimate",
+        "--hardware",
+        config,
+        "--circuit",
+        "c.qasm",
+        "--observables",
+        ",".join(labels),
+        cwd=tmp_path,
+    )
     folder = only_run_folder(tmp_path / "runs")
     rows = pq.read_table(folder / "results.parquet").to_pylist()
     assert [r["observable"] for r in rows] == labels
@@ -53,8 +62,19 @@ def test_exact_values_equal_quantum_info(tmp_path, config) -> None:
 
 def test_sampled_values_lie_within_their_precision(tmp_path) -> None:
     (tmp_path / "c.qasm").write_text(CIRCUITS)
-    substrates("run", "estimate", "--circuit", "c.qasm", "--observables", "ZZI,XXI,IIZ",
-               "--precision", "0.02", "--seed", "3", cwd=tmp_path)  # fmt: skip
+    substrates(
+        "run",
+        "estimate",
+        "--circuit",
+        "c.qasm",
+        "--observables",
+        "ZZI,XXI,IIZ",
+        "--precision",
+        "0.02",
+        "--seed",
+        "3",
+        cwd=tmp_path,
+    )
     rows = pq.read_table(only_run_folder(tmp_path / "runs") / "results.parquet").to_pylist()
     for row in rows:
         assert abs(row["value"] - _exact(CIRCUITS, row["observable"])) < 5 * 0.02

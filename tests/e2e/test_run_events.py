@@ -29,8 +29,18 @@ def test_homography_scenes_on_the_torch_tier_on_the_cpu(tmp_path) -> None:
     (tmp_path / "torch_cpu.yaml").write_text(
         "substrate: events\nbackend: events.sim_gpu\noptions: {device: cpu}\n"
     )
-    substrates("run", "event-layers", "--source", "torch_cpu.yaml", "--scenes", "1",
-               "--homography", "--motion", "affine", cwd=tmp_path)  # fmt: skip
+    substrates(
+        "run",
+        "event-layers",
+        "--source",
+        "torch_cpu.yaml",
+        "--scenes",
+        "1",
+        "--homography",
+        "--motion",
+        "affine",
+        cwd=tmp_path,
+    )
     folder = only_run_folder(tmp_path / "runs")
     record = json.loads((folder / "provenance.json").read_text())
     assert record["parameters"]["homography"] and record["backend"]["backend"] == "events.sim_gpu"
@@ -52,8 +62,17 @@ def test_the_same_code_runs_on_an_event_file(tmp_path) -> None:
     for name in "txyp":
         theirs[name] = events.array[name]
     expelliarmus.Wizard(encoding="evt2").save(tmp_path / "scene.raw", theirs)
-    result = substrates("run", "event-layers", "--source", "events_file", "--events",
-                        "scene.raw", "--window-ms", "150", cwd=tmp_path)  # fmt: skip
+    result = substrates(
+        "run",
+        "event-layers",
+        "--source",
+        "events_file",
+        "--events",
+        "scene.raw",
+        "--window-ms",
+        "150",
+        cwd=tmp_path,
+    )
     assert "layer_0_events" in result.stdout
     folder = only_run_folder(tmp_path / "runs")
     (row,) = pq.read_table(folder / "results.parquet").to_pylist()
@@ -70,12 +89,15 @@ def test_the_same_code_runs_on_an_event_file(tmp_path) -> None:
         (("--events", "x.raw"), None, "--events needs an events.file config"),
         (("--source", "events_file", "--events", "none.raw"), None, "no such file"),
         (("--source", "crn_ode"), None, "needs an events source"),
-        (("--source", "events_file", "--events", "cut.raw"), b"% evt 3.0\n\x00\x00\x01",
-         "cut word stream"),
+        (
+            ("--source", "events_file", "--events", "cut.raw"),
+            b"% evt 3.0\n\x00\x00\x01",
+            "cut word stream",
+        ),
         (("--scenes", "0"), None, "--scenes must be"),
         (("--motion", "projective"), None, "invalid choice: 'projective'"),
     ],
-)  # fmt: skip
+)
 def test_bad_input_exits_2(tmp_path, args, content, message) -> None:
     if content is not None:
         (tmp_path / "cut.raw").write_bytes(content)
@@ -94,8 +116,19 @@ def test_start_ms_seeks_into_a_recording(tmp_path) -> None:
     rendered = ReflectionScene.random(8).render()
     events = create_backend("events.sim", {"seed": 1}).simulate(rendered.frames, rendered.times)
     write_events(events, tmp_path / "scene.raw", "evt3")
-    substrates("run", "event-layers", "--source", "events_file", "--events", "scene.raw",
-               "--window-ms", "80", "--start-ms", "60", cwd=tmp_path)  # fmt: skip
+    substrates(
+        "run",
+        "event-layers",
+        "--source",
+        "events_file",
+        "--events",
+        "scene.raw",
+        "--window-ms",
+        "80",
+        "--start-ms",
+        "60",
+        cwd=tmp_path,
+    )
     (row,) = pq.read_table(only_run_folder(tmp_path / "runs") / "results.parquet").to_pylist()
     t = read_events(tmp_path / "scene.raw")[0].array["t"]
     assert row["events"] == int(np.sum((t >= t[0] + 60_000) & (t < t[0] + 140_000))) > 1000

@@ -121,8 +121,17 @@ def test_every_reader_gives_the_fit_the_same_observations(session_nwb, tmp_path)
 @pytest.mark.science
 def test_simulated_session_then_its_nwb_file(tmp_path) -> None:
     _session_yaml(tmp_path)
-    result = substrates("run", "hh-fit", "--source", "session.yaml", "--simulations", "200",
-                        "--out", "sim", cwd=tmp_path)  # fmt: skip
+    result = substrates(
+        "run",
+        "hh-fit",
+        "--source",
+        "session.yaml",
+        "--simulations",
+        "200",
+        "--out",
+        "sim",
+        cwd=tmp_path,
+    )
     assert "mean_held_out_accuracy" in result.stdout
     folder = only_run_folder(tmp_path / "sim")
     rows = pq.read_table(folder / "results.parquet").to_pylist()
@@ -150,14 +159,26 @@ def test_simulated_session_then_its_nwb_file(tmp_path) -> None:
     assert 0 <= summary["mean_held_out_accuracy_majority"] <= 1
     assert 0 <= summary["mean_held_out_accuracy_threshold_baseline"] <= 1
     assert [s["name"] for s in record["preprocessing"]["pipeline"]] == [
-        "bandpass_filter", "common_reference"]  # fmt: skip
+        "bandpass_filter",
+        "common_reference",
+    ]
     assert (folder / "hh_fit.png").stat().st_size > 10_000 and (folder / "cell0.nwb").is_file()
 
     # the file it wrote, fitted as a recording (the BIDS sidecar and Litke readers give
     # this fit the same observations: test_every_reader_gives_the_fit_the_same_observations)
-    again = substrates("run", "hh-fit", "--source", "mea_nwb", "--recording",
-                       str(folder / "cell0.nwb"), "--simulations", "200", "--out", "file",
-                       cwd=tmp_path)  # fmt: skip
+    again = substrates(
+        "run",
+        "hh-fit",
+        "--source",
+        "mea_nwb",
+        "--recording",
+        str(folder / "cell0.nwb"),
+        "--simulations",
+        "200",
+        "--out",
+        "file",
+        cwd=tmp_path,
+    )
     rows = pq.read_table(only_run_folder(tmp_path / "file") / "results.parquet").to_pylist()
     assert all(r["truth"] is None for r in rows if r["kind"] == "parameter")
     assert "mean_error_fitted_prior_fraction" not in again.stdout
@@ -165,9 +186,11 @@ def test_simulated_session_then_its_nwb_file(tmp_path) -> None:
     assert len(file_held) > 20 and np.mean(file_held) >= 0.85
 
 
-CROWDED = ("substrate: mea\nbackend: mea.jaxley\n"
-           "options: {spontaneous_s: 10.0, trials: 4, stim_electrodes: 3, pair_electrodes: 2,\n"
-           "          seed: 11, array_cells: 2, artefact_uv_per_ua: 100}\n")  # fmt: skip
+CROWDED = (
+    "substrate: mea\nbackend: mea.jaxley\n"
+    "options: {spontaneous_s: 10.0, trials: 4, stim_electrodes: 3, pair_electrodes: 2,\n"
+    "          seed: 11, array_cells: 2, artefact_uv_per_ua: 100}\n"
+)
 
 
 @pytest.mark.science
@@ -178,8 +201,19 @@ def test_several_cells_sorted_then_each_fitted(tmp_path) -> None:
     cell it matched."""
     pytest.importorskip("hdbscan")
     (tmp_path / "crowded.yaml").write_text(CROWDED)
-    substrates("run", "hh-fit", "--source", "crowded.yaml", "--sorter", "spykingcircus2",
-               "--simulations", "200", "--out", "runs", cwd=tmp_path)  # fmt: skip
+    substrates(
+        "run",
+        "hh-fit",
+        "--source",
+        "crowded.yaml",
+        "--sorter",
+        "spykingcircus2",
+        "--simulations",
+        "200",
+        "--out",
+        "runs",
+        cwd=tmp_path,
+    )
     folder = only_run_folder(tmp_path / "runs")
     record = json.loads((folder / "provenance.json").read_text())
     assert record["parameters"]["sorter"] == "spykingcircus2"
@@ -202,8 +236,9 @@ def test_several_cells_sorted_then_each_fitted(tmp_path) -> None:
     held = [r["correct"] for r in rows if r.get("set") == "held-out"]
     assert len(held) > 20 and np.mean(held) >= 0.8
     # matched units' predictions also scored against what their cell truly did
-    against_truth = [r["correct_vs_truth"] for r in rows
-                     if r.get("set") == "held-out" and r["cell"] in truths]  # fmt: skip
+    against_truth = [
+        r["correct_vs_truth"] for r in rows if r.get("set") == "held-out" and r["cell"] in truths
+    ]
     assert len(against_truth) > 20 and np.mean(against_truth) >= 0.8
 
 
@@ -243,8 +278,13 @@ def _litke_dataset_from_pynwb(nwb_path, folder, map_csv, tsv_path) -> float:
         (folder / f"data{k:06d}.bin").write_bytes(head + litke_pack(part))
     number = {e: n + 1 for n, e in enumerate(ids)}  # NWB electrode id -> Litke electrode
     where = electrodes.loc[ids]
-    pd.DataFrame({"electrode": [number[e] for e in ids], "x_um": where["rel_x"].to_numpy(),
-                  "y_um": where["rel_y"].to_numpy()}).to_csv(map_csv, index=False)  # fmt: skip
+    pd.DataFrame(
+        {
+            "electrode": [number[e] for e in ids],
+            "x_um": where["rel_x"].to_numpy(),
+            "y_um": where["rel_y"].to_numpy(),
+        }
+    ).to_csv(map_csv, index=False)
     rows = []
     for row in table.itertuples():
         found = [int(i) for i in row.electrodes.index]
@@ -253,9 +293,14 @@ def _litke_dataset_from_pynwb(nwb_path, folder, map_csv, tsv_path) -> float:
             ("-" if float(w) < 0 else "+") + f"E{number[e]}"
             for e, w in zip(found[1:], weights[1:], strict=True)
         )
-        rows.append({"onset": row.start_time, "electrical_stimulation_site": site,
-                     "electrical_stimulation_current": row.amplitude * float(weights[0]),
-                     "electrical_stimulation_waveform": row.shape})  # fmt: skip
+        rows.append(
+            {
+                "onset": row.start_time,
+                "electrical_stimulation_site": site,
+                "electrical_stimulation_current": row.amplitude * float(weights[0]),
+                "electrical_stimulation_waveform": row.shape,
+            }
+        )
     protocol = pd.DataFrame(rows).sort_values("onset", kind="stable").drop(columns="onset")
     protocol.to_csv(tsv_path, sep="\t", index=False)
     return gain_uv
@@ -284,11 +329,16 @@ def _events_tsv_from_pynwb(nwb_path, tsv_path) -> None:
             for e, w in zip(electrodes[1:], weights[1:], strict=True)
         )
         scale = float(weights[0])  # the first electrode's share: the event's amplitude
-        rows.append({"onset": row.start_time, "duration": row.stop_time - row.start_time,
-                     "trial_type": "electrical stimulation",
-                     "electrical_stimulation_site": site,
-                     "electrical_stimulation_current": row.amplitude * scale,
-                     "electrical_stimulation_waveform": row.shape})  # fmt: skip
+        rows.append(
+            {
+                "onset": row.start_time,
+                "duration": row.stop_time - row.start_time,
+                "trial_type": "electrical stimulation",
+                "electrical_stimulation_site": site,
+                "electrical_stimulation_current": row.amplitude * scale,
+                "electrical_stimulation_waveform": row.shape,
+            }
+        )
     pd.DataFrame(rows).to_csv(tsv_path, sep="\t", index=False, na_rep="n/a")
 
 
@@ -311,10 +361,12 @@ def _quiet_file(path) -> None:
         (("--simulations", "3"), "--simulations must be"),
         (("--stimulation", "events.tsv"), "--stimulation needs a recording-file source"),
         (("--preprocess", "bandpass:300"), "--preprocess: preprocessing step 'bandpass:300'"),
-        (("--source", "mea_nwb", "--recording", "quiet.nwb", "--preprocess", "highpass:15000"),
-         "frequencies must lie below"),
+        (
+            ("--source", "mea_nwb", "--recording", "quiet.nwb", "--preprocess", "highpass:15000"),
+            "frequencies must lie below",
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_input_exits_2(tmp_path, args, message) -> None:
     _quiet_file(tmp_path / "quiet.nwb")
     result = substrates("run", "hh-fit", *args, cwd=tmp_path, check=False)

@@ -20,9 +20,13 @@ def test_default_job_prints_policy_returns_and_queries(tmp_path) -> None:
     assert "simulated as built (no device to map it to)" in out  # Aer compiles nothing
     folder = only_run_folder(tmp_path / "runs")
     assert {p.name for p in folder.iterdir()} == {
-        "results.parquet", "policy.parquet", "robustness.parquet", "provenance.json", "qrim.png",
+        "results.parquet",
+        "policy.parquet",
+        "robustness.parquet",
+        "provenance.json",
+        "qrim.png",
         "searches.parquet",
-    }  # fmt: skip
+    }
     _assert_searches_replay(folder)
     minimizations = pq.read_table(folder / "results.parquet")
     assert {"oracle_queries", "classical_queries", "circuits", "true_min"} <= set(
@@ -51,11 +55,21 @@ def _assert_searches_replay(folder) -> None:
     searches = pq.read_table(folder / "searches.parquet").to_pandas()
     assert set(searches["phase"]) == {"search", "confirm"}
     for row, steps in searches.groupby("minimization"):
-        trace = [Step(int(s.threshold_index), int(s.iterations), int(s.measured), s.phase,
-                      int(s.marked), float(s.value)) for s in steps.itertuples()]  # fmt: skip
+        trace = [
+            Step(
+                int(s.threshold_index),
+                int(s.iterations),
+                int(s.measured),
+                s.phase,
+                int(s.marked),
+                float(s.value),
+            )
+            for s in steps.itertuples()
+        ]
         first = steps.iloc[0]
-        again = replay_search(members, None, int(first.start), trace,
-                              start_value=float(first.start_value))  # fmt: skip
+        again = replay_search(
+            members, None, int(first.start), trace, start_value=float(first.start_value)
+        )
         assert again.index == minimizations[row]["found"]
         assert again.oracle_queries == minimizations[row]["oracle_queries"]
     assert searches["minimization"].nunique() == len(minimizations)
@@ -64,17 +78,35 @@ def _assert_searches_replay(folder) -> None:
 @pytest.mark.parametrize("config", ["aer_mps", "pennylane_lightning"])
 def test_same_command_on_other_backends(tmp_path, config: str) -> None:
     result = substrates(
-        "run", "qrim", "--hardware", config, "--env", "inventory", "--uncertainty", "8",
+        "run",
+        "qrim",
+        "--hardware",
+        config,
+        "--env",
+        "inventory",
+        "--uncertainty",
+        "8",
         cwd=tmp_path,
-    )  # fmt: skip
+    )
     assert "exhaustive search: 8" in result.stdout
 
 
 def test_q_learning_with_the_gate_oracle(tmp_path) -> None:
     result = substrates(
-        "run", "qrim", "--outer", "q_learning", "--oracle", "gates", "--env", "inventory",
-        "--uncertainty", "4", "--steps", "300", cwd=tmp_path,
-    )  # fmt: skip
+        "run",
+        "qrim",
+        "--outer",
+        "q_learning",
+        "--oracle",
+        "gates",
+        "--env",
+        "inventory",
+        "--uncertainty",
+        "4",
+        "--steps",
+        "300",
+        cwd=tmp_path,
+    )
     assert "circuit (gates oracle)" in result.stdout
 
 
@@ -103,9 +135,16 @@ def test_bad_input_is_one_line(tmp_path, args: list[str], message: str) -> None:
 
 def test_hardware_path_on_a_device_snapshot(tmp_path) -> None:
     result = substrates(
-        "run", "qrim", "--env", "frozenlake4", "--uncertainty", "2",
-        "--hardware", "ibm_fake_brisbane", cwd=tmp_path,
-    )  # fmt: skip
+        "run",
+        "qrim",
+        "--env",
+        "frozenlake4",
+        "--uncertainty",
+        "2",
+        "--hardware",
+        "ibm_fake_brisbane",
+        cwd=tmp_path,
+    )
     assert "exhaustive search: 2" in result.stdout
     assert "one Grover iteration mapped to the device: depth" in result.stdout
     folder = only_run_folder(tmp_path / "runs")

@@ -23,8 +23,11 @@ def test_default_job_runs_grover_on_aer(tmp_path) -> None:
     folder = only_run_folder(tmp_path / "runs")
     assert "grover3: 101:" in result.stdout and str(folder.name) in result.stdout
     assert sorted(p.name for p in folder.iterdir()) == [
-        "circuits.qpy", "counts.png", "provenance.json", "results.parquet",
-    ]  # fmt: skip
+        "circuits.qpy",
+        "counts.png",
+        "provenance.json",
+        "results.parquet",
+    ]
     table = pq.read_table(folder / "results.parquet").to_pylist()
     top = table[0]
     assert top["bitstring"] == "101" and top["shots"] == 4096
@@ -36,10 +39,12 @@ def test_default_job_runs_grover_on_aer(tmp_path) -> None:
     assert record["backend"] == {
         "backend": "quantum.aer",
         "options": {
-            "method": "statevector", "precision": "double",
-            "noise_model": None, "max_parallel_threads": 0,
+            "method": "statevector",
+            "precision": "double",
+            "noise_model": None,
+            "max_parallel_threads": 0,
         },
-    }  # fmt: skip
+    }
     assert record["parameters"]["seed"] == 1 and record["wall_time_s"] > 0
     assert {"qiskit", "qiskit-aer", "substrates"} <= set(record["versions"])
     assert (folder / "counts.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

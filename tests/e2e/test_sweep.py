@@ -50,8 +50,9 @@ def assert_complete(out: Path, items: int = ITEMS) -> None:
 
 
 def sweep(tmp_path: Path, *args: str, check: bool = True):
-    return substrates("sweep", "crn-validate", "--grid", "grid.yaml", *args, cwd=tmp_path,
-                      check=check)  # fmt: skip
+    return substrates(
+        "sweep", "crn-validate", "--grid", "grid.yaml", *args, cwd=tmp_path, check=check
+    )
 
 
 def test_local_pool_sweep_then_a_rerun_computes_nothing(tmp_path) -> None:
@@ -89,8 +90,13 @@ def test_failed_items_are_kept_and_retried_only_on_request(tmp_path) -> None:
 
 
 def _start(args: list[str], cwd: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", *args], cwd=cwd, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+    return subprocess.Popen(
+        [sys.executable, "-m", *args],
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
 
 
 @contextmanager
@@ -98,17 +104,38 @@ def dask_cluster(tmp_path: Path):
     """A real scheduler and two single-threaded workers on loopback; yields the executor
     config's path and the worker processes."""
     scheduler_file = tmp_path / "scheduler.json"
-    scheduler = ["distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
-                 "--no-dashboard", "--scheduler-file", str(scheduler_file)]  # fmt: skip
+    scheduler = [
+        "distributed.cli.dask_scheduler",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--no-dashboard",
+        "--scheduler-file",
+        str(scheduler_file),
+    ]
     processes = [_start(scheduler, tmp_path)]
     try:
         wait_for(scheduler_file.is_file, 60, "the scheduler")
         address = json.loads(scheduler_file.read_text())["address"]
         for name in ("w1", "w2"):
-            processes.append(_start(["distributed.cli.dask_worker", address, "--nthreads", "1",
-                                     "--no-dashboard", "--name", name], tmp_path))  # fmt: skip
-        config = write(tmp_path / "cluster.yaml",
-                       f"executor: dask\noptions: {{address: '{address}'}}\n")  # fmt: skip
+            processes.append(
+                _start(
+                    [
+                        "distributed.cli.dask_worker",
+                        address,
+                        "--nthreads",
+                        "1",
+                        "--no-dashboard",
+                        "--name",
+                        name,
+                    ],
+                    tmp_path,
+                )
+            )
+        config = write(
+            tmp_path / "cluster.yaml", f"executor: dask\noptions: {{address: '{address}'}}\n"
+        )
         yield config, processes[1:]
     finally:
         for process in processes:
@@ -120,10 +147,24 @@ def test_dask_cluster_loses_a_worker_mid_sweep_and_loses_nothing(tmp_path) -> No
     write(tmp_path / "grid.yaml", GRID)
     with dask_cluster(tmp_path) as (config, workers):
         driver = subprocess.Popen(
-            [sys.executable, "-m", "substrates", "sweep", "crn-validate", "--grid", "grid.yaml",
-             "--out", "out", "--executor", str(config)],
-            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "substrates",
+                "sweep",
+                "crn-validate",
+                "--grid",
+                "grid.yaml",
+                "--out",
+                "out",
+                "--executor",
+                str(config),
+            ],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         items = tmp_path / "out" / "items"
         wait_for(lambda: items.is_dir() and any(items.iterdir()), 240, "a first item")
         os.killpg(workers[0].pid, signal.SIGKILL)  # worker w1, mid-sweep
@@ -143,20 +184,23 @@ def test_a_killed_driver_resumes_without_recomputing_finished_items(tmp_path, ex
         else:
             config = write(tmp_path / "one.yaml", "executor: local\noptions: {workers: 1}\n")
         args = ["--out", "out", "--executor", str(config)]
-        driver = _start(["substrates", "sweep", "crn-validate", "--grid", "grid.yaml", *args],
-                        tmp_path)  # fmt: skip
+        driver = _start(
+            ["substrates", "sweep", "crn-validate", "--grid", "grid.yaml", *args], tmp_path
+        )
         items = tmp_path / "out" / "items"
         # Count finished items only: a fragment being written sits there under a temporary
         # name until it is renamed into place.
-        wait_for(lambda: items.is_dir() and len(list(items.glob("*.parquet"))) >= 3, 240,
-                  "3 items")  # fmt: skip
+        wait_for(lambda: items.is_dir() and len(list(items.glob("*.parquet"))) >= 3, 240, "3 items")
         finished = {p.stem for p in items.glob("*.parquet")}
         os.killpg(driver.pid, signal.SIGKILL)
         driver.wait()
         assert 3 <= len(finished) < ITEMS
         resumed = sweep(tmp_path, *args)
-    counts = re.search(r"\((\d+) before this run, (\d+) executed, (\d+) collected from "
-                       r"recorded jobs, (\d+) from completed runs\)", resumed.stdout)  # fmt: skip
+    counts = re.search(
+        r"\((\d+) before this run, (\d+) executed, (\d+) collected from "
+        r"recorded jobs, (\d+) from completed runs\)",
+        resumed.stdout,
+    )
     before, executed, collected, reused = map(int, counts.groups())
     assert before >= len(finished)  # items running when the driver died may have finished
     assert before + executed + reused == ITEMS and collected == 0
@@ -172,11 +216,25 @@ def test_ctrl_c_keeps_what_finished_and_says_how_to_resume(tmp_path) -> None:
     # driver would inherit that (Python then installs no KeyboardInterrupt handler): the
     # test restores the default so that it means the same wherever pytest was started.
     driver = subprocess.Popen(
-        [sys.executable, "-m", "substrates", "sweep", "crn-validate", "--grid", "grid.yaml",
-         "--out", "out", "--executor", "one.yaml"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "substrates",
+            "sweep",
+            "crn-validate",
+            "--grid",
+            "grid.yaml",
+            "--out",
+            "out",
+            "--executor",
+            "one.yaml",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )  # fmt: skip
+    )
     items = tmp_path / "out" / "items"
     wait_for(lambda: items.is_dir() and any(items.iterdir()), 240, "a first item")
     driver.send_signal(signal.SIGINT)
@@ -192,8 +250,13 @@ def test_a_resumed_sweep_collects_submitted_ibm_jobs(tmp_path, local_job_store) 
     write(tmp_path / "grid.yaml", "seeds: [4]\nfixed: {hardware: ibm_fake_brisbane, shots: 3000}\n")
     write(tmp_path / "one.yaml", "executor: local\noptions: {workers: 1}\n")
     args = ["sweep", "sample", "--grid", "grid.yaml", "--out", "out", "--executor", "one.yaml"]
-    crashed = subprocess.run([sys.executable, "-c", CRASH_AFTER_SUBMIT, *args], cwd=tmp_path,
-                             capture_output=True, text=True, timeout=600)  # fmt: skip
+    crashed = subprocess.run(
+        [sys.executable, "-c", CRASH_AFTER_SUBMIT, *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert crashed.returncode == 17, crashed.stderr
     stored = sorted(os.listdir(local_job_store))
     assert len(stored) == 1
@@ -225,8 +288,13 @@ def test_a_resumed_qrim_sweep_collects_its_earlier_jobs_in_order(tmp_path, local
     write(tmp_path / "grid.yaml", "fixed: {hardware: ibm_fake_brisbane, uncertainty: 2}\n")
     write(tmp_path / "one.yaml", "executor: local\noptions: {workers: 1}\n")
     args = ["sweep", "qrim", "--grid", "grid.yaml", "--out", "out", "--executor", "one.yaml"]
-    crashed = subprocess.run([sys.executable, "-c", CRASH_AFTER_THREE_JOBS, *args], cwd=tmp_path,
-                             capture_output=True, text=True, timeout=600)  # fmt: skip
+    crashed = subprocess.run(
+        [sys.executable, "-c", CRASH_AFTER_THREE_JOBS, *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert crashed.returncode == 17, crashed.stderr
     (first,) = [p for p in (tmp_path / "out" / "runs").glob("*/*") if p.is_dir()]
     earlier = [j["job_id"] for j in json.loads((first / "jobs.json").read_text())["jobs"]]
@@ -247,21 +315,39 @@ FAR = "executor: dask\noptions: {address: 'tcp://127.0.0.1:9', connect_timeout_s
 @pytest.mark.parametrize(
     ("method", "grid", "executor", "message"),
     [
-        ("crn-validate", "parameters: {reduction: [all]}\n", "cluster_local",
-         "'reduction' is not an option of crn-validate; options: allow_growth, crn"),
+        (
+            "crn-validate",
+            "parameters: {reduction: [all]}\n",
+            "cluster_local",
+            "'reduction' is not an option of crn-validate; options: allow_growth, crn",
+        ),
         ("qrim", "parameters: {outer: [sideways]}\n", "cluster_local", "invalid choice"),
-        ("crn-validate", "parameters: {reduce: [all]}\n", "far.yaml",
-         "cannot reach the Dask scheduler at tcp://127.0.0.1:9"),
+        (
+            "crn-validate",
+            "parameters: {reduce: [all]}\n",
+            "far.yaml",
+            "cannot reach the Dask scheduler at tcp://127.0.0.1:9",
+        ),
         ("crn-validate", "parameters: {reduce: []}\n", "cluster_local", "an empty list"),
         ("crn-validate", "seeds: 2\n", "cluster_local", "'seed' is not an option"),
         ("crn-validate", "parameters: {reduce: [all]}\n", "crn_ode", "field 'executor': missing"),
     ],
-)  # fmt: skip
+)
 def test_bad_input_exits_2_and_writes_nothing(tmp_path, method, grid, executor, message) -> None:
     write(tmp_path / "grid.yaml", grid)
     write(tmp_path / "far.yaml", FAR)
-    result = substrates("sweep", method, "--grid", "grid.yaml", "--out", "out", "--executor",
-                        executor, cwd=tmp_path, check=False)  # fmt: skip
+    result = substrates(
+        "sweep",
+        method,
+        "--grid",
+        "grid.yaml",
+        "--out",
+        "out",
+        "--executor",
+        executor,
+        cwd=tmp_path,
+        check=False,
+    )
     assert result.returncode == 2 and message in result.stderr
     assert not (tmp_path / "out").exists()
 

@@ -38,14 +38,28 @@ def script(tmp_path):
 
 def test_mypy_resolves_the_package_and_its_types(script) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--follow-imports=silent", "--no-incremental",
-         "--python-executable", sys.executable, str(script)],
-        capture_output=True, text=True, cwd=script.parent, timeout=600,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--follow-imports=silent",
+            "--no-incremental",
+            "--python-executable",
+            sys.executable,
+            str(script),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=script.parent,
+        timeout=600,
+    )
     out = result.stdout
     assert "import-not-found" not in out and "import-untyped" not in out, out
-    revealed = [line.split("Revealed type is ")[1] for line in out.splitlines()
-                if "Revealed type is" in line]  # fmt: skip
+    revealed = [
+        line.split("Revealed type is ")[1]
+        for line in out.splitlines()
+        if "Revealed type is" in line
+    ]
     assert revealed == [
         '"substrates.backends.quantum.base.QuantumBackend"',
         '"substrates.backends.crn.base.CRNBackend"',
@@ -59,8 +73,11 @@ def test_mypy_resolves_the_package_and_its_types(script) -> None:
 def test_pyright_resolves_the_package_and_its_types(script) -> None:
     result = subprocess.run(
         ["pyright", "--outputjson", "--pythonpath", sys.executable, str(script)],
-        capture_output=True, text=True, cwd=script.parent, timeout=600,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        cwd=script.parent,
+        timeout=600,
+    )
     report = json.loads(result.stdout)
     messages = [d["message"] for d in report["generalDiagnostics"]]
     assert not [d for d in report["generalDiagnostics"] if d["severity"] == "error"], messages

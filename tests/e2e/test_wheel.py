@@ -10,17 +10,25 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIGS = {
-    "aer_statevector", "aer_mps", "aer_noisy_brisbane", "aer_gpu",
-    "pennylane_default", "pennylane_lightning", "ibm_fake_brisbane", "ibm_hardware",
-}  # fmt: skip
+    "aer_statevector",
+    "aer_mps",
+    "aer_noisy_brisbane",
+    "aer_gpu",
+    "pennylane_default",
+    "pennylane_lightning",
+    "ibm_fake_brisbane",
+    "ibm_hardware",
+}
 
 
 def test_wheel_contents_and_a_run_from_it(tmp_path) -> None:
     dist = tmp_path / "dist"
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(REPO)],
-        check=True, capture_output=True, timeout=600,
-    )  # fmt: skip
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
     (wheel,) = dist.glob("substrates-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/")[0] for n in names}
@@ -38,8 +46,10 @@ def test_wheel_contents_and_a_run_from_it(tmp_path) -> None:
     site = tmp_path / "site"
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), wheel],
-        check=True, capture_output=True, timeout=600,
-    )  # fmt: skip
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
     work = tmp_path / "work"
     work.mkdir()
     probe = (
@@ -49,8 +59,11 @@ def test_wheel_contents_and_a_run_from_it(tmp_path) -> None:
     )
     result = subprocess.run(
         [sys.executable, "-c", probe],
-        cwd=work, env={**os.environ, "PYTHONPATH": str(site)},
-        capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+        cwd=work,
+        env={**os.environ, "PYTHONPATH": str(site)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stderr
     assert "grover3: 101:" in result.stdout

@@ -40,8 +40,10 @@ def attempt(reader: Reader, name: str, data: bytes, folder: Path) -> None:
         pass
     except BaseException as error:
         keep(name, reader, data)
-        raise Broken(f"{name}: {type(error).__name__}: {error}\n"
-                     + "".join(traceback.format_exception(error)[-6:])) from None  # fmt: skip
+        raise Broken(
+            f"{name}: {type(error).__name__}: {error}\n"
+            + "".join(traceback.format_exception(error)[-6:])
+        ) from None
     if time.perf_counter() - began > SECONDS_PER_INPUT:
         keep(name, reader, data)
         raise Broken(f"{name}: an input of {len(data)} bytes took over {SECONDS_PER_INPUT} s")

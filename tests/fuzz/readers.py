@@ -163,23 +163,33 @@ def _opensense(folder: Path) -> bytes:
     times = np.datetime64("2021-01-01T00:00") + np.arange(4) * np.timedelta64(1, "m")
     link, dims = ("cml_id", "sublink_id"), ("cml_id", "sublink_id", "time")
     data = xr.Dataset(
-        {"rsl": (dims, np.full((2, 2, 4), -45.0), {"units": "dBm"}),
-         "tsl": (dims, np.full((2, 2, 4), 10.0), {"units": "dBm"})},
-        coords={"cml_id": ["a", "b"], "sublink_id": ["s0", "s1"], "time": times,
-                "frequency": (link, np.full((2, 2), 23.0), {"units": "GHz"}),
-                "polarization": (link, np.full((2, 2), "v")),
-                "length": ("cml_id", [3.0, 4.0], {"units": "km"}),
-                "site_0_lat": ("cml_id", [50.0, 50.1]), "site_0_lon": ("cml_id", [8.0, 8.1]),
-                "site_1_lat": ("cml_id", [50.02, 50.12]), "site_1_lon": ("cml_id", [8.03, 8.13])},
-    )  # fmt: skip
+        {
+            "rsl": (dims, np.full((2, 2, 4), -45.0), {"units": "dBm"}),
+            "tsl": (dims, np.full((2, 2, 4), 10.0), {"units": "dBm"}),
+        },
+        coords={
+            "cml_id": ["a", "b"],
+            "sublink_id": ["s0", "s1"],
+            "time": times,
+            "frequency": (link, np.full((2, 2), 23.0), {"units": "GHz"}),
+            "polarization": (link, np.full((2, 2), "v")),
+            "length": ("cml_id", [3.0, 4.0], {"units": "km"}),
+            "site_0_lat": ("cml_id", [50.0, 50.1]),
+            "site_0_lon": ("cml_id", [8.0, 8.1]),
+            "site_1_lat": ("cml_id", [50.02, 50.12]),
+            "site_1_lon": ("cml_id", [8.03, 8.13]),
+        },
+    )
     data.to_netcdf(folder / "seed.nc")
     return (folder / "seed.nc").read_bytes()
 
 
 def _openmrg_metadata(folder: Path) -> bytes:
     """cml_metadata.csv of a two-link OpenMRG folder (the layout's own column names)."""
-    rows = ["Sublink,Link,Direction,Frequency_GHz,Polarization,Length_km,NearLatitude_DecDeg,"
-            "NearLongitude_DecDeg,FarLatitude_DecDeg,FarLongitude_DecDeg"]  # fmt: skip
+    rows = [
+        "Sublink,Link,Direction,Frequency_GHz,Polarization,Length_km,NearLatitude_DecDeg,"
+        "NearLongitude_DecDeg,FarLatitude_DecDeg,FarLongitude_DecDeg"
+    ]
     for sublink, (link, direction) in enumerate([(1, "A"), (1, "B"), (2, "A"), (2, "B")]):
         rows.append(f"{sublink},{link},{direction},23.0,Vertical,3.1,50.0,8.0,50.02,8.03")
     return ("\n".join(rows) + "\n").encode()
@@ -194,10 +204,12 @@ def _openmrg_folder(folder: Path, metadata: bytes) -> Path:
     if not (place / "cml" / "cml.nc").exists():
         times = np.datetime64("2021-01-01T00:00") + np.arange(4) * np.timedelta64(1, "m")
         xr.Dataset(
-            {"rsl": (("sublink", "time"), np.full((4, 4), -45.0)),
-             "tsl": (("sublink", "time"), np.full((4, 4), 10.0))},
+            {
+                "rsl": (("sublink", "time"), np.full((4, 4), -45.0)),
+                "tsl": (("sublink", "time"), np.full((4, 4), 10.0)),
+            },
             coords={"sublink": [0, 1, 2, 3], "time": times},
-        ).to_netcdf(place / "cml" / "cml.nc")  # fmt: skip
+        ).to_netcdf(place / "cml" / "cml.nc")
     (place / "cml" / "cml_metadata.csv").write_bytes(metadata)
     return place
 
@@ -260,10 +272,16 @@ def _aedat3(folder: Path) -> bytes:
         return head + b"".join(struct.pack("<Ii", d, t) for d, t in records)
 
     rng = np.random.default_rng(2)
-    events = [((int(x) << 17) | (int(y) << 2) | (int(p) << 1) | 1, int(t))
-              for x, y, p, t in zip(rng.integers(0, 128, 40), rng.integers(0, 128, 40),
-                                    rng.integers(0, 2, 40), np.sort(rng.integers(0, 9000, 40)),
-                                    strict=True)]  # fmt: skip
+    events = [
+        ((int(x) << 17) | (int(y) << 2) | (int(p) << 1) | 1, int(t))
+        for x, y, p, t in zip(
+            rng.integers(0, 128, 40),
+            rng.integers(0, 128, 40),
+            rng.integers(0, 2, 40),
+            np.sort(rng.integers(0, 9000, 40)),
+            strict=True,
+        )
+    ]
     header = b"#!AER-DAT3.1\r\n#Source 1: DVS128\r\n#!END-HEADER\r\n"
     return header + packet(0, [(3, 0)]) + packet(1, events[:20]) + packet(1, events[20:], 1)
 
@@ -332,38 +350,56 @@ def readers() -> dict[str, Reader]:
     tera = b"1000000000000"
     return {
         "config": Reader(".yaml", _config, _read_config, (ConfigError,)),
-        "grid": Reader(".yaml", _grid, _read_grid, (ConfigError,),
-                       ((b"seeds: 2", b"seeds: " + tera),)),
-        "qasm": Reader(".qasm", _qasm, _read_circuits, (CircuitFileError,),
-                       ((b"qubit[3]", b"qubit[" + tera + b"]"),)),
+        "grid": Reader(
+            ".yaml", _grid, _read_grid, (ConfigError,), ((b"seeds: 2", b"seeds: " + tera),)
+        ),
+        "qasm": Reader(
+            ".qasm",
+            _qasm,
+            _read_circuits,
+            (CircuitFileError,),
+            ((b"qubit[3]", b"qubit[" + tera + b"]"),),
+        ),
         "qpy": Reader(".qpy", _qpy, _read_circuits, (CircuitFileError,)),
-        "fg": Reader(".fg", _fg, _read_fg, (FactorGraphError,),
-                     ((b"\n2 2\n", b"\n" + tera + b" 2\n"),)),
-        "uai": Reader(".uai", _uai, _read_uai, (FactorGraphError,),
-                      ((b"\n2 2 2\n", b"\n2 2 " + tera + b"\n"),)),
+        "fg": Reader(
+            ".fg", _fg, _read_fg, (FactorGraphError,), ((b"\n2 2\n", b"\n" + tera + b" 2\n"),)
+        ),
+        "uai": Reader(
+            ".uai",
+            _uai,
+            _read_uai,
+            (FactorGraphError,),
+            ((b"\n2 2 2\n", b"\n2 2 " + tera + b"\n"),),
+        ),
         "sbml": Reader(".xml", _sbml, _read_sbml, (SBMLError,)),
         "sbml_antimony": Reader(".xml", _sbml_antimony, _read_sbml, (SBMLError,)),
-        "bif": Reader(".bif", _bif, _read_bif, (FactorGraphError,),
-                      ((b"[ 2 ]", b"[ " + tera + b" ]"),)),
+        "bif": Reader(
+            ".bif", _bif, _read_bif, (FactorGraphError,), ((b"[ 2 ]", b"[ " + tera + b" ]"),)
+        ),
         "xmlbif": Reader(".xml", _xmlbif, _read_xmlbif, (FactorGraphError,)),
-        "evt2": Reader(".raw", _events("evt2"), _read_events, (EventError,),
-                       ((b"width=32", b"width=" + tera),)),
-        "evt3": Reader(".raw", _events("evt3"), _read_events, (EventError,),
-                       ((b"width=32", b"width=" + tera),)),
-        "dat": Reader(".dat", _events("dat"), _read_events, (EventError,),
-                      ((b"Width 32", b"Width " + tera),)),
+        "evt2": Reader(
+            ".raw", _events("evt2"), _read_events, (EventError,), ((b"width=32", b"width=" + tera),)
+        ),
+        "evt3": Reader(
+            ".raw", _events("evt3"), _read_events, (EventError,), ((b"width=32", b"width=" + tera),)
+        ),
+        "dat": Reader(
+            ".dat", _events("dat"), _read_events, (EventError,), ((b"Width 32", b"Width " + tera),)
+        ),
         "hdf5": Reader(".h5", _hdf5, _read_events, (EventError,)),
         "aedat3": Reader(".aedat", _aedat3, _read_events, (EventError,)),
-        "aedat4": Reader(".aedat4", _events("aedat4"), _read_events, (EventError,),
-                         examples=15),  # each read spawns the decoder's process
+        "aedat4": Reader(
+            ".aedat4", _events("aedat4"), _read_events, (EventError,), examples=15
+        ),  # each read spawns the decoder's process
         "dvs_lip": Reader(".npy", _npy_sample, _read_sample("dvs_lip"), (EventError,)),
         "asl_dvs": Reader(".mat", _mat_sample, _read_sample("asl_dvs"), (EventError,)),
         "litke": Reader(".bin", _litke, _read_litke, (SubstratesError,)),
         "nwb": Reader(".nwb", _nwb, _read_nwb, (RecordingError,)),
         "opensense": Reader(".nc", _opensense, _read_opensense, (CMLDataError,)),
-        "openmrg": Reader(".csv", _openmrg_metadata, _read_opensense, (CMLDataError,),
-                          place=_openmrg_folder),
-    }  # fmt: skip
+        "openmrg": Reader(
+            ".csv", _openmrg_metadata, _read_opensense, (CMLDataError,), place=_openmrg_folder
+        ),
+    }
 
 
 CORPUS = Path(__file__).with_name("corpus")

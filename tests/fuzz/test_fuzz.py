@@ -15,9 +15,30 @@ import pytest
 
 HERE = Path(__file__).parent
 MEMORY = 4 << 30
-READERS = ["config", "grid", "qasm", "qpy", "fg", "uai", "sbml", "sbml_antimony", "bif",
-           "xmlbif", "evt2", "evt3", "dat", "hdf5", "aedat3", "aedat4", "dvs_lip", "asl_dvs",
-           "litke", "nwb", "opensense", "openmrg"]  # fmt: skip
+READERS = [
+    "config",
+    "grid",
+    "qasm",
+    "qpy",
+    "fg",
+    "uai",
+    "sbml",
+    "sbml_antimony",
+    "bif",
+    "xmlbif",
+    "evt2",
+    "evt3",
+    "dat",
+    "hdf5",
+    "aedat3",
+    "aedat4",
+    "dvs_lip",
+    "asl_dvs",
+    "litke",
+    "nwb",
+    "opensense",
+    "openmrg",
+]
 
 
 def _limited() -> None:
@@ -27,7 +48,11 @@ def _limited() -> None:
 @pytest.mark.parametrize("reader", READERS)
 def test_the_reader_refuses_what_it_cannot_read_with_its_own_error(reader: str) -> None:
     result = subprocess.run(
-        [sys.executable, str(HERE / "fuzz_worker.py"), reader], capture_output=True, text=True,
-        timeout=900, preexec_fn=_limited, env={**os.environ, "MPLBACKEND": "Agg"},
-    )  # fmt: skip
+        [sys.executable, str(HERE / "fuzz_worker.py"), reader],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        preexec_fn=_limited,
+        env={**os.environ, "MPLBACKEND": "Agg"},
+    )
     assert result.returncode == 0, result.stderr[-4000:]

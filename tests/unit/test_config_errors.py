@@ -119,9 +119,15 @@ def test_every_shipped_config_is_valid(capsys) -> None:
     from substrates.adapters.config import ConfigError, load_config, shipped_configs
 
     assert set(shipped_configs()) >= {
-        "aer_statevector", "aer_mps", "aer_noisy_brisbane", "aer_gpu",
-        "pennylane_default", "pennylane_lightning", "ibm_fake_brisbane", "ibm_hardware",
-    }  # fmt: skip
+        "aer_statevector",
+        "aer_mps",
+        "aer_noisy_brisbane",
+        "aer_gpu",
+        "pennylane_default",
+        "pennylane_lightning",
+        "ibm_fake_brisbane",
+        "ibm_hardware",
+    }
     for name in shipped_configs():
         load_config(name)  # parses, known backend, valid options
     from substrates.adapters.config.executor import load_executor_config

@@ -26,8 +26,9 @@ from substrates.testing.dynamic_circuits import DYNAMIC_CASES, conditional_x, ra
 
 
 def _distribution(circuit: QuantumCircuit, **kwargs) -> dict[str, float]:
-    return outcome_distribution(run_branches(circuit, evolve_with_quantum_info, **kwargs),
-                                circuit.num_clbits)  # fmt: skip
+    return outcome_distribution(
+        run_branches(circuit, evolve_with_quantum_info, **kwargs), circuit.num_clbits
+    )
 
 
 def test_static_means_final_measurements_only() -> None:

@@ -11,10 +11,33 @@ import pytest
 
 from substrates.backends.registry import names
 
-OPTIONAL = ("numba", "torch", "jax", "jaxley", "xarray", "netCDF4", "pycomlink", "pykrige",
-            "pynwb", "neo", "mne", "spikeinterface", "probeinterface", "sbi", "roadrunner",
-            "libsbml", "dv_processing", "aedat", "h5py", "imageio", "neuromorphic_drivers",
-            "dask", "distributed", "pandas", "bottleneck")  # fmt: skip
+OPTIONAL = (
+    "numba",
+    "torch",
+    "jax",
+    "jaxley",
+    "xarray",
+    "netCDF4",
+    "pycomlink",
+    "pykrige",
+    "pynwb",
+    "neo",
+    "mne",
+    "spikeinterface",
+    "probeinterface",
+    "sbi",
+    "roadrunner",
+    "libsbml",
+    "dv_processing",
+    "aedat",
+    "h5py",
+    "imageio",
+    "neuromorphic_drivers",
+    "dask",
+    "distributed",
+    "pandas",
+    "bottleneck",
+)
 
 HIDE = f"""
 import importlib.abc, importlib.util, sys
@@ -33,8 +56,7 @@ from substrates.cli import main
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     code = HIDE + f"sys.exit(main({list(args)!r}))"
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120)  # fmt: skip
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
 
 
 def test_backends_lists_every_backend_without_the_optional_packages() -> None:

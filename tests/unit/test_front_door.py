@@ -26,8 +26,9 @@ STUB = REPO / "__init__.pyi"
 
 def test_the_stub_lists_exactly_what_the_package_exports() -> None:
     tree = ast.parse(STUB.read_text())
-    imported = {a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom)
-                for a in n.names}  # fmt: skip
+    imported = {
+        a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names
+    }
     declared = next(n for n in tree.body if isinstance(n, ast.Assign)).value
     assert set(ast.literal_eval(declared)) == imported | {"__version__"} == set(substrates.__all__)
     assert set(substrates.__all__) <= set(dir(substrates))
@@ -50,18 +51,22 @@ def test_the_package_does_not_contain_itself() -> None:
 
 
 def test_the_front_door_imports_nothing_heavy_until_used() -> None:
-    probe = ("import sys, substrates; substrates.load_backend; substrates.run; "
-             "substrates.QuantumBackend; print(sorted(m for m in ('qiskit', 'torch', 'jax', "
-             "'mne', 'numba') if m in sys.modules))")  # fmt: skip
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         check=True)  # fmt: skip
+    probe = (
+        "import sys, substrates; substrates.load_backend; substrates.run; "
+        "substrates.QuantumBackend; print(sorted(m for m in ('qiskit', 'torch', 'jax', "
+        "'mne', 'numba') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
 
 SUBSTRATE_OF_LITERAL = {
-    "QuantumName": "quantum", "MEAName": "mea", "EventsName": "events", "CRNName": "crn",
+    "QuantumName": "quantum",
+    "MEAName": "mea",
+    "EventsName": "events",
+    "CRNName": "crn",
     "CMLName": "cml",
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize(("literal", "substrate"), SUBSTRATE_OF_LITERAL.items())
@@ -80,9 +85,15 @@ def test_load_backend_takes_config_names_paths_and_registry_names(tmp_path) -> N
     assert substrates.load_backend(config).options.precision == "single"
     assert substrates.load_backend(str(config), precision="double").options.precision == "double"
     backend = substrates.load_backend("quantum.aer", method="matrix_product_state")
-    assert backend.to_dict() == {"backend": "quantum.aer", "options": {
-        "method": "matrix_product_state", "precision": "double", "noise_model": None,
-        "max_parallel_threads": 0}}  # fmt: skip
+    assert backend.to_dict() == {
+        "backend": "quantum.aer",
+        "options": {
+            "method": "matrix_product_state",
+            "precision": "double",
+            "noise_model": None,
+            "max_parallel_threads": 0,
+        },
+    }
 
 
 def test_load_backend_refuses_with_the_field(monkeypatch) -> None:

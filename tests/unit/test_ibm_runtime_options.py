@@ -57,8 +57,13 @@ def test_initial_layout_places_the_circuit_and_is_checked() -> None:
 
 
 def test_error_suppression_options_reach_the_primitives_and_the_record() -> None:
-    backend = _fake(dynamical_decoupling="XY4", twirling=True, resilience_level=1,
-                    measure_mitigation=True, max_execution_time_s=60)  # fmt: skip
+    backend = _fake(
+        dynamical_decoupling="XY4",
+        twirling=True,
+        resilience_level=1,
+        measure_mitigation=True,
+        max_execution_time_s=60,
+    )
     sampler = backend._primitive_options(None, "sampler")
     estimator = backend._primitive_options(None, "estimator")
     assert sampler == {
@@ -66,8 +71,11 @@ def test_error_suppression_options_reach_the_primitives_and_the_record() -> None
         "dynamical_decoupling": {"enable": True, "sequence_type": "XY4"},
         "twirling": {"enable_gates": True, "enable_measure": True},
     }
-    assert estimator == {**sampler, "resilience_level": 1,
-                         "resilience": {"measure_mitigation": True}}  # fmt: skip
+    assert estimator == {
+        **sampler,
+        "resilience_level": 1,
+        "resilience": {"measure_mitigation": True},
+    }
     record = backend.to_dict()["options"]
     assert record["dynamical_decoupling"] == "XY4" and record["resilience_level"] == 1
     (result,) = backend.sample([bell()], shots=200, seed=3)  # the runtime accepts them
@@ -86,8 +94,9 @@ def _flipped() -> QuantumCircuit:
 def test_estimator_jobs_are_journalled_and_collected_by_id(local_job_store) -> None:
     backend = create_backend("quantum.ibm_fake", {"device": "fake_manila"})
     jobs, journal = _journal()
-    values = backend.estimate([_flipped(), _flipped()], ["ZI", "IZ"], precision=0.02, seed=5,
-                              journal=journal)  # fmt: skip
+    values = backend.estimate(
+        [_flipped(), _flipped()], ["ZI", "IZ"], precision=0.02, seed=5, journal=journal
+    )
     (job,) = jobs
     assert job["primitive"] == "estimator" and job["circuits"] == 2 and job["precision"] == 0.02
     assert values[0] > 0.8 and values[1] < -0.8
@@ -102,8 +111,9 @@ def test_mitigation_asked_of_a_fake_device_is_applied(local_job_store) -> None:
     exact = [1.0, -1.0]
     errors = {}
     for level in (0, 1):
-        backend = create_backend("quantum.ibm_fake", {"device": "fake_manila",
-                                                      "resilience_level": level})  # fmt: skip
+        backend = create_backend(
+            "quantum.ibm_fake", {"device": "fake_manila", "resilience_level": level}
+        )
         values = backend.estimate(circuits, labels, precision=0.005, seed=11)
         errors[level] = sum(abs(v - e) for v, e in zip(values, exact, strict=True))
     assert errors[0] > 0.02  # the snapshot's readout error is visible unmitigated

@@ -33,8 +33,12 @@ def test_listing_backends_imports_no_heavy_library() -> None:
 
 def test_builtin_names() -> None:
     assert names("quantum") == [
-        "quantum.aer", "quantum.aer_gpu", "quantum.ibm", "quantum.ibm_fake", "quantum.pennylane",
-    ]  # fmt: skip
+        "quantum.aer",
+        "quantum.aer_gpu",
+        "quantum.ibm",
+        "quantum.ibm_fake",
+        "quantum.pennylane",
+    ]
 
 
 def test_unknown_name_suggests_closest() -> None:

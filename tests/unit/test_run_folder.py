@@ -57,8 +57,11 @@ def test_existing_requires_provenance(tmp_path) -> None:
 def test_a_job_log_replays_earlier_jobs_while_the_requests_repeat(tmp_path) -> None:
     from substrates.adapters.runs.journal import JobLog
 
-    earlier = [{"job_id": "a", "shots": 10, "seed": 1}, {"job_id": "b", "shots": 10, "seed": 2},
-               {"job_id": "c", "shots": 10, "seed": 3}]  # fmt: skip
+    earlier = [
+        {"job_id": "a", "shots": 10, "seed": 1},
+        {"job_id": "b", "shots": 10, "seed": 2},
+        {"job_id": "c", "shots": 10, "seed": 3},
+    ]
     log = JobLog(RunFolder.create(tmp_path, "test"), replay=earlier)
     assert log.replay({"shots": 10, "seed": 1}) == "a"
     assert log.replay({"shots": 10, "seed": 2}) == "b"

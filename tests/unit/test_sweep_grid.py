@@ -40,7 +40,7 @@ def test_the_grid_is_the_product_of_the_values_times_the_seeds(tmp_path) -> None
         ("parameter: {steps: [1]}\n", "parameter", "unknown field; allowed: method, parameters"),
         ("parameters: {steps: 5}\n", "parameters.steps", "valid list"),
     ],
-)  # fmt: skip
+)
 def test_bad_grids_name_the_field(tmp_path, text, field, message) -> None:
     with pytest.raises(ConfigError, match=message) as caught:
         grid(tmp_path, text)

@@ -48,23 +48,41 @@ def _assert_same_state(circuit: QuantumCircuit) -> None:
 
 
 GATES = {
-    "x": lambda c: c.x(1), "y": lambda c: c.y(2), "z": lambda c: c.z(0), "h": lambda c: c.h(1),
-    "s": lambda c: c.s(0), "sdg": lambda c: c.sdg(1), "t": lambda c: c.t(2),
-    "tdg": lambda c: c.tdg(0), "sx": lambda c: c.sx(1), "sxdg": lambda c: c.sxdg(2),
-    "rx": lambda c: c.rx(ANGLES[0], 0), "ry": lambda c: c.ry(ANGLES[1], 1),
-    "rz": lambda c: c.rz(ANGLES[2], 2), "p": lambda c: c.p(ANGLES[0], 1),
+    "x": lambda c: c.x(1),
+    "y": lambda c: c.y(2),
+    "z": lambda c: c.z(0),
+    "h": lambda c: c.h(1),
+    "s": lambda c: c.s(0),
+    "sdg": lambda c: c.sdg(1),
+    "t": lambda c: c.t(2),
+    "tdg": lambda c: c.tdg(0),
+    "sx": lambda c: c.sx(1),
+    "sxdg": lambda c: c.sxdg(2),
+    "rx": lambda c: c.rx(ANGLES[0], 0),
+    "ry": lambda c: c.ry(ANGLES[1], 1),
+    "rz": lambda c: c.rz(ANGLES[2], 2),
+    "p": lambda c: c.p(ANGLES[0], 1),
     "u": lambda c: c.u(*ANGLES, 2),
-    "cx": lambda c: c.cx(2, 0), "cy": lambda c: c.cy(0, 2), "cz": lambda c: c.cz(1, 2),
-    "ch": lambda c: c.ch(2, 1), "swap": lambda c: c.swap(0, 2), "iswap": lambda c: c.iswap(1, 0),
-    "ecr": lambda c: c.ecr(2, 0), "crx": lambda c: c.crx(ANGLES[0], 1, 0),
-    "cry": lambda c: c.cry(ANGLES[1], 0, 2), "crz": lambda c: c.crz(ANGLES[2], 2, 1),
-    "cp": lambda c: c.cp(ANGLES[0], 0, 1), "rxx": lambda c: c.rxx(ANGLES[0], 0, 2),
-    "ryy": lambda c: c.ryy(ANGLES[1], 1, 2), "rzz": lambda c: c.rzz(ANGLES[2], 2, 0),
-    "ccx": lambda c: c.ccx(2, 0, 1), "ccz": lambda c: c.ccz(0, 1, 2),
+    "cx": lambda c: c.cx(2, 0),
+    "cy": lambda c: c.cy(0, 2),
+    "cz": lambda c: c.cz(1, 2),
+    "ch": lambda c: c.ch(2, 1),
+    "swap": lambda c: c.swap(0, 2),
+    "iswap": lambda c: c.iswap(1, 0),
+    "ecr": lambda c: c.ecr(2, 0),
+    "crx": lambda c: c.crx(ANGLES[0], 1, 0),
+    "cry": lambda c: c.cry(ANGLES[1], 0, 2),
+    "crz": lambda c: c.crz(ANGLES[2], 2, 1),
+    "cp": lambda c: c.cp(ANGLES[0], 0, 1),
+    "rxx": lambda c: c.rxx(ANGLES[0], 0, 2),
+    "ryy": lambda c: c.ryy(ANGLES[1], 1, 2),
+    "rzz": lambda c: c.rzz(ANGLES[2], 2, 0),
+    "ccx": lambda c: c.ccx(2, 0, 1),
+    "ccz": lambda c: c.ccz(0, 1, 2),
     "cswap": lambda c: c.cswap(1, 2, 0),
     "mcx": lambda c: c.append(MCXGate(3), [2, 0, 3, 1]),
     "diagonal": lambda c: c.append(DiagonalGate(list(np.exp(1j * np.arange(8) ** 1.5))), [3, 0, 2]),
-}  # fmt: skip
+}
 
 
 def test_every_supported_gate_has_a_case() -> None:
@@ -130,9 +148,13 @@ def _parametrised() -> tuple[QuantumCircuit, list]:
 
 @pytest.mark.parametrize(
     ("device", "diff_method"),
-    [("pennylane_default", "parameter-shift"), ("pennylane_default", "adjoint"),
-     ("pennylane_lightning", "adjoint"), ("pennylane_lightning", "parameter-shift")],
-)  # fmt: skip
+    [
+        ("pennylane_default", "parameter-shift"),
+        ("pennylane_default", "adjoint"),
+        ("pennylane_lightning", "adjoint"),
+        ("pennylane_lightning", "parameter-shift"),
+    ],
+)
 def test_gradients_through_the_backend_match_finite_differences(device, diff_method) -> None:
     from pennylane import numpy as pnp
     from qiskit.quantum_info import SparsePauliOp
@@ -151,8 +173,9 @@ def test_gradients_through_the_backend_match_finite_differences(device, diff_met
         return float(np.real(Statevector(bound).expectation_value(observable)))
 
     step = 1e-6
-    finite = [(reference(point + step * e) - reference(point - step * e)) / (2 * step)
-              for e in np.eye(3)]  # fmt: skip
+    finite = [
+        (reference(point + step * e) - reference(point - step * e)) / (2 * step) for e in np.eye(3)
+    ]
     assert float(energy(*point)) == pytest.approx(reference(point), abs=1e-10)
     assert gradient == pytest.approx(finite, abs=1e-6)
 

@@ -57,14 +57,16 @@ class RainUNet(nn.Module):
         self.down = nn.ModuleList()
         previous = width
         for c in channels:
-            self.down.append(nn.ModuleList([_Block(previous, c, embedding),
-                                            _Block(c, c, embedding)]))  # fmt: skip
+            self.down.append(
+                nn.ModuleList([_Block(previous, c, embedding), _Block(c, c, embedding)])
+            )
             previous = c
         self.middle = _Block(previous, previous, embedding)
         self.up = nn.ModuleList()
         for c in reversed(channels):
-            self.up.append(nn.ModuleList([_Block(previous + c, c, embedding),
-                                          _Block(c, c, embedding)]))  # fmt: skip
+            self.up.append(
+                nn.ModuleList([_Block(previous + c, c, embedding), _Block(c, c, embedding)])
+            )
             previous = c
         self.outlet = nn.Sequential(
             nn.GroupNorm(8, width), nn.SiLU(), nn.Conv2d(width, 1, 3, padding=1)

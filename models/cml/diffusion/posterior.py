@@ -57,8 +57,9 @@ def _denoised(noise: Noise, x_t: Any, t: float, clip: tuple[float, float] | None
     return x0 if clip is None else x0.clamp(*clip)
 
 
-def _estimate(noise: Noise, potential: Potential, x_t: Any, t: float,
-              clip: tuple[float, float] | None) -> tuple[Any, Any, Any]:  # fmt: skip
+def _estimate(
+    noise: Noise, potential: Potential, x_t: Any, t: float, clip: tuple[float, float] | None
+) -> tuple[Any, Any, Any]:
     """(x̂₀, Φ(x̂₀), ∇_{x_t} Φ) for x_t (n, ny, nx)."""
     x_t = x_t.detach().requires_grad_(True)
     x0 = _denoised(noise, x_t, t, clip)
@@ -94,8 +95,9 @@ def dps(
         step = reverse_step(t, s)
         x_s = step.mean(x0, x)
         if step.sigma > 0:
-            x_s = x_s + step.sigma * torch.randn(x.shape, generator=generator, dtype=dtype,
-                                                 device=device)  # fmt: skip
+            x_s = x_s + step.sigma * torch.randn(
+                x.shape, generator=generator, dtype=dtype, device=device
+            )
         norm = (2 * phi).clamp_min(1e-12).sqrt().view(-1, *[1] * len(grid))
         x = (x_s - scale * gradient / norm).detach()  # ∇‖r‖ = ∇Φ / ‖r‖
         if on_step is not None:
@@ -245,8 +247,9 @@ def smc(
             step_rate = min(rate, math.sqrt(1 / weight))
             guided = _proximal(potential, x0, weight, iterations, step_rate, clip)
             proposal = step.mean(guided, x)
-            x_s = proposal + step.sigma * torch.randn(x.shape, generator=generator, dtype=dtype,
-                                                      device=device)  # fmt: skip
+            x_s = proposal + step.sigma * torch.randn(
+                x.shape, generator=generator, dtype=dtype, device=device
+            )
             # log N(x_s; mean, σ²) − log N(x_s; proposal, σ²)
             correction = ((x_s - proposal).double() ** 2 - (x_s - mean).double() ** 2).sum(axes) / (
                 2 * step.sigma**2
@@ -268,15 +271,17 @@ def smc(
             low = ess < particles / 2
             if low.any():
                 index = _systematic(log_weight, generator)
-                index = torch.where(low[:, None], index,
-                                    torch.arange(particles, device=device)[None])  # fmt: skip
+                index = torch.where(
+                    low[:, None], index, torch.arange(particles, device=device)[None]
+                )
                 flat = (index + particles * torch.arange(rows, device=device)[:, None]).ravel()
                 x, x0, log_twist = x[flat], x0[flat], log_twist[flat]
                 log_weight = torch.where(low[:, None], -math.log(particles), log_weight)
         if on_step is not None:
             on_step(i + 1, steps)
-    return Samples(x.reshape(rows, particles, *grid), log_weight.exp().to(dtype),
-                   torch.tensor(ess_trace))  # fmt: skip
+    return Samples(
+        x.reshape(rows, particles, *grid), log_weight.exp().to(dtype), torch.tensor(ess_trace)
+    )
 
 
 def _systematic(log_weight: Any, generator: Any) -> Any:
@@ -284,8 +289,7 @@ def _systematic(log_weight: Any, generator: Any) -> Any:
     rows, particles = log_weight.shape
     cumulative = log_weight.exp().cumsum(1)
     cumulative[:, -1] = 1.0
-    u = torch.rand((rows, 1), generator=generator, dtype=torch.float64,
-                   device=log_weight.device)  # fmt: skip
+    u = torch.rand((rows, 1), generator=generator, dtype=torch.float64, device=log_weight.device)
     offsets = torch.arange(particles, dtype=torch.float64, device=log_weight.device)
     points = (u + offsets) / particles
     return torch.searchsorted(cumulative, points).clamp_max(particles - 1)

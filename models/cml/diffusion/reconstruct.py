@@ -84,17 +84,41 @@ def reconstruct_diffusion(
             if on_step is not None:
                 on_step(offset + i, total)
 
-        common = dict(steps=s.steps, clip=s.clip, generator=generator, dtype=dtype,
-                      device=device, on_step=report)  # fmt: skip
+        common = dict(
+            steps=s.steps,
+            clip=s.clip,
+            generator=generator,
+            dtype=dtype,
+            device=device,
+            on_step=report,
+        )
         if s.sampler == "dps":
-            out = dps(prior.noise, potential, (len(batch), *shape), scale=s.scale,
-                      samples=s.draws, **common)  # type: ignore[arg-type]  # fmt: skip
+            out = dps(
+                prior.noise,
+                potential,
+                (len(batch), *shape),
+                scale=s.scale,
+                samples=s.draws,
+                **common,
+            )  # type: ignore[arg-type]
         elif s.sampler == "pnp":
-            out = pnp(prior.noise, potential, (len(batch), *shape), strength=s.strength,
-                      samples=s.draws, **common)  # type: ignore[arg-type]  # fmt: skip
+            out = pnp(
+                prior.noise,
+                potential,
+                (len(batch), *shape),
+                strength=s.strength,
+                samples=s.draws,
+                **common,
+            )  # type: ignore[arg-type]
         else:
-            out = smc(prior.noise, potential, (len(batch), *shape), particles=s.draws,
-                      strength=s.strength, **common)  # type: ignore[arg-type]  # fmt: skip
+            out = smc(
+                prior.noise,
+                potential,
+                (len(batch), *shape),
+                particles=s.draws,
+                strength=s.strength,
+                **common,
+            )  # type: ignore[arg-type]
         done += s.steps
         with torch.no_grad():
             rain = to_rain(out.x0).double()

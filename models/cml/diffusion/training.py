@@ -37,8 +37,16 @@ from .network import RainUNet
 from .schedule import noised
 from .transform import to_model
 
-TRAINING_DAYS = ("2018-05-10", "2018-05-11", "2018-05-12", "2018-05-15", "2018-05-16",
-                 "2018-05-17", "2018-05-18", "2018-05-19")  # fmt: skip
+TRAINING_DAYS = (
+    "2018-05-10",
+    "2018-05-11",
+    "2018-05-12",
+    "2018-05-15",
+    "2018-05-16",
+    "2018-05-17",
+    "2018-05-18",
+    "2018-05-19",
+)
 VALIDATION_DAYS = ("2018-05-20",)
 HELD_OUT_DAYS = ("2018-05-13", "2018-05-14")
 WET_MM_H = 0.1
@@ -186,10 +194,13 @@ def held_loss(net: Any, sampler: CropSampler, batches: int = 20, seed: int = 1) 
     device = next(net.parameters()).device
     with torch.no_grad():
         values = [
-            float(denoising_loss(net, to_model(torch.as_tensor(sampler(48), device=device)),
-                                 generator))
+            float(
+                denoising_loss(
+                    net, to_model(torch.as_tensor(sampler(48), device=device)), generator
+                )
+            )
             for _ in range(batches)
-        ]  # fmt: skip
+        ]
     return float(np.mean(values))
 
 
@@ -210,34 +221,54 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--width", type=int, default=defaults.width)
     parser.add_argument("--device", default="cpu", help="torch device: cpu or cuda")
     parser.add_argument("--seed", type=int, default=defaults.seed)
-    parser.add_argument("--learning-rate", type=float, default=defaults.learning_rate,
-                        help="AdamW's peak learning rate")  # fmt: skip
-    parser.add_argument("--frames", type=int, default=defaults.frames,
-                        help="5-minute radar frames averaged into each training field "
-                             "(3: 15-minute means)")  # fmt: skip
+    parser.add_argument(
+        "--learning-rate",
+        type=float,
+        default=defaults.learning_rate,
+        help="AdamW's peak learning rate",
+    )
+    parser.add_argument(
+        "--frames",
+        type=int,
+        default=defaults.frames,
+        help="5-minute radar frames averaged into each training field (3: 15-minute means)",
+    )
     args = parser.parse_args(argv)
     if args.frames < 1:
         parser.error(f"--frames must be at least 1, got {args.frames}")
-    settings = TrainingSettings(width=args.width, batch=args.batch, steps=args.steps,
-                                learning_rate=args.learning_rate, frames=args.frames,
-                                seed=args.seed)  # fmt: skip
+    settings = TrainingSettings(
+        width=args.width,
+        batch=args.batch,
+        steps=args.steps,
+        learning_rate=args.learning_rate,
+        frames=args.frames,
+        seed=args.seed,
+    )
     radar = args.radar or pycomlink_references()[0]
     began = time.perf_counter()
     fields = radar_fields(radar, TRAINING_DAYS, settings.block, settings.frames)
     sampler = CropSampler(fields, settings.crop, settings.wet_share, settings.seed)
-    validation = CropSampler(radar_fields(radar, VALIDATION_DAYS, settings.block, settings.frames),
-                             settings.crop, settings.wet_share, settings.seed + 1)  # fmt: skip
+    validation = CropSampler(
+        radar_fields(radar, VALIDATION_DAYS, settings.block, settings.frames),
+        settings.crop,
+        settings.wet_share,
+        settings.seed + 1,
+    )
 
     def report(step: int, loss: float) -> None:
         if step % 100 == 0 or step == settings.steps - 1:
-            print(f"step {step:5d}  loss {loss:.4f}  {time.perf_counter() - began:6.0f} s",
-                  flush=True)  # fmt: skip
+            print(
+                f"step {step:5d}  loss {loss:.4f}  {time.perf_counter() - began:6.0f} s", flush=True
+            )
 
     net, losses = train(sampler, settings, args.device, report)
     metadata = {
         "settings": asdict(settings),
-        "split": {"training": TRAINING_DAYS, "validation": VALIDATION_DAYS,
-                  "held_out": HELD_OUT_DAYS},
+        "split": {
+            "training": TRAINING_DAYS,
+            "validation": VALIDATION_DAYS,
+            "held_out": HELD_OUT_DAYS,
+        },
         "radar": Path(radar).name,
         "cell_km": settings.block * 1.0,
         "minutes": 5 * settings.frames,
@@ -246,7 +277,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "seconds": round(time.perf_counter() - began, 1),
         "device": args.device,
         "torch": torch.__version__,
-    }  # fmt: skip
+    }
     save_prior(args.out, net, metadata)
     print(json.dumps(metadata, indent=1))
 

@@ -9,10 +9,16 @@ from ..mdp import RobustMDP
 MAPS = {
     4: ["SFFF", "FHFH", "FFFH", "HFFG"],
     8: [
-        "SFFFFFFF", "FFFFFFFF", "FFFHFFFF", "FFFFFHFF",
-        "FFFHFFFF", "FHHFFFHF", "FHFFHFHF", "FFFHFFFG",
+        "SFFFFFFF",
+        "FFFFFFFF",
+        "FFFHFFFF",
+        "FFFFFHFF",
+        "FFFHFFFF",
+        "FHHFFFHF",
+        "FHFFHFHF",
+        "FFFHFFFG",
     ],
-}  # fmt: skip
+}
 """Gymnasium's FrozenLake maps: S start, F ice, H hole, G goal."""
 
 ACTIONS = ("left", "down", "right", "up")
@@ -70,7 +76,13 @@ def frozenlake(size: int, num_members: int, gamma: float = 0.95) -> RobustMDP:
         for slip, wind in params
     )
     return RobustMDP(
-        name=f"frozenlake{size}", transitions=transitions, rewards=rewards, gamma=gamma,
-        start=cells.index("S"), terminal=terminal, nominal=0, members=names,
+        name=f"frozenlake{size}",
+        transitions=transitions,
+        rewards=rewards,
+        gamma=gamma,
+        start=cells.index("S"),
+        terminal=terminal,
+        nominal=0,
+        members=names,
         state_labels=tuple(cells),
-    )  # fmt: skip
+    )

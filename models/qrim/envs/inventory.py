@@ -38,8 +38,13 @@ def inventory(num_members: int, gamma: float = 0.95) -> RobustMDP:
                         PRICE * (on_hand - left) - ORDER_COST * a - HOLDING_COST * left
                     )
     return RobustMDP(
-        name="inventory", transitions=transitions, rewards=rewards, gamma=gamma,
-        start=0, terminal=np.zeros(n_states, dtype=bool), nominal=num_members // 2,
+        name="inventory",
+        transitions=transitions,
+        rewards=rewards,
+        gamma=gamma,
+        start=0,
+        terminal=np.zeros(n_states, dtype=bool),
+        nominal=num_members // 2,
         members=tuple(f"demand~Poisson({r:.2f})" for r in rates),
         state_labels=tuple(str(s) for s in range(n_states)),
-    )  # fmt: skip
+    )

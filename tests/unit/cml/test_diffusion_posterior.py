@@ -64,8 +64,15 @@ def test_tweedie_inverts_the_forward_process_and_the_reverse_step_is_the_posteri
 def test_the_reverse_chain_with_the_exact_denoiser_samples_the_prior() -> None:
     covariance = _covariance()
     generator = torch.Generator().manual_seed(1)
-    draws = dps(_gaussian_noise(covariance), _zero, (4000, *GRID), steps=200, scale=0.0,
-                generator=generator, dtype=torch.float64)  # fmt: skip
+    draws = dps(
+        _gaussian_noise(covariance),
+        _zero,
+        (4000, *GRID),
+        steps=200,
+        scale=0.0,
+        generator=generator,
+        dtype=torch.float64,
+    )
     flat = draws.x0.reshape(4000, -1).numpy()
     assert np.abs(flat.mean(0)).max() < 0.08
     assert np.abs(np.cov(flat.T) - covariance).max() < 0.12
@@ -111,8 +118,15 @@ def test_smc_reaches_the_kalman_posterior() -> None:
     covariance, potential, mean, cov = _linear_problem()
     generator = torch.Generator().manual_seed(2)
     runs, particles = 128, 256
-    out = smc(_gaussian_noise(covariance), potential, (runs, *GRID), steps=100,
-              particles=particles, generator=generator, dtype=torch.float64)  # fmt: skip
+    out = smc(
+        _gaussian_noise(covariance),
+        potential,
+        (runs, *GRID),
+        steps=100,
+        particles=particles,
+        generator=generator,
+        dtype=torch.float64,
+    )
     assert np.allclose(out.weights.sum(1).numpy(), 1)
     x = out.x0.reshape(runs, particles, -1).numpy()
     w = out.weights.numpy()[..., None]
@@ -137,8 +151,16 @@ def test_smc_stays_in_range_when_the_likelihood_is_sharp_and_far_from_the_prior(
     data = np.array([2.0, 1.5, 2.2])
     potential = _path_potential(forward, data, 0.002)
     generator = torch.Generator().manual_seed(5)
-    out = smc(_gaussian_noise(covariance), potential, (4, *GRID), steps=50, particles=32,
-              clip=(-6.0, 6.0), generator=generator, dtype=torch.float64)  # fmt: skip
+    out = smc(
+        _gaussian_noise(covariance),
+        potential,
+        (4, *GRID),
+        steps=50,
+        particles=32,
+        clip=(-6.0, 6.0),
+        generator=generator,
+        dtype=torch.float64,
+    )
     x = out.x0.reshape(4, 32, -1).numpy()
     assert np.abs(x).max() < 5.9
     means = (out.weights.numpy()[..., None] * x).sum(1)
@@ -149,14 +171,30 @@ def test_dps_moves_towards_the_data_but_smc_is_closer_to_the_exact_posterior() -
     covariance, potential, mean, _ = _linear_problem()
     noise = _gaussian_noise(covariance)
     generator = torch.Generator().manual_seed(3)
-    guided = dps(noise, potential, (1, *GRID), steps=100, scale=0.5, samples=2000,
-                 generator=generator, dtype=torch.float64)  # fmt: skip
+    guided = dps(
+        noise,
+        potential,
+        (1, *GRID),
+        steps=100,
+        scale=0.5,
+        samples=2000,
+        generator=generator,
+        dtype=torch.float64,
+    )
     dps_mean = guided.x0.reshape(2000, -1).numpy().mean(0)
     prior_error = np.abs(mean).max()
     assert np.abs(dps_mean - mean).max() < 0.6 * prior_error
     fit = float(potential(guided.x0.reshape(2000, *GRID)).mean())
-    prior_draws = dps(noise, potential, (1, *GRID), steps=100, scale=0.0, samples=2000,
-                      generator=generator, dtype=torch.float64)  # fmt: skip
+    prior_draws = dps(
+        noise,
+        potential,
+        (1, *GRID),
+        steps=100,
+        scale=0.0,
+        samples=2000,
+        generator=generator,
+        dtype=torch.float64,
+    )
     assert fit < float(potential(prior_draws.x0.reshape(2000, *GRID)).mean()) / 2
 
 
@@ -168,12 +206,29 @@ def test_pnp_reaches_the_posterior_mean_and_fits_the_data() -> None:
     covariance, potential, mean, cov = _linear_problem()
     noise = _gaussian_noise(covariance)
     generator = torch.Generator().manual_seed(4)
-    out = pnp(noise, potential, (1, *GRID), steps=50, samples=2000, iterations=30, rate=0.05,
-              generator=generator, dtype=torch.float64)  # fmt: skip
+    out = pnp(
+        noise,
+        potential,
+        (1, *GRID),
+        steps=50,
+        samples=2000,
+        iterations=30,
+        rate=0.05,
+        generator=generator,
+        dtype=torch.float64,
+    )
     draws = out.x0.reshape(2000, -1).numpy()
     assert np.abs(draws.mean(0) - mean).max() < 0.15 * np.abs(mean).max()
-    prior = dps(noise, potential, (1, *GRID), steps=50, scale=0.0, samples=2000,
-                generator=generator, dtype=torch.float64)  # fmt: skip
+    prior = dps(
+        noise,
+        potential,
+        (1, *GRID),
+        steps=50,
+        scale=0.0,
+        samples=2000,
+        generator=generator,
+        dtype=torch.float64,
+    )
     fitted = float(potential(out.x0.reshape(2000, *GRID)).mean())
     assert fitted < float(potential(prior.x0.reshape(2000, *GRID)).mean()) / 2
     spread = draws.std(0) / np.sqrt(np.diag(cov))

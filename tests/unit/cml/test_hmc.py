@@ -15,9 +15,15 @@ def _draws(potential, dim: int, chains: int, iterations: int, warmup: int, seed:
     initial = torch.randn(chains, dim, generator=generator, dtype=torch.float64)
     kept = []
     result = hmc(
-        potential, initial, iterations, warmup, leapfrog=10, step=0.1, generator=generator,
+        potential,
+        initial,
+        iterations,
+        warmup,
+        leapfrog=10,
+        step=0.1,
+        generator=generator,
         on_sample=lambda v: kept.append(v.clone()),
-    )  # fmt: skip
+    )
     return torch.cat(kept).numpy(), result
 
 

@@ -17,8 +17,9 @@ def test_a_censored_dry_step_costs_nothing_below_its_limit_and_gaussian_above() 
     network = random_network(6, 20.0, np.random.default_rng(3))
     grid = Grid(network.origin, 1.0, 20, 20)
     ends = (network.x0, network.y0, network.x1, network.y1)
-    operator = PathOperator(ends, network.frequency, network.polarization, grid, samples=30,
-                            dtype=torch.float64)  # fmt: skip
+    operator = PathOperator(
+        ends, network.frequency, network.polarization, grid, samples=30, dtype=torch.float64
+    )
     rain = (
         torch.full((3, 20, 20), 1.0, dtype=torch.float64)
         * torch.tensor([0.02, 2.0, 8.0])[:, None, None].double()

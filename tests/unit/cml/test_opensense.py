@@ -70,13 +70,19 @@ def convention_exact(links: int = 3, times: int = 10) -> xr.Dataset:
     seconds = base["time"].values.astype("datetime64[s]").astype(np.int64)
     spelled = np.where(base["polarization"].values == "v", "vertical", "horizontal")
     exact = base.drop_vars(["polarization", "time"]).assign_coords(
-        time=("time", seconds, {"units": "seconds since 1970-01-01 00:00:00 UTC",
-                                "long_name": "time_utc"}),
+        time=(
+            "time",
+            seconds,
+            {"units": "seconds since 1970-01-01 00:00:00 UTC", "long_name": "time_utc"},
+        ),
         polarisation=(("cml_id", "sublink_id"), spelled),
         length=("cml_id", base["length"].values * 1000.0, {"units": "m"}),
-        frequency=(("cml_id", "sublink_id"), base["frequency"].values * 1000.0,
-                   {"units": "MHz", "long_name": "sublink_frequency"}),
-    )  # fmt: skip
+        frequency=(
+            ("cml_id", "sublink_id"),
+            base["frequency"].values * 1000.0,
+            {"units": "MHz", "long_name": "sublink_frequency"},
+        ),
+    )
     for name in ("rsl", "tsl"):
         exact[name].attrs.update(units="dBm")
     return exact
@@ -118,10 +124,15 @@ def test_a_declared_length_unit_is_applied_and_checked_against_the_sites() -> No
         validate(odd, source="test")
 
 
-@pytest.mark.parametrize(("unit", "convert"), [
-    ("mW", lambda dbm: 10 ** (dbm / 10)), ("W", lambda dbm: 10 ** (dbm / 10) / 1e3),
-    ("dBW", lambda dbm: dbm - 30.0), ("dBm", lambda dbm: dbm),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("unit", "convert"),
+    [
+        ("mW", lambda dbm: 10 ** (dbm / 10)),
+        ("W", lambda dbm: 10 ** (dbm / 10) / 1e3),
+        ("dBW", lambda dbm: dbm - 30.0),
+        ("dBm", lambda dbm: dbm),
+    ],
+)
 def test_levels_in_linear_or_dbw_units_are_converted_to_dbm(unit, convert) -> None:
     from substrates.datasets.cml.opensense import mask_fill_values
 
@@ -256,13 +267,20 @@ def _openmrg(tmp_path, drop_direction: bool = False) -> tuple[xr.Dataset, str]:
             sublink += 7
             ends = ("site_0_lat", "site_0_lon", "site_1_lat", "site_1_lon")
             near_lat, near_lon, far_lat, far_lon = (float(reference[k][link]) for k in ends)
-            rows.append({
-                "Sublink": sublink, "Link": 10 + link, "Direction": direction,
-                "Frequency_GHz": 23.0 + d * 0.5, "Polarization": "Vertical",
-                "Length_km": float(reference["length"][link]),
-                "NearLatitude_DecDeg": near_lat, "NearLongitude_DecDeg": near_lon,
-                "FarLatitude_DecDeg": far_lat, "FarLongitude_DecDeg": far_lon,
-            })  # fmt: skip
+            rows.append(
+                {
+                    "Sublink": sublink,
+                    "Link": 10 + link,
+                    "Direction": direction,
+                    "Frequency_GHz": 23.0 + d * 0.5,
+                    "Polarization": "Vertical",
+                    "Length_km": float(reference["length"][link]),
+                    "NearLatitude_DecDeg": near_lat,
+                    "NearLongitude_DecDeg": near_lon,
+                    "FarLatitude_DecDeg": far_lat,
+                    "FarLongitude_DecDeg": far_lon,
+                }
+            )
             series.append(
                 (sublink, reference["rsl"][link, d].values, reference["tsl"][link, d].values)
             )

@@ -58,19 +58,27 @@ def test_dry_series_give_no_rain() -> None:
     times = np.arange(600).astype("datetime64[m]").astype("datetime64[ns]")
     rsl = np.full((1, 1, 600), -40.0) + np.random.default_rng(0).normal(0, 0.05, (1, 1, 600))
     data = xr.Dataset(
-        {"rsl": (("cml_id", "sublink_id", "time"), rsl),
-         "tsl": (("cml_id", "sublink_id", "time"), np.full((1, 1, 600), 10.0))},
-        coords={"cml_id": ["a"], "sublink_id": ["s"], "time": times,
-                "frequency": (("cml_id", "sublink_id"), [[23.0]]),
-                "polarization": (("cml_id", "sublink_id"), [["v"]]),
-                "length": ("cml_id", [5.0])},
-    )  # fmt: skip
+        {
+            "rsl": (("cml_id", "sublink_id", "time"), rsl),
+            "tsl": (("cml_id", "sublink_id", "time"), np.full((1, 1, 600), 10.0)),
+        },
+        coords={
+            "cml_id": ["a"],
+            "sublink_id": ["s"],
+            "time": times,
+            "frequency": (("cml_id", "sublink_id"), [[23.0]]),
+            "polarization": (("cml_id", "sublink_id"), [["v"]]),
+            "length": ("cml_id", [5.0]),
+        },
+    )
     result = process(data, ChainParameters())
     assert not result["wet"].values.any() and (result["R"].values == 0).all()
 
 
-@pytest.mark.parametrize(("name", "value"), [("threshold_db", 0.0), ("waa_max_db", -0.5),
-                                             ("window", 0), ("tau_min", -1.0)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("threshold_db", 0.0), ("waa_max_db", -0.5), ("window", 0), ("tau_min", -1.0)],
+)
 def test_parameters_out_of_range_refused_by_name(name: str, value: float) -> None:
     with pytest.raises(SubstratesError, match=rf"^chain parameters: {name} must"):
         ChainParameters(**{name: value})

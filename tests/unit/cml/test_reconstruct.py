@@ -81,8 +81,9 @@ def test_kriging_equals_pykrige_with_its_fitted_variogram_map_by_map() -> None:
     ours = OrdinaryKriging(POINTS, GRID)(values)
     for z, mine in zip(values, ours, strict=True):
         keep = np.isfinite(z)
-        theirs = pykrige.OrdinaryKriging(POINTS[keep, 0], POINTS[keep, 1], z[keep],
-                                         variogram_model="spherical")  # fmt: skip
+        theirs = pykrige.OrdinaryKriging(
+            POINTS[keep, 0], POINTS[keep, 1], z[keep], variogram_model="spherical"
+        )
         expected, _ = theirs.execute("points", GRID[:, 0], GRID[:, 1])
         assert np.allclose(mine, np.clip(expected, 0, None), rtol=0, atol=1e-4)
         # Both fits stop where least squares' tolerances say, so their parameters differ
@@ -146,9 +147,12 @@ def test_radar_pixels_without_a_measurement_are_left_out_of_the_reference() -> N
     rain = np.array([[[4.0, np.nan], [np.nan, np.nan]]])  # cell 0: 4 and NaN; cell 1: NaN
     areal = xr.Dataset(
         {"rain": (("time", "y", "x"), rain)},
-        coords={"time": times, "latitudes": (("y", "x"), 50.0 + north),
-                "longitudes": (("y", "x"), 8.0 + east)},
-    )  # fmt: skip
+        coords={
+            "time": times,
+            "latitudes": (("y", "x"), 50.0 + north),
+            "longitudes": (("y", "x"), 8.0 + east),
+        },
+    )
     inputs = LinkInputs(times, np.zeros((1, 0, 2)), np.zeros((1, 0)), None)
     field = radar_reference(areal, None, grid, inputs).field
     assert field[0, 0, 0] == 4.0 and np.isnan(field[0, 0, 1])
@@ -179,10 +183,19 @@ def test_true_baseline_gives_every_method_the_true_rain_attenuation() -> None:
     from substrates.adapters.runs.cml_inputs import link_inputs
     from substrates.backends.cml.sim import CMLSimulatorBackend
 
-    backend = create_backend("cml.sim", {
-        "links": 20, "duration_h": 3, "noise_db": 0, "rsl_step_db": 0, "drift_db_per_h": 0,
-        "missing_fraction": 0, "wet_antenna_pastorek": [10.0, 0.5, 0.15], "seed": 3,
-    })  # fmt: skip
+    backend = create_backend(
+        "cml.sim",
+        {
+            "links": 20,
+            "duration_h": 3,
+            "noise_db": 0,
+            "rsl_step_db": 0,
+            "drift_db_per_h": 0,
+            "missing_fraction": 0,
+            "wet_antenna_pastorek": [10.0, 0.5, 0.15],
+            "seed": 3,
+        },
+    )
     assert isinstance(backend, CMLSimulatorBackend)
     start, end = np.datetime64("2020-06-01T02:00", "ns"), np.datetime64("2020-06-01T03:00", "ns")
     inputs = link_inputs(backend, start, end, 15, true_baseline=True)

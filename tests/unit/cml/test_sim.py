@@ -58,9 +58,15 @@ def test_rain_field_statistics_follow_the_model() -> None:
 def test_noise_free_measurements_equal_the_true_rain_attenuation() -> None:
     sim = create_backend(
         "cml.sim",
-        {"noise_db": 0, "rsl_step_db": 0, "drift_db_per_h": 0, "wet_antenna": False,
-         "missing_fraction": 0, "links": 10},
-    )  # fmt: skip
+        {
+            "noise_db": 0,
+            "rsl_step_db": 0,
+            "drift_db_per_h": 0,
+            "wet_antenna": False,
+            "missing_fraction": 0,
+            "links": 10,
+        },
+    )
     data = sim.load(START, END)
     truth = sim.ground_truth(START, END)
     observed = (data.tsl - data.rsl - BASE_LOSS_DB).transpose("cml_id", "sublink_id", "time")
@@ -148,10 +154,17 @@ def test_radar_rain_seen_by_the_links_matches_pycomlinks_own_path_averages() -> 
     from substrates.datasets.cml.opensense import pycomlink_example
     from substrates.datasets.cml.radar_reference import path_reference, pycomlink_references
 
-    sim = create_backend("cml.sim", {
-        "network": str(pycomlink_example()), "radar": "pycomlink", "cell_km": 1.0,
-        "start": "2018-05-13T18:00", "duration_h": 1, "time_step_s": 300,
-    })  # fmt: skip
+    sim = create_backend(
+        "cml.sim",
+        {
+            "network": str(pycomlink_example()),
+            "radar": "pycomlink",
+            "cell_km": 1.0,
+            "start": "2018-05-13T18:00",
+            "duration_h": 1,
+            "time_step_s": 300,
+        },
+    )
     truth = sim.ground_truth("2018-05-13T18:00", "2018-05-13T19:00")
     ours = truth["R_path"].isel(sublink_id=0).transpose("time", "cml_id").values
     theirs = path_reference(pycomlink_references()[1])  # links in the file's order
@@ -168,12 +181,26 @@ def test_radar_rain_needs_a_network_and_a_period_inside_the_file() -> None:
 
     with pytest.raises(ValueError, match="needs a network"):
         create_backend("cml.sim", {"radar": "pycomlink"})
-    sim = create_backend("cml.sim", {"network": str(pycomlink_example()), "radar": "pycomlink",
-                                     "cell_km": 2.0, "start": "2018-05-25T00:00"})  # fmt: skip
+    sim = create_backend(
+        "cml.sim",
+        {
+            "network": str(pycomlink_example()),
+            "radar": "pycomlink",
+            "cell_km": 2.0,
+            "start": "2018-05-25T00:00",
+        },
+    )
     with pytest.raises(SubstratesError, match="the data hold 2018-05-10T00:00 to 2018-05-20"):
         sim.load("2018-05-25T00:00", "2018-05-25T01:00")
-    late = create_backend("cml.sim", {"network": str(pycomlink_example()), "radar": "pycomlink",
-                                      "cell_km": 2.0, "start": "2018-05-20T23:00"})  # fmt: skip
+    late = create_backend(
+        "cml.sim",
+        {
+            "network": str(pycomlink_example()),
+            "radar": "pycomlink",
+            "cell_km": 2.0,
+            "start": "2018-05-20T23:00",
+        },
+    )
     with pytest.raises(SubstratesError, match="outside the radar's"):
         late.load("2018-05-20T23:00", "2018-05-21T01:00")
 
@@ -193,8 +220,9 @@ def test_anisotropy_lengthens_correlation_along_its_bearing_and_the_slope_is_set
 def test_the_simulators_wet_antenna_parameters_are_used() -> None:
     from substrates.datasets.cml.network import wet_antenna_pastorek
 
-    sim = create_backend("cml.sim", {"links": 20, "duration_h": 1,
-                                     "wet_antenna_pastorek": (6.0, 0.7, 0.2)})  # fmt: skip
+    sim = create_backend(
+        "cml.sim", {"links": 20, "duration_h": 1, "wet_antenna_pastorek": (6.0, 0.7, 0.2)}
+    )
     truth = sim.ground_truth("2020-06-01T00:00", "2020-06-01T01:00")
     expected = wet_antenna_pastorek(truth["R_path"].values, 6.0, 0.7, 0.2)
     assert np.allclose(truth["A_wet_antenna"].values, expected)

@@ -129,8 +129,9 @@ def test_the_dependency_graph_lists_exactly_the_reactions_a_firing_affects() -> 
     change = network.net_stoichiometry().toarray()
     n_off, n_sp, n_ch = net
     for r in range(network.reactions):
-        listed_change = dict(zip(n_sp[n_off[r]:n_off[r + 1]], n_ch[n_off[r]:n_off[r + 1]],
-                                 strict=True))  # fmt: skip
+        listed_change = dict(
+            zip(n_sp[n_off[r] : n_off[r + 1]], n_ch[n_off[r] : n_off[r + 1]], strict=True)
+        )
         assert listed_change == {s: change[s, r] for s in np.flatnonzero(change[:, r])}
     for r in range(network.reactions):
         changed = set(np.flatnonzero(change[:, r]))
@@ -150,8 +151,9 @@ def test_the_dependency_graph_lists_exactly_the_reactions_a_firing_affects() -> 
 def test_tau_leaping_rests_within_statistical_error_of_the_ode() -> None:
     compiled = compile_graph(loopy_six())
     ode = compiled.beliefs(create_backend("crn.ode").steady_state(compiled.network).concentrations)
-    ssa = create_backend("crn.ssa", {"volume": 20000, "seed": 0, "average": 200,
-                                     "method": "tau_leap"})  # fmt: skip
+    ssa = create_backend(
+        "crn.ssa", {"volume": 20000, "seed": 0, "average": 200, "method": "tau_leap"}
+    )
     leaped = compiled.beliefs(ssa.steady_state(compiled.network).concentrations)
     assert max(float(np.abs(a - b).max()) for a, b in zip(ode, leaped, strict=True)) < 0.01
 
@@ -177,13 +179,19 @@ print("simulated")
     [
         ("import neuron", "refused: backend 'crn.roadrunner' is unavailable: NEURON was loaded"),
         ("import neuron\nimport roadrunner", "refused: backend 'crn.roadrunner' is unavailable"),
-        ("from substrates.testing.neuron import neuron_cell  # loads roadrunner, then neuron\n"
-         "from substrates.backends.mea.cell import rgc\n"
-         "neuron_cell(rgc(), [1.0] * 8, 37.0)", "simulated"),
+        (
+            "from substrates.testing.neuron import neuron_cell  # loads roadrunner, then neuron\n"
+            "from substrates.backends.mea.cell import rgc\n"
+            "neuron_cell(rgc(), [1.0] * 8, 37.0)",
+            "simulated",
+        ),
     ],
-    ids=["neuron first: one line", "neuron, then roadrunner: one line",
-         "the testing helper's order: both work"],
-)  # fmt: skip
+    ids=[
+        "neuron first: one line",
+        "neuron, then roadrunner: one line",
+        "the testing helper's order: both work",
+    ],
+)
 def test_roadrunner_after_neuron_is_refused_in_one_line_not_a_crash(first, outcome) -> None:
     """libRoadRunner segfaults building a model in a process that loaded NEURON first; the
     backend refuses instead, and substrates.testing.neuron loads libRoadRunner first so

@@ -17,8 +17,20 @@ from substrates.models.crn.exact import marginals
 from substrates.models.crn.reductions import with_evidence
 from substrates.testing.crn import PGMPY_EVIDENCE, evidence_indices, pgmpy_network
 
-SMALL = ["asia", "cancer", "earthquake", "sachs", "survey", "child", "insurance", "alarm",
-         "water", "hailfinder", "hepar2", "win95pts"]  # fmt: skip
+SMALL = [
+    "asia",
+    "cancer",
+    "earthquake",
+    "sachs",
+    "survey",
+    "child",
+    "insurance",
+    "alarm",
+    "water",
+    "hailfinder",
+    "hepar2",
+    "win95pts",
+]
 
 
 def _pgmpy_model(name: str):
@@ -62,8 +74,9 @@ def test_gzipped_and_plain_files_read_alike(tmp_path) -> None:
     plain.write_bytes(gzip.decompress(pgmpy_network("asia").read_bytes()))
     first, second = read_bif(plain), read_bif(pgmpy_network("asia"))
     assert first.names == second.names
-    assert all(np.array_equal(a.table, b.table) for a, b in zip(first.factors, second.factors,
-                                                                   strict=True))  # fmt: skip
+    assert all(
+        np.array_equal(a.table, b.table) for a, b in zip(first.factors, second.factors, strict=True)
+    )
 
 
 HEAD = """network test { }
@@ -74,8 +87,10 @@ variable b { type discrete [ 2 ] { yes, no }; }
 
 def test_default_rows_fill_the_configurations_not_listed(tmp_path) -> None:
     path = tmp_path / "d.bif"
-    path.write_text(HEAD + "probability ( a ) { table 0.3, 0.7; }\n"
-                    "probability ( b | a ) { (yes) 0.9, 0.1; default 0.2, 0.8; }\n")  # fmt: skip
+    path.write_text(
+        HEAD + "probability ( a ) { table 0.3, 0.7; }\n"
+        "probability ( b | a ) { (yes) 0.9, 0.1; default 0.2, 0.8; }\n"
+    )
     table = read_bif(path).factors[1].table  # table[b, a]
     assert np.allclose(table[:, 0], [0.9, 0.1]) and np.allclose(table[:, 1], [0.2, 0.8])
 
@@ -83,28 +98,50 @@ def test_default_rows_fill_the_configurations_not_listed(tmp_path) -> None:
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ("probability ( a | b ) { (yes) 0.5, 0.5; (no) 0.5, 0.5; }\n"
-         "probability ( b | a ) { (yes) 0.5, 0.5; (no) 0.5, 0.5; }\n",
-         "directed cycle: a → b → a"),
-        ("probability ( a ) { table 0.5, 0.5; }\nprobability ( a ) { table 0.4, 0.6; }\n"
-         "probability ( b ) { table 0.5, 0.5; }\n", "two conditional tables for 'a'"),
+        (
+            "probability ( a | b ) { (yes) 0.5, 0.5; (no) 0.5, 0.5; }\n"
+            "probability ( b | a ) { (yes) 0.5, 0.5; (no) 0.5, 0.5; }\n",
+            "directed cycle: a → b → a",
+        ),
+        (
+            "probability ( a ) { table 0.5, 0.5; }\nprobability ( a ) { table 0.4, 0.6; }\n"
+            "probability ( b ) { table 0.5, 0.5; }\n",
+            "two conditional tables for 'a'",
+        ),
         ("probability ( a ) { table 0.5, 0.5; }\n", "no conditional table for b"),
-        ("probability ( a ) { table 0.5, 0.5; }\nprobability ( b | a ) { table 0.1, 0.9, "
-         "0.2, 0.8; }\n", "'table' under parents"),
-        ("probability ( a ) { table 0.5, 0.5; }\nprobability ( b | a ) { (maybe) 0.5, 0.5; "
-         "(no) 0.5, 0.5; }\n", "names an unknown state"),
-        ("probability ( a ) { table 0.5, 0.5; }\nprobability ( b | a ) { (yes) 0.5, 0.5; }\n",
-         "no row for (no) and no default"),
-        ("probability ( a ) { table 0.5, 0.6; }\nprobability ( b ) { table 0.5, 0.5; }\n",
-         "a row sums to 1.1"),
-        ("probability ( a ) { table 0.5, 0.5; }\nprobability ( b | c ) { (yes) 0.5, 0.5; }\n",
-         "undeclared variable 'c'"),
-        ("probability ( a ) { table 0.5, 0.5; }\nprobability ( b | a ) { (yes) 0.5, 0.5; "
-         "(yes) 0.5, 0.5; (no) 0.5, 0.5; }\n", "row (yes) given twice"),
-        ("probability ( a ) { table 0.5; }\nprobability ( b ) { table 0.5, 0.5; }\n",
-         "1 values, expected 2"),
+        (
+            "probability ( a ) { table 0.5, 0.5; }\nprobability ( b | a ) { table 0.1, 0.9, "
+            "0.2, 0.8; }\n",
+            "'table' under parents",
+        ),
+        (
+            "probability ( a ) { table 0.5, 0.5; }\nprobability ( b | a ) { (maybe) 0.5, 0.5; "
+            "(no) 0.5, 0.5; }\n",
+            "names an unknown state",
+        ),
+        (
+            "probability ( a ) { table 0.5, 0.5; }\nprobability ( b | a ) { (yes) 0.5, 0.5; }\n",
+            "no row for (no) and no default",
+        ),
+        (
+            "probability ( a ) { table 0.5, 0.6; }\nprobability ( b ) { table 0.5, 0.5; }\n",
+            "a row sums to 1.1",
+        ),
+        (
+            "probability ( a ) { table 0.5, 0.5; }\nprobability ( b | c ) { (yes) 0.5, 0.5; }\n",
+            "undeclared variable 'c'",
+        ),
+        (
+            "probability ( a ) { table 0.5, 0.5; }\nprobability ( b | a ) { (yes) 0.5, 0.5; "
+            "(yes) 0.5, 0.5; (no) 0.5, 0.5; }\n",
+            "row (yes) given twice",
+        ),
+        (
+            "probability ( a ) { table 0.5; }\nprobability ( b ) { table 0.5, 0.5; }\n",
+            "1 values, expected 2",
+        ),
     ],
-)  # fmt: skip
+)
 def test_broken_networks_are_refused_naming_the_problem(tmp_path, body, message) -> None:
     path = tmp_path / "broken.bif"
     path.write_text(HEAD + body)
@@ -116,9 +153,11 @@ def test_broken_networks_are_refused_naming_the_problem(tmp_path, body, message)
 def test_a_huge_table_is_refused_before_it_is_allocated(tmp_path) -> None:
     states = ", ".join(f"s{k}" for k in range(4000))
     path = tmp_path / "huge.bif"
-    path.write_text(f"variable a {{ type discrete [ 4000 ] {{ {states} }}; }}\n"
-                    f"variable b {{ type discrete [ 4000 ] {{ {states} }}; }}\n"
-                    "probability ( b | a ) { default 1; }\n")  # fmt: skip
+    path.write_text(
+        f"variable a {{ type discrete [ 4000 ] {{ {states} }}; }}\n"
+        f"variable b {{ type discrete [ 4000 ] {{ {states} }}; }}\n"
+        "probability ( b | a ) { default 1; }\n"
+    )
     with pytest.raises(FactorGraphError, match="16,000,000 entries"):
         read_bif(path)
 
@@ -161,14 +200,19 @@ def test_xmlbif_written_by_pgmpy_reads_as_the_bif_does(tmp_path, name) -> None:
     ("text", "message"),
     [
         ('<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">]><BIF/>', "DTD"),
-        ("<BIF><NETWORK><VARIABLE TYPE='decision'><NAME>a</NAME><OUTCOME>x</OUTCOME>"
-         "</VARIABLE></NETWORK></BIF>", "type decision"),
-        ("<BIF><NETWORK><VARIABLE><NAME>a</NAME><OUTCOME>x</OUTCOME><OUTCOME>y</OUTCOME>"
-         "</VARIABLE><DEFINITION><FOR>a</FOR><TABLE>0.5</TABLE></DEFINITION></NETWORK></BIF>",
-         "1 table values, expected 2"),
+        (
+            "<BIF><NETWORK><VARIABLE TYPE='decision'><NAME>a</NAME><OUTCOME>x</OUTCOME>"
+            "</VARIABLE></NETWORK></BIF>",
+            "type decision",
+        ),
+        (
+            "<BIF><NETWORK><VARIABLE><NAME>a</NAME><OUTCOME>x</OUTCOME><OUTCOME>y</OUTCOME>"
+            "</VARIABLE><DEFINITION><FOR>a</FOR><TABLE>0.5</TABLE></DEFINITION></NETWORK></BIF>",
+            "1 table values, expected 2",
+        ),
         ("<BIF><NETWORK><VARIABLE><NAME>a</NAME><OUTCOME>x</OUTCOME>", "not well-formed"),
     ],
-)  # fmt: skip
+)
 def test_broken_xmlbif_is_refused(tmp_path, text, message) -> None:
     path = tmp_path / "net.xml"
     path.write_text(text)

@@ -46,8 +46,10 @@ def test_predicted_sizes_equal_the_compiled_ones_before_and_after_reduction(name
 def _bottleneck() -> FactorGraph:
     """x (10 states) – y (2 states) – z (10 states): eliminating y builds a 10 × 10 table."""
     rng = np.random.default_rng(0)
-    return FactorGraph.build([10, 2, 10], [((0, 1), rng.uniform(0.1, 1, (10, 2))),
-                                           ((1, 2), rng.uniform(0.1, 1, (2, 10)))])  # fmt: skip
+    return FactorGraph.build(
+        [10, 2, 10],
+        [((0, 1), rng.uniform(0.1, 1, (10, 2))), ((1, 2), rng.uniform(0.1, 1, (2, 10)))],
+    )
 
 
 def test_a_move_that_would_enlarge_the_crn_is_declined_unless_growth_is_allowed() -> None:
@@ -65,8 +67,10 @@ def test_insurance_with_three_observations_reduces_to_a_smaller_crn() -> None:
     evidence = evidence_indices(graph, PGMPY_EVIDENCE["insurance"])
     reduction = reduce(graph, evidence=evidence)
     sizes = [step.reactions for step in reduction.steps]
-    assert all(after < before for before, after in zip([reduction.start.reactions, *sizes],
-                                                       sizes, strict=False))  # fmt: skip
+    assert all(
+        after < before
+        for before, after in zip([reduction.start.reactions, *sizes], sizes, strict=False)
+    )
     assert sizes[-1] < reduction.start.reactions / 2
     assert reduction.declined.get("degree2", 0) > 0  # moves that would have grown it
 
@@ -88,14 +92,14 @@ def test_pathfinder_is_refused_by_the_default_budget_before_compiling() -> None:
 def _deterministic_chain() -> FactorGraph:
     """a → b → c, each copying its parent exactly."""
     copy = np.eye(2)
-    return FactorGraph.build([2, 2, 2], [((0,), np.array([0.5, 0.5])), ((0, 1), copy),
-                                         ((1, 2), copy)], ["a", "b", "c"])  # fmt: skip
+    return FactorGraph.build(
+        [2, 2, 2], [((0,), np.array([0.5, 0.5])), ((0, 1), copy), ((1, 2), copy)], ["a", "b", "c"]
+    )
 
 
 def test_evidence_of_probability_zero_is_named_not_a_vanished_message() -> None:
     with pytest.raises(ImpossibleEvidenceError, match="a = 0, c = 1 has probability zero"):
-        validate_reduction(_deterministic_chain(), create_backend("crn.ode"),
-                           evidence={0: 0, 2: 1})  # fmt: skip
+        validate_reduction(_deterministic_chain(), create_backend("crn.ode"), evidence={0: 0, 2: 1})
 
 
 def test_the_reduction_names_evidence_a_factor_rules_out() -> None:

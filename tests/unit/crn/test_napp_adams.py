@@ -46,10 +46,13 @@ def test_jacobian_matches_finite_differences() -> None:
     x = np.random.default_rng(0).uniform(0.1, 1.0, len(network.species))
     analytic = model.jacobian(x).toarray()
     step = 1e-6
-    numeric = np.stack([
-        (model.derivative(x + step * e) - model.derivative(x - step * e)) / (2 * step)
-        for e in np.eye(len(x))
-    ], axis=1)  # fmt: skip
+    numeric = np.stack(
+        [
+            (model.derivative(x + step * e) - model.derivative(x - step * e)) / (2 * step)
+            for e in np.eye(len(x))
+        ],
+        axis=1,
+    )
     assert np.allclose(analytic, numeric, atol=1e-7)
 
 

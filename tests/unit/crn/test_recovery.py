@@ -73,8 +73,11 @@ def canonical(graph: FactorGraph, states: list[list[int]], variables: list[int])
 def correspondence(compiled, recovered, new_index) -> tuple[list[int], list[list[int]]]:
     """variables[v], states[v][k]: the compiled graph's variable and state that recovered
     variable v, state k stands for (read off the belief species)."""
-    where = {int(new_index[s]): (i, k) for i, row in enumerate(compiled.belief)
-             for k, s in enumerate(row)}  # fmt: skip
+    where = {
+        int(new_index[s]): (i, k)
+        for i, row in enumerate(compiled.belief)
+        for k, s in enumerate(row)
+    }
     variables = [where[row[0]][0] for row in recovered.compiled.belief]
     states = [[where[s][1] for s in row] for row in recovered.compiled.belief]
     return variables, states
@@ -87,8 +90,9 @@ def assert_recovers(graph: FactorGraph, seed: int = 0) -> None:
     variables, states = correspondence(compiled, recovered, new_index)
     assert sorted(variables) == list(range(graph.variables))
     ours = canonical(recovered.graph, states, variables)
-    reference = canonical(graph, [list(range(c)) for c in graph.cardinalities],
-                          list(range(graph.variables)))  # fmt: skip
+    reference = canonical(
+        graph, [list(range(c)) for c in graph.cardinalities], list(range(graph.variables))
+    )
     assert [scope for scope, _ in ours] == [scope for scope, _ in reference]
     for (_, mine), (_, theirs) in zip(ours, reference, strict=True):
         assert np.allclose(mine, theirs, rtol=1e-12, atol=0)
@@ -98,19 +102,29 @@ def assert_recovers(graph: FactorGraph, seed: int = 0) -> None:
 
 @pytest.mark.parametrize(
     "graph",
-    [loopy_six(0), random_tree(9, seed=1), random_tree(6, seed=4, states=4),
-     read_uai(example_graph()), with_evidence(read_uai(example_graph()), {6: 1, 7: 0})],
+    [
+        loopy_six(0),
+        random_tree(9, seed=1),
+        random_tree(6, seed=4, states=4),
+        read_uai(example_graph()),
+        with_evidence(read_uai(example_graph()), {6: 1, 7: 0}),
+    ],
     ids=["loopy", "tree", "tree-4-states", "asia", "asia-evidence"],
-)  # fmt: skip
+)
 def test_the_compiled_graph_is_recovered_up_to_order(graph) -> None:
     assert_recovers(graph, seed=3)
 
 
 def test_leaf_messages_are_labelled_by_their_factors_tables() -> None:
     rng = np.random.default_rng(7)
-    factors = [((0, 1), rng.gamma(1, 1, (2, 3))), ((2, 3), rng.gamma(1, 1, (3, 2))),
-               ((4, 5), rng.gamma(1, 1, (3, 3))), ((5,), rng.gamma(1, 1, 3)),
-               ((6,), rng.gamma(1, 1, 2)), ((1, 7, 8), rng.gamma(1, 1, (3, 2, 2)))]  # fmt: skip
+    factors = [
+        ((0, 1), rng.gamma(1, 1, (2, 3))),
+        ((2, 3), rng.gamma(1, 1, (3, 2))),
+        ((4, 5), rng.gamma(1, 1, (3, 3))),
+        ((5,), rng.gamma(1, 1, 3)),
+        ((6,), rng.gamma(1, 1, 2)),
+        ((1, 7, 8), rng.gamma(1, 1, (3, 2, 2))),
+    ]
     graph = FactorGraph.build([2, 3, 3, 2, 3, 3, 2, 2, 2], factors)
     for seed in range(4):
         assert_recovers(graph, seed)
@@ -187,11 +201,19 @@ def test_crns_that_are_not_napp_adams_are_refused_with_the_reason() -> None:
         recover(edited(three, rates))
     # one configuration of one factor→variable message read at another scale
     target = network.species.index("M[f0>v0][1]")
-    chosen = [r for r in range(network.reactions)
-              if target in network.product_species[network.product_offsets[r]:
-                                                   network.product_offsets[r + 1]]
-              and "M[v1>f0][0]" in {network.species[s] for s in network.reactant_species[
-                  network.reactant_offsets[r]:network.reactant_offsets[r + 1]]}]  # fmt: skip
+    chosen = [
+        r
+        for r in range(network.reactions)
+        if target
+        in network.product_species[network.product_offsets[r] : network.product_offsets[r + 1]]
+        and "M[v1>f0][0]"
+        in {
+            network.species[s]
+            for s in network.reactant_species[
+                network.reactant_offsets[r] : network.reactant_offsets[r + 1]
+            ]
+        }
+    ]
     rates = network.rates.copy()
     rates[chosen] *= 3
     with pytest.raises(RecoveryError, match="read different tables"):

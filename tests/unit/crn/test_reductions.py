@@ -72,9 +72,13 @@ def test_reduced_crn_rests_where_the_original_does() -> None:
 def test_parallel_factors_are_not_merged() -> None:
     rng = np.random.default_rng(0)
     graph = FactorGraph.build(
-        [2, 2], [((0, 1), rng.uniform(0.5, 2, (2, 2))), ((0, 1), rng.uniform(0.5, 2, (2, 2))),
-                 ((0,), rng.uniform(0.5, 2, 2))],
-    )  # fmt: skip
+        [2, 2],
+        [
+            ((0, 1), rng.uniform(0.5, 2, (2, 2))),
+            ((0, 1), rng.uniform(0.5, 2, (2, 2))),
+            ((0,), rng.uniform(0.5, 2, 2)),
+        ],
+    )
     reduction = reduce(graph, moves=("unary", "degree2"))
     assert len(reduction.graph.factors) == 3 and reduction.survivors == (0, 1)
 

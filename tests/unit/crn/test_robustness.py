@@ -39,25 +39,45 @@ def test_a_trees_distance_to_rest_falls_by_e_every_relaxation_time() -> None:
 def test_rate_noise_moves_beliefs_more_at_higher_levels_and_not_at_all_without_noise() -> None:
     compiled = compile_graph(random_tree(6, seed=2))
     rows, names = [0, 3], ["0", "3"]
-    shifts = rate_sensitivity(compiled, rows, names, create_backend("crn.ode"),
-                              [1e-12, 0.1, 0.5], samples=4, seed=0, tolerance=1e-12)  # fmt: skip
-    by_level = {level: max(r["max_shift"] for r in shifts if r["level"] == level)
-                for level in (1e-12, 0.1, 0.5)}  # fmt: skip
+    shifts = rate_sensitivity(
+        compiled,
+        rows,
+        names,
+        create_backend("crn.ode"),
+        [1e-12, 0.1, 0.5],
+        samples=4,
+        seed=0,
+        tolerance=1e-12,
+    )
+    by_level = {
+        level: max(r["max_shift"] for r in shifts if r["level"] == level)
+        for level in (1e-12, 0.1, 0.5)
+    }
     assert by_level[1e-12] < 1e-9 < by_level[0.1] < by_level[0.5]
-    torch = rate_sensitivity(compiled, rows, names, create_backend("crn.torch"),
-                             [1e-12, 0.1, 0.5], samples=4, seed=0, tolerance=1e-12)  # fmt: skip
-    assert np.allclose([r["max_shift"] for r in torch], [r["max_shift"] for r in shifts],
-                       atol=1e-8)  # fmt: skip
+    torch = rate_sensitivity(
+        compiled,
+        rows,
+        names,
+        create_backend("crn.torch"),
+        [1e-12, 0.1, 0.5],
+        samples=4,
+        seed=0,
+        tolerance=1e-12,
+    )
+    assert np.allclose([r["max_shift"] for r in torch], [r["max_shift"] for r in shifts], atol=1e-8)
 
 
 def test_a_strongly_coupled_grid_shows_several_fixed_points_and_a_tree_one() -> None:
     grid = compile_graph(ferromagnet(3, 3, 1.5, 0.0))
-    found = basins(grid, [0, 4], create_backend("crn.torch"), starts=12, seed=0,
-                   tolerance=1e-11)  # fmt: skip
+    found = basins(grid, [0, 4], create_backend("crn.torch"), starts=12, seed=0, tolerance=1e-11)
     assert found["fixed_points"] >= 2 and found["largest_distance"] > 0.1
     tree = compile_graph(random_tree(6, seed=1))
-    assert basins(tree, [0], create_backend("crn.ode"), starts=6, seed=0,
-                  tolerance=1e-13)["fixed_points"] == 1  # fmt: skip
+    assert (
+        basins(tree, [0], create_backend("crn.ode"), starts=6, seed=0, tolerance=1e-13)[
+            "fixed_points"
+        ]
+        == 1
+    )
 
 
 def test_ssa_noise_shrinks_with_volume() -> None:

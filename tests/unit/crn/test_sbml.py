@@ -64,10 +64,14 @@ def test_roadrunner_reuses_its_model_and_answers_as_a_fresh_load() -> None:
     network = compile_graph(loopy_six()).network
     rng = np.random.default_rng(3)
     variants = [network]
-    variants += [replace(network, rates=network.rates * rng.uniform(0.5, 1.5, network.reactions))
-                 for _ in range(3)]  # fmt: skip
-    variants += [replace(network, initial=network.initial * rng.uniform(0.2, 2.0, len(
-        network.species))) for _ in range(2)]  # fmt: skip
+    variants += [
+        replace(network, rates=network.rates * rng.uniform(0.5, 1.5, network.reactions))
+        for _ in range(3)
+    ]
+    variants += [
+        replace(network, initial=network.initial * rng.uniform(0.2, 2.0, len(network.species)))
+        for _ in range(2)
+    ]
     kept = create_backend("crn.roadrunner")
     for variant in variants:
         fresh = create_backend("crn.roadrunner").steady_state(variant, 1e-12).concentrations
@@ -75,9 +79,12 @@ def test_roadrunner_reuses_its_model_and_answers_as_a_fresh_load() -> None:
         assert np.allclose(again, fresh, atol=1e-10, rtol=0)
     assert kept.loads == 2
     times = np.linspace(0, 5, 6)
-    assert np.allclose(kept.simulate(variants[4], times),
-                       create_backend("crn.roadrunner").simulate(variants[4], times),
-                       atol=1e-9, rtol=0)  # fmt: skip
+    assert np.allclose(
+        kept.simulate(variants[4], times),
+        create_backend("crn.roadrunner").simulate(variants[4], times),
+        atol=1e-9,
+        rtol=0,
+    )
 
 
 ANTIMONY = {
@@ -137,14 +144,16 @@ def test_sbml_written_by_antimony_simulates_as_roadrunner_simulates_it(tmp_path,
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ("species S, P; S = 1; P = 0; Vm = 1; Km = 0.5\nJ0: S -> P; Vm*S/(Km + S)",
-         "divides by a species: not mass action"),
+        (
+            "species S, P; S = 1; P = 0; Vm = 1; Km = 0.5\nJ0: S -> P; Vm*S/(Km + S)",
+            "divides by a species: not mass action",
+        ),
         ("species A, B; A = 1; B = 0; k = 1\nJ0: 2 A -> B; k*A", "does not read each"),
         ("species A, B; A = 1; B = 0; k = 1\nJ0: A => B; k*A - k*B", "irreversible"),
         ("species A, B; A = 1; B = 0; k = 1\nJ0: A -> B; k*A\nk' = 0.1", "has rules"),
         ("species A, B; A = 1; B = 0; k = 1\nJ0: A -> B; k*A^0.5", "power 0.5"),
     ],
-)  # fmt: skip
+)
 def test_laws_that_are_not_mass_action_are_refused_naming_the_reaction(
     tmp_path, body, message
 ) -> None:

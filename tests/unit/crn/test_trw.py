@@ -140,8 +140,9 @@ def test_a_validation_too_wide_for_exact_sets_bp_beside_trw(monkeypatch) -> None
     from substrates.models.crn import validate
 
     monkeypatch.setattr(validate, "EXACT_LIMIT", 1)  # loopy_six is then "too wide"
-    result = validate.validate_reduction(loopy_six(2), create_backend("crn.ode"), moves=(),
-                                         keep=range(6))  # fmt: skip
+    result = validate.validate_reduction(
+        loopy_six(2), create_backend("crn.ode"), moves=(), keep=range(6)
+    )
     assert result.beliefs["exact"] is None
     assert "trw vs exact" not in result.differences
     assert 1e-4 < result.differences["bp vs trw"] < 0.5  # loopy: two different answers

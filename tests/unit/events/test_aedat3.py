@@ -15,16 +15,24 @@ from substrates.datasets.events.dvs_gesture import CLASSES, samples
 from substrates.datasets.events.events import EventError
 from substrates.datasets.events.files import read_events
 
-HEADER = (b"#!AER-DAT3.1\r\n#Format: RAW\r\n#Source 1: DVS128\r\n"
-          b"#Start-Time: 2017-01-01 10:00:00 (TZ+0000)\r\n#!END-HEADER\r\n")  # fmt: skip
+HEADER = (
+    b"#!AER-DAT3.1\r\n#Format: RAW\r\n#Source 1: DVS128\r\n"
+    b"#Start-Time: 2017-01-01 10:00:00 (TZ+0000)\r\n#!END-HEADER\r\n"
+)
 
 
-def packet(kind: int, records: list[tuple[int, int]], overflow: int = 0,
-           capacity: int | None = None, size: int = 8) -> bytes:  # fmt: skip
+def packet(
+    kind: int,
+    records: list[tuple[int, int]],
+    overflow: int = 0,
+    capacity: int | None = None,
+    size: int = 8,
+) -> bytes:
     """A packet of (data, timestamp) records; capacity beyond them is filled with junk."""
     capacity = len(records) if capacity is None else capacity
-    head = struct.pack("<HHIIIIII", kind, 1, size, 4, overflow, capacity, len(records),
-                       len(records))  # fmt: skip
+    head = struct.pack(
+        "<HHIIIIII", kind, 1, size, 4, overflow, capacity, len(records), len(records)
+    )
     body = b"".join(struct.pack("<Ii", d, t) for d, t in records)
     return head + body + b"\xab" * (size * capacity - len(body))
 
@@ -45,8 +53,9 @@ def random_records(seed: int, n: int, start: int) -> list[tuple[int, int]]:
 def test_polarity_packets_read_as_tonic_reads_them(tmp_path) -> None:
     tonic_io = pytest.importorskip("tonic.io")
     path = tmp_path / "clean.aedat"
-    path.write_bytes(HEADER + packet(1, random_records(1, 300, 0))
-                     + packet(1, random_records(2, 200, 600_000)))  # fmt: skip
+    path.write_bytes(
+        HEADER + packet(1, random_records(1, 300, 0)) + packet(1, random_records(2, 200, 600_000))
+    )
     events, info = read_aedat3(path)
     version, start, _ = tonic_io.read_aedat_header_from_file(str(path))
     theirs = tonic_io.get_aer_events_from_file(str(path), version, start)
@@ -66,8 +75,7 @@ def test_polarity_packets_read_as_tonic_reads_them(tmp_path) -> None:
 
 def test_other_packets_invalid_events_padding_and_overflow_follow_the_layout(tmp_path) -> None:
     special = packet(0, [(0x0000_0003, 10), (0x0000_0005, 20)])  # timestamp-reset, … events
-    first = [(polarity(1, 2, 1), 100), (polarity(3, 4, 0, valid=0), 150),
-             (polarity(5, 6, 0), 200)]  # fmt: skip
+    first = [(polarity(1, 2, 1), 100), (polarity(3, 4, 0, valid=0), 150), (polarity(5, 6, 0), 200)]
     late = [(polarity(7, 8, 1), 5)]  # after one overflow: 2^31 + 5 µs
     path = tmp_path / "edges.aedat"
     path.write_bytes(HEADER + special + packet(1, first, capacity=8) + packet(1, late, overflow=1))
@@ -114,12 +122,16 @@ def test_an_unknown_camera_takes_the_callers_size_or_the_largest_coordinates(tmp
 
 def gesture_folder(root: Path) -> dict[str, list[tuple[int, int, int]]]:
     """Two recordings with labels and a train list; returns the labels written."""
-    labels = {"user01_fluorescent": [(1, 50_000, 200_000), (11, 300_000, 450_000)],
-              "user24_led": [(7, 620_000, 900_000)]}  # fmt: skip
+    labels = {
+        "user01_fluorescent": [(1, 50_000, 200_000), (11, 300_000, 450_000)],
+        "user24_led": [(7, 620_000, 900_000)],
+    }
     for seed, (stem, rows) in enumerate(labels.items()):
         (root / f"{stem}.aedat").write_bytes(
-            HEADER + packet(1, random_records(seed, 400, 0))
-            + packet(1, random_records(seed + 10, 400, 550_000)))  # fmt: skip
+            HEADER
+            + packet(1, random_records(seed, 400, 0))
+            + packet(1, random_records(seed + 10, 400, 550_000))
+        )
         text = "class,startTime_usec,endTime_usec\n" + "".join(f"{a},{b},{c}\n" for a, b, c in rows)
         (root / f"{stem}_labels.csv").write_text(text)
     (root / "trials_to_train.txt").write_text("user01_fluorescent.aedat\n")
@@ -131,7 +143,10 @@ def test_dvs_gesture_samples_are_the_labelled_intervals(tmp_path) -> None:
     labels = gesture_folder(tmp_path)
     found = list(samples(tmp_path))
     assert [(s.user, s.lighting, s.label) for s in found] == [
-        (1, "fluorescent", 1), (1, "fluorescent", 11), (24, "led", 7)]  # fmt: skip
+        (1, "fluorescent", 1),
+        (1, "fluorescent", 11),
+        (24, "led", 7),
+    ]
     for sample in found:
         whole, _ = read_aedat3(sample.source)
         t = whole.array["t"]

@@ -54,11 +54,17 @@ def test_neuromorphic_drivers_polarity_events_become_our_events() -> None:
     y u16, on bool); packets without them (IMU, triggers only) are skipped."""
     layout = np.dtype([("t", "<u8"), ("x", "<u2"), ("y", "<u2"), ("on", "?")])
     raw = np.zeros(4, layout)
-    raw["t"], raw["x"], raw["y"], raw["on"] = [5, 6, 9, 12], [1, 1279, 3, 0], [0, 2, 719, 4], [
-        True, False, True, False]  # fmt: skip
+    raw["t"], raw["x"], raw["y"], raw["on"] = (
+        [5, 6, 9, 12],
+        [1, 1279, 3, 0],
+        [0, 2, 719, 4],
+        [True, False, True, False],
+    )
     status = None
-    packets = [(status, types.SimpleNamespace(polarity_events=None)),
-               (status, types.SimpleNamespace(polarity_events=raw))]  # fmt: skip
+    packets = [
+        (status, types.SimpleNamespace(polarity_events=None)),
+        (status, types.SimpleNamespace(polarity_events=raw)),
+    ]
     batches = list(nd_batches(packets))
     assert batches[0] is None and batches[1].dtype == EVENT_DTYPE
     for ours, theirs in (("t", "t"), ("x", "x"), ("y", "y"), ("p", "on")):

@@ -30,8 +30,9 @@ def tonic_item(cls, data, **attributes):
 def assert_same(ours, theirs) -> None:
     assert len(ours) == np.size(theirs) > 0  # tonic keeps ASL-DVS's column shape
     for name in "txyp":
-        assert np.array_equal(ours.array[name].astype(np.int64),
-                              np.ravel(theirs[name]).astype(np.int64)), name  # fmt: skip
+        assert np.array_equal(
+            ours.array[name].astype(np.int64), np.ravel(theirs[name]).astype(np.int64)
+        ), name
 
 
 def test_dvs_lip_reads_as_tonic_reads_it(tmp_path) -> None:
@@ -78,8 +79,9 @@ def test_cifar10dvs_written_by_dv_processing_reads_as_tonic_reads_it(tmp_path) -
     t, x, y, p = columns(4, 1_000, 128, 128)
     (tmp_path / "bird").mkdir()
     path = tmp_path / "bird" / "cifar10_bird_0.aedat4"
-    writer = dv.io.MonoCameraWriter(str(path), dv.io.MonoCameraWriter.EventOnlyConfig(
-        "DVS128", (128, 128)))  # fmt: skip
+    writer = dv.io.MonoCameraWriter(
+        str(path), dv.io.MonoCameraWriter.EventOnlyConfig("DVS128", (128, 128))
+    )
     store = dv.EventStore()
     for i in range(t.size):
         store.push_back(int(t[i]) + 1_600_000_000_000_000, int(x[i]), int(y[i]), bool(p[i]))
@@ -98,26 +100,39 @@ def test_class_folders_are_labels_in_sorted_order(tmp_path) -> None:
         stored["t"], stored["x"], stored["y"], stored["p"] = t, x, y, p
         np.save(tmp_path / label / "1.npy", stored)
     assert [(len(e), label) for e, label in samples(tmp_path, "dvs_lip")] == [
-        (100, "ant"), (100, "zebra")]  # fmt: skip
+        (100, "ant"),
+        (100, "zebra"),
+    ]
 
 
 @pytest.mark.parametrize(
     ("name", "dataset", "content", "message"),
-    [("a.npy", "dvs_lip", np.zeros(3, [("x", "<i2"), ("t", "<i8")]), "p, y missing"),
-     ("b.npy", "poker_dvs", np.zeros((3, 3)), r"N × 4 array .* shape \(3, 3\)"),
-     ("c.npy", "poker_dvs", np.array([[0, 40, 0, 1]]), "outside the 35×35 sensor"),
-     ("d.npy", "poker_dvs", np.array([[0, 70_000, 0, 1]]), "x=70000"),
-     ("e.npy", "poker_dvs", np.array([[0, 1, 1, 2]]), "polarity 2"),
-     ("f.npy", "poker_dvs", np.array([[5, 1, 1, 1], [3, 1, 1, 0]]), "backwards"),
-     ("g.npy", "poker_dvs", b"\x93NUMPY\x01\x00garbage", "not a readable .npy file"),
-     ("h.mat", "asl_dvs", {"ts": np.zeros((2, 1)), "x": np.zeros((2, 1))}, "pol, y missing"),
-     ("i.mat", "asl_dvs", b"not matlab at all", "not a readable MATLAB file"),
-     ("j.mat", "asl_dvs", {"ts": np.zeros((2, 1)), "x": np.zeros((3, 1)),
-                           "y": np.zeros((2, 1)), "pol": np.zeros((2, 1))},
-      "columns of different lengths")],
-)  # fmt: skip
-def test_broken_samples_are_one_line_naming_the_file(tmp_path, name, dataset, content,
-                                                     message) -> None:  # fmt: skip
+    [
+        ("a.npy", "dvs_lip", np.zeros(3, [("x", "<i2"), ("t", "<i8")]), "p, y missing"),
+        ("b.npy", "poker_dvs", np.zeros((3, 3)), r"N × 4 array .* shape \(3, 3\)"),
+        ("c.npy", "poker_dvs", np.array([[0, 40, 0, 1]]), "outside the 35×35 sensor"),
+        ("d.npy", "poker_dvs", np.array([[0, 70_000, 0, 1]]), "x=70000"),
+        ("e.npy", "poker_dvs", np.array([[0, 1, 1, 2]]), "polarity 2"),
+        ("f.npy", "poker_dvs", np.array([[5, 1, 1, 1], [3, 1, 1, 0]]), "backwards"),
+        ("g.npy", "poker_dvs", b"\x93NUMPY\x01\x00garbage", "not a readable .npy file"),
+        ("h.mat", "asl_dvs", {"ts": np.zeros((2, 1)), "x": np.zeros((2, 1))}, "pol, y missing"),
+        ("i.mat", "asl_dvs", b"not matlab at all", "not a readable MATLAB file"),
+        (
+            "j.mat",
+            "asl_dvs",
+            {
+                "ts": np.zeros((2, 1)),
+                "x": np.zeros((3, 1)),
+                "y": np.zeros((2, 1)),
+                "pol": np.zeros((2, 1)),
+            },
+            "columns of different lengths",
+        ),
+    ],
+)
+def test_broken_samples_are_one_line_naming_the_file(
+    tmp_path, name, dataset, content, message
+) -> None:
     path = tmp_path / name
     if isinstance(content, bytes):
         path.write_bytes(content)

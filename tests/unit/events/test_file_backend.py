@@ -17,15 +17,17 @@ expelliarmus = pytest.importorskip("expelliarmus")
 def test_an_expelliarmus_dat_file_is_served_in_windows(tmp_path) -> None:
     events = random_events(20_000, seed=11, span_us=1_000_000, width=640, height=480)
     expelliarmus.Wizard(encoding="dat").save(tmp_path / "r.dat", as_expelliarmus(events))
-    source = create_backend("events.file", {"path": str(tmp_path / "r.dat"), "width": 640,
-                                            "height": 480})  # fmt: skip
+    source = create_backend(
+        "events.file", {"path": str(tmp_path / "r.dat"), "width": 640, "height": 480}
+    )
     caps = source.capabilities
     assert (caps.width, caps.height, caps.live) == (640, 480, False)
     packets = list(source.packets(100_000))
     assert np.array_equal(np.concatenate([p.array for p in packets]), events.array)
     first = list(source.packets(100_000, limit_us=250_000))
-    assert len(first) == 3 and all(p.array["t"].max() < events.array["t"][0] + 250_000
-                                   for p in first if len(p))  # fmt: skip
+    assert len(first) == 3 and all(
+        p.array["t"].max() < events.array["t"][0] + 250_000 for p in first if len(p)
+    )
 
 
 def test_parquet_and_the_shipped_example(tmp_path) -> None:

@@ -39,8 +39,9 @@ def same(ours: np.ndarray, theirs: np.ndarray) -> bool:
     )
 
 
-@pytest.mark.parametrize(("encoding", "name"), [("evt2", "a.raw"), ("evt3", "a.raw"),
-                                                ("dat", "a.dat")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("encoding", "name"), [("evt2", "a.raw"), ("evt3", "a.raw"), ("dat", "a.dat")]
+)
 def test_files_written_by_expelliarmus_read_event_for_event(tmp_path, encoding, name) -> None:
     events = random_events(50_000, seed=1)
     wizard = expelliarmus.Wizard(encoding=encoding)
@@ -78,11 +79,15 @@ def test_vector_words_decode_as_the_spec_decoder_does() -> None:
     rng = np.random.default_rng(4)
     words = []
     for row in range(300):  # as a camera sends them: time high, time low, then the row
-        words += [0x8000 | (row + 1), 0x6000 | int(rng.integers(0, 4096)),
-                  0x0000 | int(rng.integers(0, 720)),
-                  0x3000 | int(rng.integers(0, 2)) << 11 | int(rng.integers(0, 1000)),
-                  0x4000 | int(rng.integers(0, 4096)), 0x5000 | int(rng.integers(0, 256)),
-                  0x2000 | int(rng.integers(0, 2)) << 11 | int(rng.integers(0, 1280))]  # fmt: skip
+        words += [
+            0x8000 | (row + 1),
+            0x6000 | int(rng.integers(0, 4096)),
+            0x0000 | int(rng.integers(0, 720)),
+            0x3000 | int(rng.integers(0, 2)) << 11 | int(rng.integers(0, 1000)),
+            0x4000 | int(rng.integers(0, 4096)),
+            0x5000 | int(rng.integers(0, 256)),
+            0x2000 | int(rng.integers(0, 2)) << 11 | int(rng.integers(0, 1280)),
+        ]
     payload = np.array(words, "<u2").tobytes()
     ours, back, skipped, _, _, _ = our_evt3.decode(payload)
     theirs = crate.decode_bytes(payload)
@@ -107,20 +112,30 @@ def header(lines: str) -> bytes:
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [
-        ("cut.raw", header("% evt 3.0\n% geometry 64x64\n") + b"\x01\x00\x02",
-         "cut word stream: 3 bytes from byte 27"),
+        (
+            "cut.raw",
+            header("% evt 3.0\n% geometry 64x64\n") + b"\x01\x00\x02",
+            "cut word stream: 3 bytes from byte 27",
+        ),
         ("none.raw", header("% camera x\n") + b"\x00\x00", "names no EVT 2.0, 2.1 or 3.0"),
         ("bare.raw", header("% evt 3.0\n% end\n"), "no events and no sensor size"),
-        ("back.raw", header("% evt 2.0\n% geometry 64x64\n")
-         + np.array([0x80000002, 0x10000801, 0x80000001, 0x10000801], "<u4").tobytes(),
-         "timestamps go backwards at byte 39"),
-        ("wide.raw", header("% evt 2.0\n% geometry 8x8\n")
-         + np.array([0x80000000, 0x10004801], "<u4").tobytes(), "x=9, y=1 lies outside the 8×8"),
+        (
+            "back.raw",
+            header("% evt 2.0\n% geometry 64x64\n")
+            + np.array([0x80000002, 0x10000801, 0x80000001, 0x10000801], "<u4").tobytes(),
+            "timestamps go backwards at byte 39",
+        ),
+        (
+            "wide.raw",
+            header("% evt 2.0\n% geometry 8x8\n")
+            + np.array([0x80000000, 0x10004801], "<u4").tobytes(),
+            "x=9, y=1 lies outside the 8×8",
+        ),
         ("type.dat", header("% Version 2\n") + b"\x0c\x08", "event type 12, size 8"),
         ("short.dat", header("% Version 2\n") + b"\x00\x08" + b"\x00" * 11, "cut word stream"),
         ("a.txt", b"", "unknown event file type"),
     ],
-)  # fmt: skip
+)
 def test_bad_files_are_refused_naming_file_and_byte(tmp_path, name, content, message) -> None:
     (tmp_path / name).write_bytes(content)
     with pytest.raises(EventError, match=message) as caught:
@@ -151,8 +166,10 @@ def test_aedat4_written_by_dv_processing_reads_event_for_event(tmp_path) -> None
         batches.append(batch.numpy())
     theirs = np.concatenate(batches)
     assert recording.getEventResolution() == (640, 480)
-    assert same(events.array, {"t": theirs["timestamp"], "x": theirs["x"], "y": theirs["y"],
-                               "p": theirs["polarity"]})  # fmt: skip
+    assert same(
+        events.array,
+        {"t": theirs["timestamp"], "x": theirs["x"], "y": theirs["y"], "p": theirs["polarity"]},
+    )
 
 
 def test_hdf5_in_the_dsec_layout_written_by_h5py_reads_event_for_event(tmp_path) -> None:
@@ -246,11 +263,15 @@ def test_a_header_only_file_with_a_sensor_size_holds_no_events(tmp_path) -> None
 
 @pytest.mark.parametrize(
     ("encoding", "word", "bad"),
-    [("evt2", 4, np.array([0xC0000000], "<u4")), ("evt3", 2, np.array([0xD123], "<u2")),
-     ("evt21", 8, np.array([0x3 << 60], "<u8"))],
-)  # fmt: skip
-def test_a_word_of_a_reserved_type_is_corrupt_data_named_by_its_byte(tmp_path, encoding, word,
-                                                                     bad) -> None:  # fmt: skip
+    [
+        ("evt2", 4, np.array([0xC0000000], "<u4")),
+        ("evt3", 2, np.array([0xD123], "<u2")),
+        ("evt21", 8, np.array([0x3 << 60], "<u8")),
+    ],
+)
+def test_a_word_of_a_reserved_type_is_corrupt_data_named_by_its_byte(
+    tmp_path, encoding, word, bad
+) -> None:
     """Damaged bytes that make a reserved word type are an error at that byte, not events
     read from garbage or a silent 'skipped' count."""
     events = random_events(2_000, seed=11)
@@ -272,22 +293,32 @@ def _payload(path) -> bytes:
 
 # OpenEB's legacy headers: a sample EVT 2.0 header as Metavision wrote it in 2020 (no
 # geometry; the camera named by plugin and system ID), and a third-party integrator's.
-GEN41_EVK3 = (b"% Date 2020-09-04 13:14:05\n% evt 2.0\n% firmware_version 3.3.0\n"
-              b"% integrator_name Prophesee\n% plugin_name hal_plugin_gen41_evk3\n"
-              b"% system_ID 48\n% end\n")  # fmt: skip
+GEN41_EVK3 = (
+    b"% Date 2020-09-04 13:14:05\n% evt 2.0\n% firmware_version 3.3.0\n"
+    b"% integrator_name Prophesee\n% plugin_name hal_plugin_gen41_evk3\n"
+    b"% system_ID 48\n% end\n"
+)
 
 
 @pytest.mark.parametrize(
     ("header", "size", "source"),
-    [(GEN41_EVK3, (1280, 720), "system_ID"),
-     (b"% evt 2.0\n% integrator_name Prophesee\n% system_ID 41\n% end\n", (640, 480),
-      "system_ID"),  # 0x29: EVK2 Gen3.1
-     (b"% evt 2.0\n% plugin_name hal_plugin_gen31_fx3\n% end\n", (640, 480), "plugin_name"),
-     (b"% evt 2.0\n% integrator_name CenturyArks\n% plugin_name evc3a_plugin_gen31\n"
-      b"% system_ID 40\n% end\n", (600, 400), "inferred")],
-)  # fmt: skip
-def test_legacy_headers_give_the_sensor_their_camera_has(tmp_path, header, size,
-                                                         source) -> None:  # fmt: skip
+    [
+        (GEN41_EVK3, (1280, 720), "system_ID"),
+        (
+            b"% evt 2.0\n% integrator_name Prophesee\n% system_ID 41\n% end\n",
+            (640, 480),
+            "system_ID",
+        ),  # 0x29: EVK2 Gen3.1
+        (b"% evt 2.0\n% plugin_name hal_plugin_gen31_fx3\n% end\n", (640, 480), "plugin_name"),
+        (
+            b"% evt 2.0\n% integrator_name CenturyArks\n% plugin_name evc3a_plugin_gen31\n"
+            b"% system_ID 40\n% end\n",
+            (600, 400),
+            "inferred",
+        ),
+    ],
+)
+def test_legacy_headers_give_the_sensor_their_camera_has(tmp_path, header, size, source) -> None:
     """Headers without a geometry name the camera: its system ID (read only when the
     integrator is Prophesee, as OpenEB does) or HAL plugin gives the sensor size from
     OpenEB's tables; another vendor's ID is not interpreted (size from the events)."""
@@ -317,14 +348,21 @@ def test_a_camera_the_events_outgrow_gives_way_to_their_extent(tmp_path) -> None
 
 @pytest.mark.parametrize(
     ("header", "message"),
-    [(b"% evt 2.0\n% format EVT2;width=640;height=480\n% geometry 1280x720\n% end\n",
-      "format says 640×480 and its geometry 1280×720"),
-     (b"% evt 2.0\n% integrator_name Prophesee\n% plugin_name hal_plugin_gen3_fx3\n"
-      b"% system_ID 48\n% end\n", "system_ID 48 is a 1280×720 camera and its plugin"),
+    [
+        (
+            b"% evt 2.0\n% format EVT2;width=640;height=480\n% geometry 1280x720\n% end\n",
+            "format says 640×480 and its geometry 1280×720",
+        ),
+        (
+            b"% evt 2.0\n% integrator_name Prophesee\n% plugin_name hal_plugin_gen3_fx3\n"
+            b"% system_ID 48\n% end\n",
+            "system_ID 48 is a 1280×720 camera and its plugin",
+        ),
     ],
-)  # fmt: skip
-def test_headers_that_contradict_themselves_or_the_events_are_refused(tmp_path, header,
-                                                                      message) -> None:  # fmt: skip
+)
+def test_headers_that_contradict_themselves_or_the_events_are_refused(
+    tmp_path, header, message
+) -> None:
     events = random_events(3_000, seed=13, width=1280, height=720)
     write_events(events, tmp_path / "e.raw", "evt2")
     (tmp_path / "bad.raw").write_bytes(header + _payload(tmp_path / "e.raw"))
@@ -334,11 +372,13 @@ def test_headers_that_contradict_themselves_or_the_events_are_refused(tmp_path, 
 
 @pytest.mark.parametrize(
     "said",
-    [b"% endianness legacy\n", b"% integrator_name Prophesee\n% system_ID 49\n",
-     b"% format EVT21;endianness=legacy\n"],  # a format line without the size
-)  # fmt: skip
-def test_evt21_halves_swapped_when_the_header_says_so_outside_the_format(tmp_path,
-                                                                         said) -> None:  # fmt: skip
+    [
+        b"% endianness legacy\n",
+        b"% integrator_name Prophesee\n% system_ID 49\n",
+        b"% format EVT21;endianness=legacy\n",
+    ],  # a format line without the size
+)
+def test_evt21_halves_swapped_when_the_header_says_so_outside_the_format(tmp_path, said) -> None:
     """OpenEB reads an EVT 2.1 file as `legacy` (32-bit halves swapped) from an `endianness`
     line, or, when nothing says, for Prophesee systems older than the Saphir board (0x31
     is an EVK3 IMX636); words built from the documentation's layout."""

@@ -35,8 +35,7 @@ def brute_force(events: np.ndarray, rule: str, span_us: int) -> np.ndarray:
         dy = np.abs(earlier["y"].astype(np.int64) - int(e["y"]))
         recent = e["t"] - earlier["t"] < span_us
         if rule == "background":
-            keep[i] = np.any(recent & (dx <= 1) & (dy <= 1) & ((dx + dy) > 0)
-                             & _latest(earlier, i))  # fmt: skip
+            keep[i] = np.any(recent & (dx <= 1) & (dy <= 1) & ((dx + dy) > 0) & _latest(earlier, i))
         else:
             keep[i] = not np.any(recent & (dx == 0) & (dy == 0))
     return keep
@@ -75,8 +74,11 @@ def test_background_activity_keeps_what_dv_processing_keeps() -> None:
 @pytest.mark.parametrize(("rule", "span"), [("background", 3000), ("refractory", 20_000)])
 def test_filters_equal_their_rule_read_literally(rule: str, span: int) -> None:
     events = noisy_edges(2, n=2_500, width=24, height=16)
-    made = (BackgroundActivityFilter(24, 16, span) if rule == "background"
-            else RefractoryFilter(24, 16, span))  # fmt: skip
+    made = (
+        BackgroundActivityFilter(24, 16, span)
+        if rule == "background"
+        else RefractoryFilter(24, 16, span)
+    )
     ours = made.keep(events)
     assert 0.05 < ours.mean() < 0.95
     assert np.array_equal(ours, brute_force(events, rule, span))
@@ -84,8 +86,10 @@ def test_filters_equal_their_rule_read_literally(rule: str, span: int) -> None:
 
 def test_window_by_window_equals_whole() -> None:
     events = noisy_edges(3)
-    for make in (lambda: BackgroundActivityFilter(64, 48, 2000),
-                 lambda: RefractoryFilter(64, 48, 5000)):  # fmt: skip
+    for make in (
+        lambda: BackgroundActivityFilter(64, 48, 2000),
+        lambda: RefractoryFilter(64, 48, 5000),
+    ):
         whole = make().keep(events)
         streaming = make()
         parts = np.concatenate([streaming.keep(part) for part in np.array_split(events, 7)])
@@ -106,10 +110,14 @@ def test_events_file_applies_the_filters_its_options_name(tmp_path) -> None:
 
     events = noisy_edges(4)
     write_events(Events(events, 64, 48), tmp_path / "a.raw")
-    options = {"path": str(tmp_path / "a.raw"), "background_activity_us": 2000,
-               "refractory_us": 500}  # fmt: skip
-    served = np.concatenate([w.array for w in create_backend("events.file", options)
-                             .packets(100_000)])  # fmt: skip
+    options = {
+        "path": str(tmp_path / "a.raw"),
+        "background_activity_us": 2000,
+        "refractory_us": 500,
+    }
+    served = np.concatenate(
+        [w.array for w in create_backend("events.file", options).packets(100_000)]
+    )
     kept = events[BackgroundActivityFilter(64, 48, 2000).keep(events)]
     kept = kept[RefractoryFilter(64, 48, 500).keep(kept)]
     assert 0 < len(served) < len(events) and np.array_equal(served, kept)

@@ -12,15 +12,18 @@ from substrates.models.events.cmax import origin
 from substrates.models.events.iwe import SMOOTHING_PX, IWEWorkspace
 
 
-def dense_reference(x, y, dt, polarity, weight, motion, width, height, truncate=4.0
-                    ) -> np.ndarray:  # fmt: skip
+def dense_reference(x, y, dt, polarity, weight, motion, width, height, truncate=4.0) -> np.ndarray:
     """Bilinear votes by numpy's add.at into a full (2, H, W) image, blurred by scipy."""
     wx, wy = origin(motion, x, y, dt, width, height)
     ix, iy = np.floor(wx).astype(int), np.floor(wy).astype(int)
     fx, fy = wx - ix, wy - iy
     image = np.zeros((2, height, width))
-    for ox, oy, share in ((0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)),
-                          (0, 1, (1 - fx) * fy), (1, 1, fx * fy)):  # fmt: skip
+    for ox, oy, share in (
+        (0, 0, (1 - fx) * (1 - fy)),
+        (1, 0, fx * (1 - fy)),
+        (0, 1, (1 - fx) * fy),
+        (1, 1, fx * fy),
+    ):
         px, py = ix + ox, iy + oy
         inside = (px >= 0) & (px < width) & (py >= 0) & (py < height)
         np.add.at(image, (polarity[inside], py[inside], px[inside]), (weight * share)[inside])
@@ -38,8 +41,11 @@ def test_the_image_equals_scipys_blur_of_the_full_sensor(events: int, path: int)
     rng = np.random.default_rng(events)
     width, height = 97, 61
     space = IWEWorkspace(width, height)
-    for motion in (np.zeros(6), np.array([140.0, -75.0, 0, 0, 0, 0]),
-                   np.array([-60.0, 30.0, 0.4, -0.2, 0.25, 0.3])):  # fmt: skip
+    for motion in (
+        np.zeros(6),
+        np.array([140.0, -75.0, 0, 0, 0, 0]),
+        np.array([-60.0, 30.0, 0.4, -0.2, 0.25, 0.3]),
+    ):
         x, y, dt, polarity, weight = random_events(rng, events, width, height)
         weight[::7] = 0.0  # events outside the subset being imaged
         expected = dense_reference(x, y, dt, polarity, weight, motion, width, height)
@@ -93,7 +99,8 @@ def test_a_cloud_in_pixel_order_is_the_same_cloud() -> None:
         a, b = timed.thinned(most), local.thinned(most)
         assert np.array_equal(np.sort(a.x), np.sort(b.x))
         assert b.contrast(motion, np.ones(b.x.size)) == pytest.approx(
-            a.contrast(motion, np.ones(a.x.size)), rel=1e-11)  # fmt: skip
+            a.contrast(motion, np.ones(a.x.size)), rel=1e-11
+        )
     landed = local.in_input_order(local.landing(motion))
     np.testing.assert_allclose(landed, timed.landing(motion), rtol=1e-12, atol=1e-15)
 
@@ -109,12 +116,12 @@ def test_the_candidate_grid_equals_scipys_blur_truncated_at_two_sigma() -> None:
     velocities = np.array([[0.0, 0.0], [140.0, -75.0], [-260.0, 20.0]])
     for events in (40, 20_000):
         x, y, dt, polarity, weight = random_events(rng, events, width, height)
-        sums = translation_grid(x, y, dt, polarity, weight, velocities, width, height,
-                                GRID_RADIUS)  # fmt: skip
+        sums = translation_grid(x, y, dt, polarity, weight, velocities, width, height, GRID_RADIUS)
         for (vx, vy), (total, squares) in zip(velocities, sums, strict=True):
             wx, wy = origin(np.array([vx, vy, 0, 0, 0, 0]), x, y, dt, width, height)
-            votes = dense_reference(wx, wy, np.zeros(events), polarity, weight, np.zeros(6),
-                                    width, height, truncate=2.0)  # fmt: skip
+            votes = dense_reference(
+                wx, wy, np.zeros(events), polarity, weight, np.zeros(6), width, height, truncate=2.0
+            )
             assert total == pytest.approx(votes.sum(), rel=1e-12)
             assert squares == pytest.approx(np.square(votes).sum(), rel=1e-10)
 

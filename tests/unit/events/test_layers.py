@@ -40,8 +40,12 @@ def test_two_motions_are_recovered_from_exactly_built_events() -> None:
         events, labels = two_clouds(seed, va, vb)
         found = two_motions(events, 128, 96)
         truth = np.array([va, vb], float)
-        order = [0, 1] if np.hypot(*(found.velocities - truth).T).sum() < np.hypot(
-            *(found.velocities[::-1] - truth).T).sum() else [1, 0]  # fmt: skip
+        order = (
+            [0, 1]
+            if np.hypot(*(found.velocities - truth).T).sum()
+            < np.hypot(*(found.velocities[::-1] - truth).T).sum()
+            else [1, 0]
+        )
         assert np.hypot(*(found.velocities[order] - truth).T).max() < 10
         layer = found.layer if order == [0, 1] else 1 - found.layer
         assert np.mean(layer == labels) > 0.9
@@ -57,8 +61,10 @@ def test_two_motions_of_simulated_blended_scenes_match_their_truth() -> None:
         events = simulator.simulate(rendered.frames, rendered.times).array
         found = two_motions(events, scene.width, scene.height)
         truth = np.array([scene.transmission_velocity, scene.reflection_velocity])
-        errors = np.hypot(*(found.velocities - truth).T), np.hypot(
-            *(found.velocities[::-1] - truth).T)  # fmt: skip
+        errors = (
+            np.hypot(*(found.velocities - truth).T),
+            np.hypot(*(found.velocities[::-1] - truth).T),
+        )
         assert min(e.max() for e in errors) < 20
 
 
@@ -95,12 +101,15 @@ def test_affine_motions_give_back_a_zooming_turning_layer() -> None:
 
     def flow_errors(found):
         motions = found.motions
-        if np.hypot(*(motions[::-1, :2] - truth[:, :2]).T).sum() < np.hypot(
-                *(motions[:, :2] - truth[:, :2]).T).sum():  # fmt: skip
+        if (
+            np.hypot(*(motions[::-1, :2] - truth[:, :2]).T).sum()
+            < np.hypot(*(motions[:, :2] - truth[:, :2]).T).sum()
+        ):
             motions = motions[::-1]
-        return motions, [np.mean(np.hypot(*np.subtract(flow(m, x, y, 128, 96),
-                                                       flow(t, x, y, 128, 96))))
-                         for m, t in zip(motions, truth, strict=True)]  # fmt: skip
+        return motions, [
+            np.mean(np.hypot(*np.subtract(flow(m, x, y, 128, 96), flow(t, x, y, 128, 96))))
+            for m, t in zip(motions, truth, strict=True)
+        ]
 
     motions, affine = flow_errors(two_motions(mixed, 128, 96, affine=True))
     assert np.abs(motions[0, 2:] - gradient).max() < 0.1
@@ -118,8 +127,11 @@ def test_a_scene_layer_flow_is_the_rate_its_pattern_moves_at() -> None:
     grid = np.stack(np.mgrid[0 : scene.height, 0 : scene.width][::-1]).astype(float)
     step = 1e-6
     for layer, (velocity, warp) in enumerate(
-            ((scene.transmission_velocity, scene.transmission_warp),
-             (scene.reflection_velocity, scene.reflection_warp))):  # fmt: skip
+        (
+            (scene.transmission_velocity, scene.transmission_warp),
+            (scene.reflection_velocity, scene.reflection_warp),
+        )
+    ):
         for t in (0.0, 0.1):
             d = np.stack(scene.source(velocity, warp, t)) - centre[:, None, None]
             homography = np.eye(3) + (t + step) * np.reshape(warp, (3, 3))
@@ -130,8 +142,10 @@ def test_a_scene_layer_flow_is_the_rate_its_pattern_moves_at() -> None:
             # the affine motion: the flow's value and slope at the centre, tilt aside
             fx, fy = scene.flow(layer, t)
             motion = scene.motion(layer, t)
-            middle = np.s_[scene.height // 2 - 1 : scene.height // 2 + 1,
-                           scene.width // 2 - 1 : scene.width // 2 + 1]  # fmt: skip
+            middle = np.s_[
+                scene.height // 2 - 1 : scene.height // 2 + 1,
+                scene.width // 2 - 1 : scene.width // 2 + 1,
+            ]
             assert abs(fx[middle].mean() - motion[0]) < 0.5
             assert abs(fy[middle].mean() - motion[1]) < 0.5
             assert abs(np.diff(fx[scene.height // 2]).mean() - motion[2]) < 0.05
@@ -145,8 +159,9 @@ def test_affine_motions_follow_a_simulated_homography_scene_better() -> None:
     scene = ReflectionScene.random(6, homography=True)
     translation, _ = evaluate_scene(scene, simulator)
     affine, _ = evaluate_scene(scene, simulator, affine=True)
-    worst = [max(row["flow_error_T_px_s"], row["flow_error_R_px_s"])
-             for row in (translation, affine)]  # fmt: skip
+    worst = [
+        max(row["flow_error_T_px_s"], row["flow_error_R_px_s"]) for row in (translation, affine)
+    ]
     assert worst[1] < 10 and worst[1] < worst[0] - 4
 
 
@@ -163,8 +178,9 @@ def test_reflection_removal_with_the_true_motion_beats_the_input() -> None:
     for seed in (101, 102):
         scene = ReflectionScene.random(seed)
         rendered = scene.render()
-        recovered = remove_reflection(rendered.frames, rendered.times,
-                                      np.array(scene.transmission_velocity))  # fmt: skip
+        recovered = remove_reflection(
+            rendered.frames, rendered.times, np.array(scene.transmission_velocity)
+        )
         margin = int(np.ceil(np.hypot(*scene.transmission_velocity) * scene.duration_s)) + 1
         target = rendered.transmission[0]
         assert psnr(recovered, target, margin) > psnr(rendered.frames[0], target, margin) + 5
@@ -186,8 +202,9 @@ def test_the_warp_operator_reads_layers_as_scipy_does() -> None:
     centre = np.array([[14.5], [9.5]])
     q = np.stack(np.mgrid[0:20, 0:30][::-1]).reshape(2, -1).astype(float)
     for frame, s in zip(frames, times, strict=True):
-        p = centre + np.linalg.solve(np.eye(2) + s * motion[2:].reshape(2, 2),
-                                     q - centre - s * motion[:2, None])  # fmt: skip
+        p = centre + np.linalg.solve(
+            np.eye(2) + s * motion[2:].reshape(2, 2), q - centre - s * motion[:2, None]
+        )
         expected = map_coordinates(layer, [p[1] + pad, p[0] + pad], order=1)
         assert np.allclose(frame.ravel(), expected, atol=1e-9)
 
@@ -223,8 +240,16 @@ def test_a_homography_layer_moves_as_its_warp_says() -> None:
     from substrates.datasets.events.synthetic import Texture
 
     zoom = 0.5
-    scene = ReflectionScene(65, 49, 0.1, (0.0, 0.0), (0.0, 0.0), 1, 2,
-                            transmission_warp=(zoom, 0, 0, 0, zoom, 0, 0, 0, 0))  # fmt: skip
+    scene = ReflectionScene(
+        65,
+        49,
+        0.1,
+        (0.0, 0.0),
+        (0.0, 0.0),
+        1,
+        2,
+        transmission_warp=(zoom, 0, 0, 0, zoom, 0, 0, 0, 0),
+    )
     x, y = scene.source((0.0, 0.0), scene.transmission_warp, 0.1)
     cx, cy = 32.0, 24.0
     grid_y, grid_x = np.mgrid[0:49, 0:65]

@@ -19,8 +19,11 @@ def sample_bytes(seed: int, n: int = 3_000, side: int = 34) -> bytes:
     words = []
     for i in range(n):
         ts = int(t[i])
-        words.append(bytes([int(x[i]), int(y[i]), (int(p[i]) << 7) | (ts >> 16),
-                            (ts >> 8) & 0xFF, ts & 0xFF]))  # fmt: skip
+        words.append(
+            bytes(
+                [int(x[i]), int(y[i]), (int(p[i]) << 7) | (ts >> 16), (ts >> 8) & 0xFF, ts & 0xFF]
+            )
+        )
     return b"".join(words)
 
 
@@ -44,8 +47,9 @@ def test_overflow_words_move_later_times_on_as_tonic_does(tmp_path) -> None:
         if span:
             chunks.append(bytes([0, 240, 0, 0, 0]))
         for ts in np.sort(rng.integers(0, 1 << 13, 50)):
-            chunks.append(bytes([5, 6, 0x80 | (int(ts) >> 16), (int(ts) >> 8) & 0xFF,
-                                 int(ts) & 0xFF]))  # fmt: skip
+            chunks.append(
+                bytes([5, 6, 0x80 | (int(ts) >> 16), (int(ts) >> 8) & 0xFF, int(ts) & 0xFF])
+            )
     path = tmp_path / "a.bin"
     path.write_bytes(b"".join(chunks))
     ours = read_nmnist(path)

@@ -40,8 +40,9 @@ def test_voxel_grid_equals_tonics(bins) -> None:
 def test_event_frames_equal_tonics_time_windows() -> None:
     events = random_events(20_000, seed=22, span_us=1_000_000, width=64, height=48)
     window = 70_000
-    theirs = tonic.to_frame_numpy(for_tonic(events), (64, 48, 2), time_window=window,
-                                  include_incomplete=True)  # fmt: skip
+    theirs = tonic.to_frame_numpy(
+        for_tonic(events), (64, 48, 2), time_window=window, include_incomplete=True
+    )
     for ours in (event_frames(events, window), event_frames_torch(events, window, "cpu")):
         ours = ours.numpy()  # the numba pass, and the torch code that GPUs run
         assert ours.sum() == len(events)
@@ -51,10 +52,13 @@ def test_event_frames_equal_tonics_time_windows() -> None:
 
 def test_time_surfaces_equal_tonics() -> None:
     events = random_events(5_000, seed=23, span_us=500_000, width=32, height=24)
-    theirs = tonic.to_timesurface_numpy(for_tonic(events), (32, 24, 2), dt=50_000, tau=20_000.0,
-                                        include_incomplete=True)  # fmt: skip
-    for ours in (time_surfaces(events, 50_000, tau_us=20_000.0),
-                 time_surfaces_torch(events, 50_000, 20_000.0, "cpu")):  # fmt: skip
+    theirs = tonic.to_timesurface_numpy(
+        for_tonic(events), (32, 24, 2), dt=50_000, tau=20_000.0, include_incomplete=True
+    )
+    for ours in (
+        time_surfaces(events, 50_000, tau_us=20_000.0),
+        time_surfaces_torch(events, 50_000, 20_000.0, "cpu"),
+    ):
         ours = ours.numpy()
         common = min(len(ours), len(theirs))
         assert common >= len(ours) - 1

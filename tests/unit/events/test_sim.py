@@ -69,8 +69,9 @@ def test_leak_fires_on_events_at_its_own_times() -> None:
     assert np.all(events["p"] == 1) and len(events) >= 4
     assert np.abs(np.diff(events["t"]) - 2e6).max() <= 1  # one every 1/leak_hz, to the µs
     side = 30  # many pixels: each leaks from its own phase, not in bursts at frame times
-    sim = create_backend("events.sim", {"preset": "clean", "seed": 2,
-                                        "dvs": {"leak_hz": 0.5, "leak_decades": 0}})  # fmt: skip
+    sim = create_backend(
+        "events.sim", {"preset": "clean", "seed": 2, "dvs": {"leak_hz": 0.5, "leak_decades": 0}}
+    )
     frames = np.full((len(times), side, side), 100.0)
     leaked = sim.simulate(frames, times).array
     first = leaked[np.unique(leaked["y"] * side + leaked["x"], return_index=True)[1]]["t"]
@@ -91,8 +92,9 @@ def test_the_low_pass_follows_an_exact_ode_solution_at_any_frame_rate() -> None:
         bright = (30 * math.exp(rate * t) + 20) / 275
         return [2 * math.pi * cutoff * bright * (level(t) - lp[0])]
 
-    solution = integrate.solve_ivp(rhs, (0, span), [level(0)], rtol=1e-11, atol=1e-12,
-                                   dense_output=True, max_step=1e-5)  # fmt: skip
+    solution = integrate.solve_ivp(
+        rhs, (0, span), [level(0)], rtol=1e-11, atol=1e-12, dense_output=True, max_step=1e-5
+    )
     grid = np.linspace(0, span, 1_000_001)
     steps = np.floor((solution.sol(grid)[0] - level(0)) / 0.2 + 1e-12)
     exact = np.round(grid[np.flatnonzero(np.diff(steps) > 0) + 1] * 1e6)
@@ -131,8 +133,9 @@ def test_halving_or_doubling_the_frame_rate_keeps_the_events(preset) -> None:
 
     def simulate(every_us: int) -> np.ndarray:
         times = np.arange(0, 200_001, every_us)
-        frames = np.stack([130 + 96 * texture.render(64, 48, 150 * t * 1e-6, 40 * t * 1e-6)
-                           for t in times])  # fmt: skip
+        frames = np.stack(
+            [130 + 96 * texture.render(64, 48, 150 * t * 1e-6, 40 * t * 1e-6) for t in times]
+        )
         options = {"preset": preset, "seed": 4, "dvs": {"shot_noise_hz": 0}}
         return create_backend("events.sim", options).simulate(frames, times).array
 
@@ -150,16 +153,18 @@ def test_an_interval_with_more_events_than_the_first_buffer_is_run_again() -> No
     options = {"preset": "default", "seed": 1, "dvs": {"shot_noise_hz": 0, "refractory_us": 0}}
     expected = reference(frames, times, options)
     assert len(expected) > 4 * 1024  # ln 4 / 0.2: up to six ON crossings a pixel
-    assert np.array_equal(create_backend("events.sim", options).simulate(frames, times).array,
-                          expected)  # fmt: skip
+    assert np.array_equal(
+        create_backend("events.sim", options).simulate(frames, times).array, expected
+    )
 
 
 def test_shot_noise_rate_matches_its_formula() -> None:
     side, steps, rate, level = 64, 200, 5.0, 10.0
     frames = np.full((steps + 1, side, side), level)
     times = np.arange(steps + 1) * 10_000
-    sim = create_backend("events.sim", {"preset": "clean", "dvs": {"shot_noise_hz": rate},
-                                        "seed": 9})  # fmt: skip
+    sim = create_backend(
+        "events.sim", {"preset": "clean", "dvs": {"shot_noise_hz": rate}, "seed": 9}
+    )
     events = sim.simulate(frames, times).array
     expected = rate * (1 - 0.75 * (level + 20) / 275) * side * side * steps * 0.01
     assert abs(len(events) - expected) < 4 * math.sqrt(expected)
@@ -197,8 +202,13 @@ def test_the_fused_cuda_kernel_equals_numba_under_the_cuda_simulator() -> None:
         print(same(jump, np.array([0, 1_000]), {"preset": "default", "seed": 1,
                    "dvs": {"shot_noise_hz": 0, "refractory_us": 0}}))
     """)
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}, timeout=900)  # fmt: skip
+    run = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"},
+        timeout=900,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.split() == ["True"] * 4
 

@@ -32,8 +32,11 @@ def streamed_like_whole(path, **sensor) -> None:
     for window, limit in ((50_000, None), (333_333, 1_000_000), (7_000, 40_000)):
         ours = list(stream.windows(window, limit))
         t = whole.array["t"]
-        cut = whole if limit is None else Events(
-            whole.array[t < t[0] + limit], whole.width, whole.height)  # fmt: skip
+        cut = (
+            whole
+            if limit is None
+            else Events(whole.array[t < t[0] + limit], whole.width, whole.height)
+        )
         theirs = list(cut.windows(duration_us=window))
         assert len(ours) == len(theirs)
         assert all(np.array_equal(a.array, b.array) for a, b in zip(ours, theirs, strict=True))
@@ -45,10 +48,10 @@ def streamed_like_whole(path, **sensor) -> None:
     assert np.array_equal(np.concatenate([w.array for w in later]), whole.array[t >= 2_000_000])
 
 
-@pytest.mark.parametrize(("encoding", "name"), [("evt2", "a.raw"), ("evt3", "a.raw"),
-                                                ("dat", "a.dat")])  # fmt: skip
-def test_files_written_by_expelliarmus_stream_as_they_read_whole(tmp_path, encoding,
-                                                                  name) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("encoding", "name"), [("evt2", "a.raw"), ("evt3", "a.raw"), ("dat", "a.dat")]
+)
+def test_files_written_by_expelliarmus_stream_as_they_read_whole(tmp_path, encoding, name) -> None:
     """expelliarmus' EVT 3.0 leaves TIME_HIGH out, so the time's high part is inferred from
     TIME_LOW wrapping: the state carried from chunk to chunk keeps that inference too."""
     expelliarmus = pytest.importorskip("expelliarmus")
@@ -143,8 +146,12 @@ def test_a_2_gb_file_streams_in_windows_in_bounded_memory(tmp_path) -> None:
     events, 32 MB each) the process holds a few hundred MB at most."""
     script = tmp_path / "big.py"
     script.write_text(BIG_FILE)
-    result = subprocess.run([sys.executable, str(script), str(tmp_path / "big.raw"), "256"],
-                            capture_output=True, text=True, timeout=900)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "big.raw"), "256"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     size, events, seen, windows, most_mb = (int(v) for v in result.stdout.split())
     assert size > 2 * 10**9 and events == seen == 256 * 2_000_000 and windows == 256

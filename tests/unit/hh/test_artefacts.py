@@ -77,14 +77,20 @@ def test_estimated_waveforms_follow_the_simulated_artefact_law(mea_session) -> N
     recording = backend.recording()
     fs, half = recording.sampling_hz, round(0.5e-3 * recording.sampling_hz)
     truth, stim = backend.ground_truth(), recording.stimulation
-    for (shape, electrode), estimated in zip(found.columns, found.waveforms_uv_per_ua,
-                                            strict=True):  # fmt: skip
+    for (shape, electrode), estimated in zip(found.columns, found.waveforms_uv_per_ua, strict=True):
         unit = np.zeros(recording.channels)
         unit[electrode] = 1.0
         pulse_ms = len(PULSES[shape]) * backend.cell_model(recording.positions_um).timing.phase_ms
-        law = artefact_uv(unit, recording.positions_um, estimated.shape[0] - half, fs,
-                          uv_per_ua=100.0, length_um=60.0, decay_ms=1.0,
-                          pulse_ms=pulse_ms)  # fmt: skip
+        law = artefact_uv(
+            unit,
+            recording.positions_um,
+            estimated.shape[0] - half,
+            fs,
+            uv_per_ua=100.0,
+            length_um=60.0,
+            decay_ms=1.0,
+            pulse_ms=pulse_ms,
+        )
         expected = np.concatenate([np.zeros((half, recording.channels)), law])[:, found.channels]
         error = np.abs(estimated - expected).max() / np.abs(expected).max()
         trials = [k for k, e in enumerate(stim.electrodes) if e == (electrode,)]

@@ -35,8 +35,9 @@ def planted(seed: int = 0, spikes: int = 300):
     for s in times:
         t = window[:, None] / HZ * 1e3 - delay_ms[None]
         traces[s + window] += template(t)
-    recording = Recording(ArraySource(traces.astype(np.float32)), samples, HZ, 1.0,
-                          np.arange(30), positions)  # fmt: skip
+    recording = Recording(
+        ArraySource(traces.astype(np.float32)), samples, HZ, 1.0, np.arange(30), positions
+    )
     return recording, times, delay_ms
 
 

@@ -91,8 +91,9 @@ def test_refinement_turns_round_when_the_angle_starts_in_the_wrong_basin(session
     assert plain.loss_after_uv2 > 1e3 and model.parameters[k].distance(plain.theta[k], truth[k]) > 1
     starts = refine_starts(model, start[None])
     assert len(starts) == 4  # the start, and turned by a quarter, a half, three quarters
-    best = min((refine(model, s, image, channel, 20) for s in starts),
-               key=lambda r: r.loss_after_uv2)  # fmt: skip
+    best = min(
+        (refine(model, s, image, channel, 20) for s in starts), key=lambda r: r.loss_after_uv2
+    )
     assert best.loss_after_uv2 < 1e-6 and np.all(np.abs(best.theta - truth) < 1e-3 * span)
 
 
@@ -116,9 +117,13 @@ def test_refinement_also_starts_from_the_image_when_npe_is_far_off(session) -> N
     guess[names.index("height_um")] = 24.0
     guess = np.array([p.inside(v) for p, v in zip(model.parameters, guess, strict=True)])
     anchor = image_anchor(model, session.positions_um[channel])
-    assert anchor == pytest.approx({"x_um": session.positions_um[channel][0],
-                                    "y_um": session.positions_um[channel][1],
-                                    "height_um": 15.0})  # fmt: skip
+    assert anchor == pytest.approx(
+        {
+            "x_um": session.positions_um[channel][0],
+            "y_um": session.positions_um[channel][1],
+            "height_um": 15.0,
+        }
+    )
     starts = refine_starts(model, guess[None], anchor)
     assert len(starts) == 4 + 8 and np.allclose(starts[4:, names.index("height_um")], 15.0)
     fits = [refine(model, s, image, channel, 20) for s in starts]
@@ -144,8 +149,16 @@ def test_calibration_does_not_trade_the_image_for_noisy_thresholds(session) -> N
     electrodes = [int(e) for e in np.argsort(template.min(axis=1))[:3]]
     exact = model.thresholds(truth[None], np.array(electrodes), "triphasic")[0]
     noise = np.full(len(template), 5.0 / np.sqrt(25))
-    target = Target(align(template, channel, 20), channel, 20, noise, electrodes,
-                    exact * np.exp(-0.06), "triphasic", np.full(3, 0.05))  # fmt: skip
+    target = Target(
+        align(template, channel, 20),
+        channel,
+        20,
+        noise,
+        electrodes,
+        exact * np.exp(-0.06),
+        "triphasic",
+        np.full(3, 0.05),
+    )
     span = np.array([p.high - p.low for p in model.parameters])
     kept = calibrate(model, truth, target)
     assert np.all(np.abs(kept - truth) / span < 0.02), (kept - truth) / span
@@ -169,8 +182,9 @@ def _fit_from_nwb(backend, folder, preprocessing: str = DEFAULT_PREPROCESSING):
     recording = read_nwb(folder / "cell.nwb")
     model = backend.cell_model(recording.positions_um)
     detection = preprocess(recording, parse_preprocessing(preprocessing))
-    return fit_cell(recording, model, simulations=200,
-                    observed=observe(recording, model, 0, detection))  # fmt: skip
+    return fit_cell(
+        recording, model, simulations=200, observed=observe(recording, model, 0, detection)
+    )
 
 
 @pytest.fixture(scope="module")

@@ -18,17 +18,39 @@ def _write(path, rows: list[dict]) -> None:
 
 def test_monopolar_bipolar_and_same_polarity_sites(tmp_path) -> None:
     rows = [
-        {"onset": 1.5, "duration": 2e-4, "trial_type": "stim", "electrical_stimulation_site": "E3",
-         "electrical_stimulation_current": -1.2e-6, "electrical_stimulation_waveform": "triphasic"},
-        {"onset": 0.5, "duration": 2e-4, "trial_type": "stim",
-         "electrical_stimulation_site": "E4-E5", "electrical_stimulation_current": 2e-6,
-         "electrical_stimulation_waveform": "biphasic"},
-        {"onset": 2.0, "duration": 0.1, "trial_type": "light", "electrical_stimulation_site": None,
-         "electrical_stimulation_current": None, "electrical_stimulation_waveform": None},
-        {"onset": 2.5, "duration": 2e-4, "trial_type": "stim",
-         "electrical_stimulation_site": "el_6+el_7", "electrical_stimulation_current": 5e-7,
-         "electrical_stimulation_waveform": None},
-    ]  # fmt: skip
+        {
+            "onset": 1.5,
+            "duration": 2e-4,
+            "trial_type": "stim",
+            "electrical_stimulation_site": "E3",
+            "electrical_stimulation_current": -1.2e-6,
+            "electrical_stimulation_waveform": "triphasic",
+        },
+        {
+            "onset": 0.5,
+            "duration": 2e-4,
+            "trial_type": "stim",
+            "electrical_stimulation_site": "E4-E5",
+            "electrical_stimulation_current": 2e-6,
+            "electrical_stimulation_waveform": "biphasic",
+        },
+        {
+            "onset": 2.0,
+            "duration": 0.1,
+            "trial_type": "light",
+            "electrical_stimulation_site": None,
+            "electrical_stimulation_current": None,
+            "electrical_stimulation_waveform": None,
+        },
+        {
+            "onset": 2.5,
+            "duration": 2e-4,
+            "trial_type": "stim",
+            "electrical_stimulation_site": "el_6+el_7",
+            "electrical_stimulation_current": 5e-7,
+            "electrical_stimulation_waveform": None,
+        },
+    ]
     _write(tmp_path / "events.tsv", rows)
     read = read_events_tsv(tmp_path / "events.tsv", IDS)
     stim = read.stimulation
@@ -50,11 +72,16 @@ def test_monopolar_bipolar_and_same_polarity_sites(tmp_path) -> None:
         ({"onset": -1.0}, "before the recording"),
         ({"electrical_stimulation_waveform": "square"}, "allowed: biphasic, triphasic"),
     ],
-)  # fmt: skip
+)
 def test_bad_rows_are_one_line_naming_row_and_field(tmp_path, change, message) -> None:
-    row = {"onset": 0.1, "duration": 2e-4, "electrical_stimulation_site": "E1",
-           "electrical_stimulation_current": 1e-6, "electrical_stimulation_waveform": "biphasic",
-           **change}  # fmt: skip
+    row = {
+        "onset": 0.1,
+        "duration": 2e-4,
+        "electrical_stimulation_site": "E1",
+        "electrical_stimulation_current": 1e-6,
+        "electrical_stimulation_waveform": "biphasic",
+        **change,
+    }
     _write(tmp_path / "events.tsv", [row])
     with pytest.raises(RecordingError, match=message) as caught:
         read_events_tsv(tmp_path / "events.tsv", IDS)
@@ -65,9 +92,17 @@ def test_missing_columns_and_files_without_stimulation(tmp_path) -> None:
     _write(tmp_path / "plain.tsv", [{"onset": 1.0, "duration": 0.5, "trial_type": "go"}])
     with pytest.raises(RecordingError, match="no column electrical_stimulation_site"):
         read_events_tsv(tmp_path / "plain.tsv", IDS)
-    _write(tmp_path / "none.tsv", [{"onset": 1.0, "duration": 0.5,
-                                    "electrical_stimulation_site": None,
-                                    "electrical_stimulation_current": None}])  # fmt: skip
+    _write(
+        tmp_path / "none.tsv",
+        [
+            {
+                "onset": 1.0,
+                "duration": 0.5,
+                "electrical_stimulation_site": None,
+                "electrical_stimulation_current": None,
+            }
+        ],
+    )
     with pytest.raises(RecordingError, match="no row names a stimulation site"):
         read_events_tsv(tmp_path / "none.tsv", IDS)
     (tmp_path / "binary.tsv").write_bytes(b"\xff\xfe\x00garbage")

@@ -19,10 +19,21 @@ def recording(tmp_path) -> Recording:
     samples = rng.integers(-500, 500, (4000, 9))
     (tmp_path / "r.bin").write_bytes(header(9, 4000) + pack(samples))
     base, _ = read_litke(tmp_path / "r.bin", hexagonal(2, 4, 30.0), gain_uv=0.25)
-    pulses = Stimulation(np.array([0.05, 0.1, 0.15]), ((3,), (3, 4), (7,)),
-                         np.array([1.0, 1.5, 2.0]), ("biphasic",) * 3)  # fmt: skip
-    return Recording(base.source, base.samples, base.sampling_hz, base.gain_uv,
-                     base.electrode_ids, base.positions_um, pulses)  # fmt: skip
+    pulses = Stimulation(
+        np.array([0.05, 0.1, 0.15]),
+        ((3,), (3, 4), (7,)),
+        np.array([1.0, 1.5, 2.0]),
+        ("biphasic",) * 3,
+    )
+    return Recording(
+        base.source,
+        base.samples,
+        base.sampling_hz,
+        base.gain_uv,
+        base.electrode_ids,
+        base.positions_um,
+        pulses,
+    )
 
 
 def test_mne_gets_volts_metres_and_pulses(recording) -> None:
@@ -56,9 +67,13 @@ def test_mne_annotations_keep_bipolar_weights(recording) -> None:
 
     from substrates.adapters.conversions.mea import to_mne
 
-    pulses = Stimulation(np.array([0.05, 0.1, 0.15]), ((3, 4), (3, 4), (5, 6)),
-                         np.array([1.5, 1.5, 2.0]), ("biphasic",) * 3,
-                         ((1.0, 1.0), (1.0, -1.0), (1.0, -0.5)))  # fmt: skip
+    pulses = Stimulation(
+        np.array([0.05, 0.1, 0.15]),
+        ((3, 4), (3, 4), (5, 6)),
+        np.array([1.5, 1.5, 2.0]),
+        ("biphasic",) * 3,
+        ((1.0, 1.0), (1.0, -1.0), (1.0, -0.5)),
+    )
     raw = to_mne(replace(recording, stimulation=pulses))
     assert list(raw.annotations.description) == [
         "stim 3+4 1.5uA biphasic",

@@ -14,8 +14,7 @@ def test_line_source_equals_the_integral_of_point_sources() -> None:
     starts = rng.uniform(-50, 50, (5, 3)) + np.array([0.0, 0.0, 20.0])
     ends = starts + rng.uniform(-40, 40, (5, 3))
     electrodes = np.column_stack([rng.uniform(-100, 100, (7, 2)), np.zeros(7)])
-    matrix = line_source_matrix(starts, ends, electrodes, radius_um=0.01,
-                                insulating_plane=False)  # fmt: skip
+    matrix = line_source_matrix(starts, ends, electrodes, radius_um=0.01, insulating_plane=False)
     for m, e in enumerate(electrodes):
         for n, (s, t) in enumerate(zip(starts, ends, strict=True)):
             length = np.linalg.norm(t - s)

@@ -12,8 +12,15 @@ from substrates.backends.gpu import cuda_device_count
 from substrates.backends.registry import create_backend
 
 pytest.importorskip("jaxley")
-SMALL = {"spontaneous_s": 2.0, "stim_electrodes": 4, "currents_ua": [2.0, 4.0, 8.0, 16.0],
-         "pair_electrodes": 2, "pair_currents_ua": [6.0], "trials": 3, "seed": 3}  # fmt: skip
+SMALL = {
+    "spontaneous_s": 2.0,
+    "stim_electrodes": 4,
+    "currents_ua": [2.0, 4.0, 8.0, 16.0],
+    "pair_electrodes": 2,
+    "pair_currents_ua": [6.0],
+    "trials": 3,
+    "seed": 3,
+}
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +36,9 @@ def test_session_holds_spikes_and_the_protocol(session) -> None:
     assert len(stim) == (4 * 4 + 2) * 3 == len(truth.evoked)
     assert sorted({len(e) for e in stim.electrodes}) == [1, 2]
     assert {stim.currents(k) for k in range(len(stim)) if len(stim.electrodes[k]) == 2} == {
-        (6.0, 6.0), (6.0, -6.0)}  # fmt: skip
+        (6.0, 6.0),
+        (6.0, -6.0),
+    }
     assert 0 < truth.evoked.mean() < 1
     assert len(truth.spike_times_s) > 5 and truth.spike_times_s.max() < 2.0
     # A spontaneous spike's trough stands out of the noise on the cell's strongest channel.
@@ -48,7 +57,8 @@ def test_nwb_round_trip_keeps_traces_and_patterns(session, tmp_path) -> None:
     assert again.stimulation.weights == recording.stimulation.weights
     assert np.allclose(again.stimulation.time_s, recording.stimulation.time_s)
     assert [again.stimulation.currents(k) for k in range(5)] == [
-        recording.stimulation.currents(k) for k in range(5)]  # fmt: skip
+        recording.stimulation.currents(k) for k in range(5)
+    ]
 
 
 def test_currents_beyond_the_model_are_refused(session) -> None:
@@ -59,8 +69,9 @@ def test_currents_beyond_the_model_are_refused(session) -> None:
     pulse = Stimulation(np.array([0.001]), ((5,),), np.array([30.0]), ("triphasic",))
     with pytest.raises(SubstratesError, match="30 µA on electrode 5 is outside"):
         session.stimulate(pulse)
-    response = session.stimulate(Stimulation(np.array([0.001]), ((5,),), np.array([3.0]),
-                                             ("biphasic",)))  # fmt: skip
+    response = session.stimulate(
+        Stimulation(np.array([0.001]), ((5,),), np.array([3.0]), ("biphasic",))
+    )
     assert response.channels == 64 and response.stimulation.shape == ("biphasic",)
 
 
@@ -92,8 +103,9 @@ def test_any_probeinterface_probe_is_an_array(tmp_path) -> None:
 
     from substrates.datasets.mea.geometry import from_probe_file
 
-    probe = pi.generate_multi_columns_probe(num_columns=4, num_contact_per_column=5,
-                                            xpitch=40.0, ypitch=40.0)  # fmt: skip
+    probe = pi.generate_multi_columns_probe(
+        num_columns=4, num_contact_per_column=5, xpitch=40.0, ypitch=40.0
+    )
     wiring = np.random.default_rng(0).permutation(20)
     probe.set_device_channel_indices(wiring)
     pi.write_probeinterface(tmp_path / "probe.json", probe)

@@ -23,13 +23,17 @@ def test_files_built_from_the_layout_read_back_exactly(tmp_path, electrodes) -> 
     (tmp_path / "data000.bin").write_bytes(header(electrodes, 300) + pack(samples))
     positions = hexagonal(1, electrodes - 1, 60.0)
     recording, source = read_litke(tmp_path / "data000.bin", positions, gain_uv=0.5)
-    assert (recording.samples, recording.channels, recording.sampling_hz) == (300, electrodes - 1,
-                                                                             20_000.0)  # fmt: skip
+    assert (recording.samples, recording.channels, recording.sampling_hz) == (
+        300,
+        electrodes - 1,
+        20_000.0,
+    )
     raw = recording.get_traces(microvolts=False)
     assert np.array_equal(raw, samples[:, 1:])
     assert np.array_equal(source.unpack(0, 300)[:, 0], samples[:, 0])  # the TTL line
-    assert np.allclose(recording.get_traces(100, 140, np.array([2, 0])),
-                       samples[100:140][:, [3, 1]] * 0.5)  # fmt: skip
+    assert np.allclose(
+        recording.get_traces(100, 140, np.array([2, 0])), samples[100:140][:, [3, 1]] * 0.5
+    )
 
 
 def test_bad_files_name_the_problem(tmp_path) -> None:
@@ -56,8 +60,9 @@ def test_bad_files_name_the_problem(tmp_path) -> None:
 def test_geometries_have_their_pitch() -> None:
     positions = litke_512(60.0)
     assert positions.shape == (512, 2) and np.allclose(positions.mean(axis=0), 0)
-    nearest = np.sort(np.hypot(*(positions[:, None] - positions[None]).transpose(2, 0, 1)),
-                      axis=1)[:, 1]  # fmt: skip
+    nearest = np.sort(np.hypot(*(positions[:, None] - positions[None]).transpose(2, 0, 1)), axis=1)[
+        :, 1
+    ]
     assert np.allclose(nearest, 60.0)
     with pytest.raises(ValueError, match="30 or 60"):
         litke_512(45.0)
@@ -84,7 +89,7 @@ def test_a_multi_file_dataset_reads_as_one_recording(tmp_path) -> None:
         assert np.array_equal(recording.get_traces(microvolts=False), samples[:, 1:])
         assert np.array_equal(
             recording.get_traces(290, 610, np.array([5]), microvolts=False), samples[290:610, [6]]
-        )  # fmt: skip  across two file boundaries
+        )  # across two file boundaries
         assert np.array_equal(source.unpack(0, 1000)[:, 0], samples[:, 0])
     # an interrupted recording beside another one of its own is not continued by it
     (tmp_path / "run1.bin").write_bytes(header(513, 50) + pack(samples[:30]))
@@ -132,11 +137,13 @@ def test_the_519_board_needs_and_takes_an_electrode_map(tmp_path) -> None:
     positions = hexagonal(3, 173, 30.0)
     rows = "".join(f"{e},{x},{y}\n" for e, (x, y) in reversed(list(enumerate(positions, 1))))
     (tmp_path / "map.csv").write_text("electrode,x_um,y_um\n" + rows)
-    recording = create_backend("mea.litke", {**options, "electrode_map": str(tmp_path / "map.csv")}
-                               ).recording()  # fmt: skip
+    recording = create_backend(
+        "mea.litke", {**options, "electrode_map": str(tmp_path / "map.csv")}
+    ).recording()
     assert np.allclose(recording.positions_um, positions) and recording.channels == 519
     assert np.allclose(recording.get_traces(), samples[:, 1:] * 0.25)
     (tmp_path / "bad.csv").write_text("electrode,x_um,y_um\n1,0,0\n1,5,5\n")
     with pytest.raises(SubstratesError, match="numbered 1 … 2, each once"):
-        create_backend("mea.litke", {**options, "electrode_map": str(tmp_path / "bad.csv")}
-                       ).recording()  # fmt: skip
+        create_backend(
+            "mea.litke", {**options, "electrode_map": str(tmp_path / "bad.csv")}
+        ).recording()

@@ -24,8 +24,9 @@ def _maxone(path, channels: int = 6, samples: int = 2000) -> np.ndarray:
     rng = np.random.default_rng(1)
     sig = rng.integers(400, 624, (channels, samples)).astype(np.uint16)  # 10 bits, mid 512
     order = np.r_[np.arange(channels // 2), -1, np.arange(channels // 2, channels)]
-    mapping = np.zeros(len(order), dtype=[("channel", "<i4"), ("electrode", "<i4"),
-                                          ("x", "<f8"), ("y", "<f8")])  # fmt: skip
+    mapping = np.zeros(
+        len(order), dtype=[("channel", "<i4"), ("electrode", "<i4"), ("x", "<f8"), ("y", "<f8")]
+    )
     mapping["channel"] = order
     mapping["electrode"] = 1000 + np.arange(len(order))
     mapping["x"] = 17.5 * (np.arange(len(order)) % 3)
@@ -42,8 +43,11 @@ def test_maxone_positions_come_from_its_mapping(tmp_path) -> None:
     import probeinterface
 
     sig = _maxone(tmp_path / "rec.raw.h5")
-    options = {"path": str(tmp_path / "rec.raw.h5"), "rawio": "MaxwellRawIO",
-               "positions_from_file": True}  # fmt: skip
+    options = {
+        "path": str(tmp_path / "rec.raw.h5"),
+        "rawio": "MaxwellRawIO",
+        "positions_from_file": True,
+    }
     recording = create_backend("mea.neo", options).recording()
     assert recording.channels == 6 and recording.sampling_hz == 20_000
     # each channel at the mapping row of its id, as probeinterface reads the table (the
@@ -59,9 +63,13 @@ def test_maxone_positions_come_from_its_mapping(tmp_path) -> None:
 def test_other_formats_say_they_hold_no_positions(tmp_path) -> None:
     sig = np.zeros((100, 4), np.int16)
     sig.tofile(tmp_path / "r.raw")
-    options = {"path": str(tmp_path / "r.raw"), "rawio": "RawBinarySignalRawIO",
-               "rawio_options": {"nb_channel": 4, "sampling_rate": 20000.0},
-               "units": "uV", "positions_from_file": True}  # fmt: skip
+    options = {
+        "path": str(tmp_path / "r.raw"),
+        "rawio": "RawBinarySignalRawIO",
+        "rawio_options": {"nb_channel": 4, "sampling_rate": 20000.0},
+        "units": "uV",
+        "positions_from_file": True,
+    }
     with pytest.raises(SubstratesError, match="RawBinarySignalRawIO files hold no electrode"):
         create_backend("mea.neo", options).recording()
     with pytest.raises(ValueError, match="not both"):
@@ -77,10 +85,14 @@ def _biocam_v3(path, rows_cols, frames: int = 500) -> np.ndarray:
     chs = np.array(rows_cols, dtype=[("Row", "<i2"), ("Col", "<i2")])
     with h5py.File(path, "w") as file:
         variables = file.create_group("3BRecInfo/3BRecVars")
-        for name, value, dtype in (("BitDepth", 12, "u1"), ("MaxVolt", 4125.0, "<f8"),
-                                   ("MinVolt", -4125.0, "<f8"), ("NRecFrames", frames, "<i8"),
-                                   ("SamplingRate", 17_855.5, "<f8"),
-                                   ("SignalInversion", 1, "<i4")):  # fmt: skip
+        for name, value, dtype in (
+            ("BitDepth", 12, "u1"),
+            ("MaxVolt", 4125.0, "<f8"),
+            ("MinVolt", -4125.0, "<f8"),
+            ("NRecFrames", frames, "<i8"),
+            ("SamplingRate", 17_855.5, "<f8"),
+            ("SignalInversion", 1, "<i4"),
+        ):
             variables[name] = np.array([value], dtype)
         file["3BRecInfo/3BMeaStreams/Raw/Chs"] = chs
         file["3BData/Raw"] = raw.reshape(-1)
@@ -93,8 +105,11 @@ def test_3brain_positions_are_its_rows_and_columns_at_the_pitch(tmp_path) -> Non
 
     rows_cols = [(1, 1), (1, 2), (2, 1), (5, 7), (64, 64)]
     raw = _biocam_v3(tmp_path / "rec.brw", rows_cols)
-    options = {"path": str(tmp_path / "rec.brw"), "rawio": "BiocamRawIO",
-               "positions_from_file": True}  # fmt: skip
+    options = {
+        "path": str(tmp_path / "rec.brw"),
+        "rawio": "BiocamRawIO",
+        "positions_from_file": True,
+    }
     recording = create_backend("mea.neo", options).recording()
     reference = probeinterface.read_3brain(tmp_path / "rec.brw")  # its plate pitch: 42 µm
     assert np.array_equal(recording.positions_um, reference.contact_positions)

@@ -31,8 +31,7 @@ def _train(rng: np.random.Generator, n: int) -> np.ndarray:
     return (200 + np.cumsum(gaps)).astype(np.int64)[(np.cumsum(gaps) + 400) < SAMPLES]
 
 
-def _recording(cells: list[tuple[np.ndarray, dict[int, np.ndarray]]], seed: int = 0
-               ) -> Recording:  # fmt: skip
+def _recording(cells: list[tuple[np.ndarray, dict[int, np.ndarray]]], seed: int = 0) -> Recording:
     """Noise (3 µV SD) on 16 channels plus each cell's waveform per channel at its spikes."""
     rng = np.random.default_rng(seed)
     traces = rng.normal(0.0, 3.0, (SAMPLES, 16))
@@ -40,8 +39,9 @@ def _recording(cells: list[tuple[np.ndarray, dict[int, np.ndarray]]], seed: int 
         for channel, wave in waveforms.items():
             for s in spikes:
                 traces[s + T[0] : s + T[-1] + 1, channel] += wave
-    return Recording(ArraySource(traces.astype(np.float32)), SAMPLES, FS, 1.0,
-                     np.arange(16), np.zeros((16, 2)))  # fmt: skip
+    return Recording(
+        ArraySource(traces.astype(np.float32)), SAMPLES, FS, 1.0, np.arange(16), np.zeros((16, 2))
+    )
 
 
 def test_fragments_and_late_copies_rejoin_their_cell_and_other_cells_stay() -> None:
@@ -52,11 +52,13 @@ def test_fragments_and_late_copies_rejoin_their_cell_and_other_cells_stay() -> N
     spikes; B and C are untouched."""
     rng = np.random.default_rng(1)
     a, b, c = _train(rng, 90), _train(rng, 80), _train(rng, 70)
-    recording = _recording([
-        (a, {1: _trough(60), 2: _trough(30)}),
-        (b, {1: _biphasic(40), 2: _biphasic(45)}),
-        (c, {9: _trough(60), 10: _trough(30)}),
-    ])  # fmt: skip
+    recording = _recording(
+        [
+            (a, {1: _trough(60), 2: _trough(30)}),
+            (b, {1: _biphasic(40), 2: _biphasic(45)}),
+            (c, {9: _trough(60), 10: _trough(30)}),
+        ]
+    )
     cut = rng.permutation(len(a))
     main, rest = np.sort(a[cut[:63]]), np.sort(a[cut[63:]])
     units = [main, b, rest + 6, c, main[::5] + 10]

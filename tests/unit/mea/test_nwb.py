@@ -20,8 +20,9 @@ def test_a_pynwb_file_reads_sample_for_sample(tmp_path) -> None:
     recording = read_nwb(tmp_path / "r.nwb")
     assert (recording.samples, recording.channels, recording.sampling_hz) == (5000, 6, 20_000)
     assert recording.gain_uv == pytest.approx(0.25)
-    assert np.array_equal(recording.get_traces(100, 200, np.array([4, 1]), microvolts=False),
-                          data[100:200][:, [4, 1]])  # fmt: skip
+    assert np.array_equal(
+        recording.get_traces(100, 200, np.array([4, 1]), microvolts=False), data[100:200][:, [4, 1]]
+    )
     assert np.allclose(recording.positions_um[:, 0], 60.0 * np.arange(6))
 
 
@@ -32,10 +33,18 @@ def test_our_file_reads_back_in_pynwb(tmp_path) -> None:
     data = np.random.default_rng(2).integers(-2000, 2000, (800, 4)).astype(np.int16)
     pynwb_file(tmp_path / "a.nwb", data)
     base = read_nwb(tmp_path / "a.nwb")
-    pulses = Stimulation(np.array([0.01, 0.02]), ((2,), (1, 3)), np.array([0.5, 1.25]),
-                         ("biphasic", "triphasic"))  # fmt: skip
-    recording = Recording(base.source, base.samples, base.sampling_hz, base.gain_uv,
-                          base.electrode_ids, base.positions_um, pulses)  # fmt: skip
+    pulses = Stimulation(
+        np.array([0.01, 0.02]), ((2,), (1, 3)), np.array([0.5, 1.25]), ("biphasic", "triphasic")
+    )
+    recording = Recording(
+        base.source,
+        base.samples,
+        base.sampling_hz,
+        base.gain_uv,
+        base.electrode_ids,
+        base.positions_um,
+        pulses,
+    )
     write_nwb(recording, tmp_path / "ours.nwb")
     with pynwb.NWBHDF5IO(str(tmp_path / "ours.nwb"), "r") as io:
         nwb = io.read()
@@ -66,8 +75,11 @@ def _with_intervals(path, build) -> None:
     for i in range(4):
         nwb.add_electrode(group=group, location="retina", rel_x=60.0 * i, rel_y=0.0, id=10 + i)
     region = nwb.create_electrode_table_region(list(range(4)), "all")
-    nwb.add_acquisition(ElectricalSeries(name="raw", data=np.zeros((400, 4), np.int16),
-                                         electrodes=region, rate=20_000.0))  # fmt: skip
+    nwb.add_acquisition(
+        ElectricalSeries(
+            name="raw", data=np.zeros((400, 4), np.int16), electrodes=region, rate=20_000.0
+        )
+    )
     table = TimeIntervals(name="stimulation", description="pulses")
     build(table, nwb)
     nwb.add_time_intervals(table)
@@ -82,10 +94,16 @@ def test_a_pynwb_table_with_one_electrode_per_row_and_amplitudes_in_amperes(tmp_
         table.add_column(name="electrodes", description="site", table=nwb.electrodes)
         table.add_column(name="amplitude", description="A")
         table.add_column(name="waveform", description="pulse")
-        table.add_row(start_time=0.002, stop_time=0.0022, electrodes=2, amplitude=-1.5e-6,
-                      waveform="triphasic")  # fmt: skip
-        table.add_row(start_time=0.010, stop_time=0.0102, electrodes=0, amplitude=3e-6,
-                      waveform="biphasic")  # fmt: skip
+        table.add_row(
+            start_time=0.002,
+            stop_time=0.0022,
+            electrodes=2,
+            amplitude=-1.5e-6,
+            waveform="triphasic",
+        )
+        table.add_row(
+            start_time=0.010, stop_time=0.0102, electrodes=0, amplitude=3e-6, waveform="biphasic"
+        )
 
     _with_intervals(tmp_path / "std.nwb", build)
     stim = read_nwb(tmp_path / "std.nwb").stimulation
@@ -100,8 +118,14 @@ def test_files_of_our_earlier_writer_stay_readable(tmp_path) -> None:
     def build(table, nwb) -> None:  # electrodes as '+'-joined strings, µA, string weights
         for name in ("electrodes", "current_ua", "shape", "weights"):
             table.add_column(name=name, description=name)
-        table.add_row(start_time=0.01, stop_time=0.01, electrodes="11+13", current_ua=2.0,
-                      shape="biphasic", weights="1.0 -1.0")  # fmt: skip
+        table.add_row(
+            start_time=0.01,
+            stop_time=0.01,
+            electrodes="11+13",
+            current_ua=2.0,
+            shape="biphasic",
+            weights="1.0 -1.0",
+        )
 
     _with_intervals(tmp_path / "old.nwb", build)
     stim = read_nwb(tmp_path / "old.nwb").stimulation
@@ -139,9 +163,17 @@ def _series_file(path, data, *, rate=20_000.0, offset=0.0, starting_time=0.0) ->
     for i in range(channels):
         nwb.add_electrode(group=group, location="retina", rel_x=60.0 * i, rel_y=0.0)
     region = nwb.create_electrode_table_region(list(range(channels)), "all")
-    nwb.add_acquisition(ElectricalSeries(name="raw", data=data, electrodes=region, rate=rate,
-                                         conversion=2.5e-7, offset=offset,
-                                         starting_time=starting_time))  # fmt: skip
+    nwb.add_acquisition(
+        ElectricalSeries(
+            name="raw",
+            data=data,
+            electrodes=region,
+            rate=rate,
+            conversion=2.5e-7,
+            offset=offset,
+            starting_time=starting_time,
+        )
+    )
     table = TimeIntervals(name="stimulation", description="pulses")
     table.add_column(name="electrodes", description="site", table=nwb.electrodes)
     table.add_column(name="amplitude", description="A")

@@ -29,8 +29,9 @@ def raw() -> Recording:
     )
     stored = np.round(traces / 0.25).astype(np.int16)
     pulses = Stimulation(np.array([1.0]), ((3,),), np.array([2.0]), ("triphasic",))
-    return Recording(ArraySource(stored), 80_000, FS, 0.25, np.arange(1, 10),
-                     hexagonal(3, 3, 30.0), pulses)  # fmt: skip
+    return Recording(
+        ArraySource(stored), 80_000, FS, 0.25, np.arange(1, 10), hexagonal(3, 3, 30.0), pulses
+    )
 
 
 def test_spec_maps_onto_spikeinterface_steps() -> None:
@@ -105,13 +106,26 @@ def test_simulated_amplifier_adds_its_baseline_alone() -> None:
     pytest.importorskip("jaxley")
     from substrates.backends.registry import create_backend
 
-    session = {"spontaneous_s": 0.3, "stim_electrodes": 0, "pair_electrodes": 0, "rows": 2,
-               "columns": 3, "seed": 3}  # fmt: skip
+    session = {
+        "spontaneous_s": 0.3,
+        "stim_electrodes": 0,
+        "pair_electrodes": 0,
+        "rows": 2,
+        "columns": 3,
+        "seed": 3,
+    }
     clean = create_backend("mea.jaxley", session).recording()
     hum = {"offset_uv": 100.0, "drift_uv": 50.0, "line_uv": 20.0}
     humming = create_backend("mea.jaxley", {**session, **hum}).recording()
-    expected = baseline_uv(clean.samples, clean.channels, clean.sampling_hz, drift_hz=1.0,
-                           line_hz=50.0, rng=np.random.default_rng((3, 17)), **hum)  # fmt: skip
+    expected = baseline_uv(
+        clean.samples,
+        clean.channels,
+        clean.sampling_hz,
+        drift_hz=1.0,
+        line_hz=50.0,
+        rng=np.random.default_rng((3, 17)),
+        **hum,
+    )
     difference = humming.get_traces() - clean.get_traces()
     assert np.abs(difference - expected).max() <= 0.25 + 1e-4  # one int16 step of 0.25 µV
     assert np.ptp(expected[:, 0]) > 20  # drift and mains move each channel
@@ -142,9 +156,17 @@ def test_simulated_artefact_follows_each_pulse_and_saturates() -> None:
     from substrates.backends.mea.amplifier import artefact_uv
     from substrates.backends.registry import create_backend
 
-    session = {"spontaneous_s": 0.3, "stim_electrodes": 2, "pair_electrodes": 2,
-               "currents_ua": [2.0, 6.0], "pair_currents_ua": [3.0], "trials": 1,
-               "rows": 2, "columns": 3, "seed": 4}  # fmt: skip
+    session = {
+        "spontaneous_s": 0.3,
+        "stim_electrodes": 2,
+        "pair_electrodes": 2,
+        "currents_ua": [2.0, 6.0],
+        "pair_currents_ua": [3.0],
+        "trials": 1,
+        "rows": 2,
+        "columns": 3,
+        "seed": 4,
+    }
     clean = create_backend("mea.jaxley", session)
     art = {"artefact_uv_per_ua": 150.0, "artefact_length_um": 40.0, "artefact_ms": 0.8}
     loud = create_backend("mea.jaxley", {**session, **art}).recording()

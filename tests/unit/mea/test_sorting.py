@@ -56,8 +56,9 @@ def test_spykingcircus2_finds_the_cells_of_a_crowded_array() -> None:
     from substrates.backends.registry import create_backend
     from substrates.models.hh.detection import quiet_end
 
-    session = create_backend("mea.jaxley", {"spontaneous_s": 10.0, "trials": 2, "seed": 11,
-                                            "array_cells": 3})  # fmt: skip
+    session = create_backend(
+        "mea.jaxley", {"spontaneous_s": 10.0, "trials": 2, "seed": 11, "array_cells": 3}
+    )
     recording = session.recording()
     fs = recording.sampling_hz
     detection = preprocess(recording, parse_preprocessing(DEFAULT_PREPROCESSING, fs))

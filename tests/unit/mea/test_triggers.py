@@ -67,8 +67,10 @@ def test_neo_event_channel_onsets_equal_neos_own_reading() -> None:
 
 def test_a_protocol_pairs_its_rows_with_the_pulses_in_order(tmp_path) -> None:
     path = tmp_path / "protocol.tsv"
-    path.write_text("electrical_stimulation_site\telectrical_stimulation_current\n"
-                    "E3\t-1e-6\nE3-E4\t-2e-6\nn/a\tn/a\nE5\t1.5e-6\n")  # fmt: skip
+    path.write_text(
+        "electrical_stimulation_site\telectrical_stimulation_current\n"
+        "E3\t-1e-6\nE3-E4\t-2e-6\nn/a\tn/a\nE5\t1.5e-6\n"
+    )
     found = read_events_tsv(path, [3, 4, 5], onsets_s=np.array([0.9, 0.1, 0.5]))
     stim = found.stimulation
     assert stim.time_s.tolist() == [0.1, 0.5, 0.9] and found.skipped_rows == 1
@@ -76,8 +78,10 @@ def test_a_protocol_pairs_its_rows_with_the_pulses_in_order(tmp_path) -> None:
     with pytest.raises(RecordingError, match="3 stimulation rows, but the recording marks 2"):
         read_events_tsv(path, [3, 4, 5], onsets_s=np.array([0.1, 0.2]))
     timed = tmp_path / "events.tsv"
-    timed.write_text("onset\tduration\telectrical_stimulation_site\t"
-                     "electrical_stimulation_current\n0.1\t0\tE3\t-1e-6\n")  # fmt: skip
+    timed.write_text(
+        "onset\tduration\telectrical_stimulation_site\t"
+        "electrical_stimulation_current\n0.1\t0\tE3\t-1e-6\n"
+    )
     with pytest.raises(RecordingError, match="has an 'onset' column"):
         read_events_tsv(timed, [3], onsets_s=np.array([0.1]))
 
@@ -107,17 +111,38 @@ def open_ephys_folder(root, first_sample: int, onsets: list[int]) -> np.ndarray:
     np.save(events / "timestamps.npy", edges / rate)
     np.save(events / "states.npy", states)
     np.save(events / "full_words.npy", (states > 0).astype(np.uint64))
-    stream = {"folder_name": "Rhythm_FPGA-100.0/", "sample_rate": rate, "num_channels": channels,
-              "source_processor_name": "Rhythm FPGA", "source_processor_id": 100,
-              "stream_name": "Rhythm_FPGA-100.0", "recorded_processor": "Record Node",
-              "recorded_processor_id": 101,
-              "channels": [{"channel_name": f"CH{i + 1}", "description": "", "identifier": "",
-                            "history": "", "bit_volts": 0.195, "units": "uV"}
-                           for i in range(channels)]}  # fmt: skip
-    ttl = {"folder_name": "Rhythm_FPGA-100.0/TTL_1/", "channel_name": "TTL Input",
-           "description": "", "identifier": "", "sample_rate": rate, "type": "int16",
-           "num_channels": 8, "source_processor": "Rhythm FPGA",
-           "stream_name": "Rhythm_FPGA-100.0"}  # fmt: skip
+    stream = {
+        "folder_name": "Rhythm_FPGA-100.0/",
+        "sample_rate": rate,
+        "num_channels": channels,
+        "source_processor_name": "Rhythm FPGA",
+        "source_processor_id": 100,
+        "stream_name": "Rhythm_FPGA-100.0",
+        "recorded_processor": "Record Node",
+        "recorded_processor_id": 101,
+        "channels": [
+            {
+                "channel_name": f"CH{i + 1}",
+                "description": "",
+                "identifier": "",
+                "history": "",
+                "bit_volts": 0.195,
+                "units": "uV",
+            }
+            for i in range(channels)
+        ],
+    }
+    ttl = {
+        "folder_name": "Rhythm_FPGA-100.0/TTL_1/",
+        "channel_name": "TTL Input",
+        "description": "",
+        "identifier": "",
+        "sample_rate": rate,
+        "type": "int16",
+        "num_channels": 8,
+        "source_processor": "Rhythm FPGA",
+        "stream_name": "Rhythm_FPGA-100.0",
+    }
     layout = {"GUI version": "0.6.4", "continuous": [stream], "events": [ttl], "spikes": []}
     (rec / "structure.oebin").write_text(json.dumps(layout))
     return data

@@ -24,9 +24,13 @@ def random_robust_mdp(seed: int, states: int = 10, actions: int = 3, members: in
         rng.normal(size=(1, states, actions, states)), transitions.shape
     ).copy()
     return RobustMDP(
-        name=f"random{seed}", transitions=transitions, rewards=rewards, gamma=0.9, start=0,
+        name=f"random{seed}",
+        transitions=transitions,
+        rewards=rewards,
+        gamma=0.9,
+        start=0,
         terminal=np.zeros(states, dtype=bool),
-    )  # fmt: skip
+    )
 
 
 def test_policy_equals_exhaustive_in_99_percent_of_states_on_random_mdps() -> None:

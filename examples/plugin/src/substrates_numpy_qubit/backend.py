@@ -52,9 +52,12 @@ class NumpyQubitBackend(QuantumBackend):
         return QuantumCapabilities(max_qubits=self.options.max_qubits, exact=True)
 
     def _sample(
-        self, circuits: list[QuantumCircuit], shots: int, seed: int | None,
+        self,
+        circuits: list[QuantumCircuit],
+        shots: int,
+        seed: int | None,
         journal: JobJournal | None,
-    ) -> list[SampleResult]:  # fmt: skip
+    ) -> list[SampleResult]:
         streams = np.random.default_rng(seed).spawn(len(circuits))  # one per circuit
         results = []
         for circuit, rng in zip(circuits, streams, strict=True):
@@ -70,9 +73,13 @@ class NumpyQubitBackend(QuantumBackend):
         return [_distribution(circuit) for circuit in circuits]
 
     def _estimate(
-        self, circuits: list[QuantumCircuit], observables: list[SparsePauliOp],
-        precision: float, seed: int | None, journal: JobJournal | None,
-    ) -> np.ndarray:  # fmt: skip
+        self,
+        circuits: list[QuantumCircuit],
+        observables: list[SparsePauliOp],
+        precision: float,
+        seed: int | None,
+        journal: JobJournal | None,
+    ) -> np.ndarray:
         values = []
         for circuit, observable in zip(circuits, observables, strict=True):
             state, _ = _state(circuit)
@@ -129,8 +136,9 @@ def _apply(state: np.ndarray, matrix: np.ndarray, qubits: list[int]) -> np.ndarr
     """matrix (Qiskit's order: qubits[0] least significant) applied to `qubits` of state."""
     n, k = int(np.log2(len(state))), len(qubits)
     axes = [n - 1 - q for q in reversed(qubits)]  # tensor axis i is qubit n − 1 − i
-    tensor = np.tensordot(matrix.reshape([2] * (2 * k)), state.reshape([2] * n),
-                          axes=(list(range(k, 2 * k)), axes))  # fmt: skip
+    tensor = np.tensordot(
+        matrix.reshape([2] * (2 * k)), state.reshape([2] * n), axes=(list(range(k, 2 * k)), axes)
+    )
     return np.moveaxis(tensor, list(range(k)), axes).reshape(-1)
 
 
