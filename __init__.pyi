@@ -9,11 +9,17 @@ from .adapters.runs.run import Run
 from .backends.base import Backend
 from .backends.cml.base import CMLBackend
 from .backends.crn.base import CRNBackend
-from .backends.errors import BackendUnavailableError, CapabilityError, SubstratesError
 from .backends.events.base import EventsBackend
 from .backends.mea.base import MEABackend
 from .backends.quantum.base import QuantumBackend
 from .backends.registry import BackendStatus, list_backends
+from .errors import (
+    BackendUnavailableError,
+    CapabilityError,
+    InputFileError,
+    OptionError,
+    SubstratesError,
+)
 
 __version__: str
 
@@ -26,7 +32,9 @@ __all__ = [
     "CapabilityError",
     "ConfigError",
     "EventsBackend",
+    "InputFileError",
     "MEABackend",
+    "OptionError",
     "QuantumBackend",
     "Run",
     "SubstratesError",

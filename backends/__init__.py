@@ -1,12 +1,12 @@
 """Backends: one interface per substrate, many implementations, found by registry name."""
 
-from .base import Backend, BackendOptions, Capabilities, Tier
-from .errors import (
+from ..errors import (
     BackendUnavailableError,
     CapabilityError,
     SubstratesError,
     UnknownBackendError,
 )
+from .base import Backend, BackendOptions, Capabilities, Tier
 from .registry import create_backend, get_backend_class, list_backends
 
 __all__ = [

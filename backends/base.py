@@ -10,7 +10,7 @@ from typing import Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict
 
-from .errors import BackendUnavailableError, UnavailableKind
+from ..errors import BackendUnavailableError, UnavailableKind
 
 Tier = Literal["simulator", "gpu", "hardware"]
 

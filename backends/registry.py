@@ -12,8 +12,8 @@ from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
+from ..errors import BackendUnavailableError, UnknownBackendError
 from .base import Backend, Tier
-from .errors import BackendUnavailableError, UnknownBackendError
 
 GROUP = "substrates.backends"
 

@@ -39,7 +39,7 @@ print = functools.partial(print, flush=True)  # tables appear as they are measur
 
 
 def cases() -> list[tuple[str, object, dict, list[int]]]:
-    from substrates.adapters.runs.crn_validate_run import example_graph
+    from substrates.datasets.crn.files import example_path as example_graph
 
     rng = np.random.default_rng(0)
     model, observed = hmm(30, 4, 3, seed=0)

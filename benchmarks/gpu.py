@@ -57,8 +57,8 @@ def detection() -> None:
 def crn() -> None:
     import torch
 
-    from substrates.adapters.runs.crn_validate_run import example_graph
     from substrates.backends.registry import create_backend
+    from substrates.datasets.crn.files import example_path as example_graph
     from substrates.datasets.crn.uai import read_uai
     from substrates.models.crn.napp_adams import compile_graph
     from substrates.models.crn.reductions import with_evidence

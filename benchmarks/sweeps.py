@@ -88,7 +88,7 @@ def planning_s(folder: Path, items: int) -> float:
     _, planned = load_grid(grid, "qrim")
     method = get_method("qrim")
     validated = [method.validated(item.parameters) for item in planned]
-    check_inputs(method, planned, validated, grid)
+    check_inputs(method, validated)
     fingerprint("qrim", planned)
     return time.perf_counter() - start
 

@@ -7,6 +7,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from . import backends_cmd, check_cmd, jobs_cmd, run_cmd, runs_cmd, sweep_cmd
 from .failures import fail
@@ -14,8 +15,15 @@ from .failures import fail
 _COMMANDS = (backends_cmd, check_cmd, run_cmd, sweep_cmd, runs_cmd, jobs_cmd)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with bad input told in one line (as every other error is), not the usage."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {self.prog}: {message} (see --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="substrates",
         description=(
             "Run methods written once against an abstract backend on a simulator, a GPU or "

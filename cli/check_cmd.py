@@ -53,9 +53,9 @@ def handle(args: argparse.Namespace) -> int:
     for key, value in vars(capabilities).items():
         print(f"  {key:<20} {_UNSET.get(key, 'none') if value is None else value}")
     if args.circuit:
-        from ..backends.errors import CapabilityError
         from ..backends.quantum.base import QuantumBackend
         from ..datasets.quantum.circuit_files import load_circuits
+        from ..errors import CapabilityError
 
         assert isinstance(backend, QuantumBackend)
         circuits = load_circuits(args.circuit)

@@ -16,10 +16,9 @@ BUG = 70
 
 def explain(error: BaseException) -> str | None:
     """One line for an error that the input or the machine caused, None for a bug."""
-    from ..backends.errors import SubstratesError
-    from ..datasets.quantum.circuit_files import CircuitFileError
+    from ..errors import SubstratesError
 
-    if isinstance(error, SubstratesError | CircuitFileError):
+    if isinstance(error, SubstratesError):
         return str(error)
     if isinstance(error, OSError):
         where = f"{error.filename}: " if error.filename else ""

@@ -30,7 +30,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def handle_collect(args: argparse.Namespace) -> int:
     from ..adapters.methods import get_method
-    from ..adapters.runs import collect
+    from ..adapters.methods.jobs import collect
     from ..adapters.runs.run import Run
 
     folder, collected = collect(args.run_dir)

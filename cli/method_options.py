@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import argparse
 import typing
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ..adapters.methods import Method
+from ..errors import OptionError
 
 _DEFAULT_OUT = "runs"
 
@@ -66,3 +69,15 @@ def _with_default(text: str, default: Any) -> str:
     if isinstance(default, tuple):
         default = ",".join(map(str, default))
     return f"{text} (default: {default})"
+
+
+@contextmanager
+def flags_in_errors(method: Method[Any]) -> Iterator[None]:
+    """An OptionError raised inside names its parameter by the command line's flag
+    (`--window-ms`), not by its Python name: the caller's terms."""
+    try:
+        yield
+    except OptionError as error:
+        if error.option is not None and error.option in method.parameters.model_fields:
+            error.option = method.flag(error.option)
+        raise

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .method_options import add_method_parser, given_parameters
+from .method_options import add_method_parser, flags_in_errors, given_parameters
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -31,8 +31,9 @@ def handle(args: argparse.Namespace) -> int:
     from ..adapters.runs.run import Run
 
     method = get_method(args.method)
-    parameters = method.validated(given_parameters(method, args))
-    with Bars() as bars:
-        folder = method.execute(parameters, Path(args.out), bars)
+    with flags_in_errors(method):
+        parameters = method.validated(given_parameters(method, args))
+        with Bars() as bars:
+            folder = method.execute(parameters, Path(args.out), bars)
     print(method.report(Run.open(folder.path)))
     return 0

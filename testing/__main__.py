@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     rest = argv[argv.index("--") + 1 :] if "--" in argv else []
     args = parser.parse_args(argv[: argv.index("--")] if "--" in argv else argv)
-    from ..backends.errors import SubstratesError
+    from ..errors import SubstratesError
 
     try:
         return run_conformance(args.backend, json.loads(args.options), rest)

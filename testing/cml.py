@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ..backends.cml.base import CMLBackend, CMLSimulatorBackend
-from ..backends.errors import CapabilityError
+from ..errors import CapabilityError
 
 
 def _first_hours(source: CMLBackend, hours: int) -> tuple[np.datetime64, np.datetime64]:

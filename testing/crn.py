@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from ..backends.crn.base import CRNBackend
-from ..backends.errors import CapabilityError
 from ..datasets.crn.factor_graph import FactorGraph
+from ..errors import CapabilityError
 from ..models.crn.napp_adams import compile_graph
 
 

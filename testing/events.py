@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ..backends.errors import CapabilityError
 from ..backends.events.base import EventsBackend, EventSimulatorBackend
 from ..datasets.events.synthetic import drifting_texture
+from ..errors import CapabilityError
 
 
 class TestEventsBackend:

@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ..backends.errors import CapabilityError
 from ..backends.mea.base import MEABackend
 from ..datasets.mea.recording import Stimulation
+from ..errors import CapabilityError
 
 
 def litke_pack(samples: np.ndarray) -> bytes:

@@ -12,7 +12,7 @@ import pytest
 
 from ..adapters.config.build import load_backend
 from ..backends.base import Backend
-from ..backends.errors import SubstratesError
+from ..errors import SubstratesError
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -15,7 +15,6 @@ import pytest
 from qiskit import QuantumCircuit
 from qiskit.quantum_info import SparsePauliOp, Statevector
 
-from ..backends.errors import CapabilityError
 from ..backends.quantum.base import QuantumBackend
 from ..backends.registry import get_backend_class
 from ..datasets.quantum.generators import (
@@ -25,6 +24,7 @@ from ..datasets.quantum.generators import (
     grover_iterations,
     grover_success_probability,
 )
+from ..errors import CapabilityError
 from .deferred import deferred_distribution, deferred_expectation
 from .dynamic_circuits import DYNAMIC_CASES, random_dynamic_circuit
 

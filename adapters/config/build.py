@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
 from ...backends.base import Backend
-from ...backends.errors import BackendUnavailableError
 from ...backends.registry import create_backend, names
+from ...errors import BackendUnavailableError
 from .errors import ConfigError
 from .load import ResolvedConfig, load_config, validated
 

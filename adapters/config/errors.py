@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
-from ...backends.errors import SubstratesError
+from ...errors import SubstratesError
 
 
 class ConfigError(SubstratesError):
-    """A hardware config that cannot be used as written."""
+    """A hardware config that cannot be used as written: `path` and `field` name where."""
 
-    def __init__(self, path: Path | str, field: str | None, message: str) -> None:
-        where = f"{path}: field '{field}'" if field else f"{path}"
-        super().__init__(f"{where}: {message}")
-        self.path = Path(path)
-        self.field = field
-        self.message = message
+    def __init__(self, path: str | os.PathLike[str], field: str | None, message: str) -> None:
+        text = f"field '{field}': {message}" if field else message
+        super().__init__(text, path=path, field=field)

@@ -12,8 +12,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ...backends.base import Backend, BackendOptions, Tier
-from ...backends.errors import UnknownBackendError
 from ...backends.registry import get_backend_class
+from ...errors import UnknownBackendError
 from .errors import ConfigError
 
 M = TypeVar("M", bound=BaseModel)

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...datasets.mea.recording import Recording, TraceSource
+from ...errors import OptionError
 
 DEFAULT_PREPROCESSING = "bandpass:300-6000,cmr"
 """What hh-fit detects spikes on unless told otherwise: the usual spike band, then the
@@ -29,7 +30,7 @@ STEPS = {
 }
 
 
-class PreprocessingError(ValueError):
+class PreprocessingError(OptionError):
     """A preprocessing spec that cannot be read; the message names the step."""
 
 

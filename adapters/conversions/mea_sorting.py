@@ -16,12 +16,13 @@ from typing import Any
 import numpy as np
 
 from ...datasets.mea.recording import Recording
+from ...errors import SubstratesError
 
 SORTERS = ("tridesclous2", "spykingcircus2")
 """SpikeInterface's internal sorters hh-fit can run (both need `hdbscan`)."""
 
 
-class SortingError(ValueError):
+class SortingError(SubstratesError, ValueError):
     """A sorter is missing or failed; the message says which and why."""
 
 

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import field_validator
 
+from ...backends.cml.base import CMLBackend
 from ...models.cml.chain_parameters import ChainParameters
 from ...models.cml.diffusion.settings import DiffusionSettings
-from ..runs.folder import RunFolder
 from ..runs.run import Run
 from .method import SEED_MAX, Method, MethodParameters, option
+
+if TYPE_CHECKING:
+    from ...models.cml.bayesian import BayesianSettings
+    from .lifecycle import RunFunction
+
+MAPPERS = ("idw", "kriging", "bayes", "dps", "pnp", "smc")
+"""The methods that map rain, as --methods names them."""
 
 
 class CmlReconstructParameters(MethodParameters):
@@ -33,7 +39,10 @@ class CmlReconstructParameters(MethodParameters):
     start: str | None = option(None, "first time, ISO 8601 (default: see above)")
     end: str | None = option(None, "last time, ISO 8601")
     every: int = option(
-        5, "minutes per map; links are averaged over each interval (as radar)", metavar="MIN"
+        5,
+        "minutes per map; links are averaged over each interval (as radar)",
+        metavar="MIN",
+        ge=1,
     )
     cell_km: float | None = option(None, "grid cell for real data (default 2 km)", metavar="KM")
     methods: tuple[str, ...] = option(
@@ -48,8 +57,8 @@ class CmlReconstructParameters(MethodParameters):
         "climatological (Van de Beek et al. 2012 for the day and --every, as RAINLINK and "
         "pycomlink's clim_var_param; one variogram for every map)",
     )
-    iterations: int = option(300, "HMC iterations per map, half of them warm-up")
-    chains: int = option(4, "HMC chains per map")
+    iterations: int = option(300, "HMC iterations per map, half of them warm-up", ge=2)
+    chains: int = option(4, "HMC chains per map", ge=1)
     diffusion_steps: int = option(
         DiffusionSettings.steps, "reverse diffusion steps per map (dps, pnp, smc)", ge=2
     )
@@ -143,6 +152,14 @@ class CmlReconstructParameters(MethodParameters):
             return tuple(m.strip() for m in value.split(",") if m.strip())
         return value
 
+    @field_validator("methods")
+    @classmethod
+    def _known_methods(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = sorted(set(value) - set(MAPPERS))
+        if unknown or not value:
+            raise ValueError(f"unknown {unknown}; allowed: {', '.join(MAPPERS)}")
+        return value
+
     @field_validator("dry_limit_db", mode="before")
     @classmethod
     def _none_is_off(cls, value: Any) -> Any:
@@ -150,9 +167,49 @@ class CmlReconstructParameters(MethodParameters):
             return None
         return value
 
+    @field_validator("dry_limit_db")
+    @classmethod
+    def _positive(cls, value: float | None) -> float | None:
+        if value is not None and not value > 0:
+            raise ValueError(f"must be positive dB (or none), got {value}")
+        return value
 
-def _run() -> Callable[..., RunFolder]:
-    from ..runs.cml_reconstruct_run import run_cml_reconstruct
+    def chain(self) -> ChainParameters:
+        """The standard chain's settings, for every method alike."""
+        return ChainParameters(threshold_db=self.wet_threshold_db, waa_max_db=self.waa_max_db)
+
+    def _wet_antenna_max_db(self) -> float:
+        """A_max of the Bayesian methods' wet-antenna term: 0 where their data hold no
+        wet-antenna loss (the true baseline, or the chain's corrected attenuation)."""
+        none = self.true_baseline or self.wet_antenna_by == "chain"
+        return 0.0 if none else self.wet_antenna_max_db
+
+    def bayesian(self) -> BayesianSettings:
+        """HMC's settings: the iterations, half of them warm-up, and the chains."""
+        from ...models.cml.bayesian import BayesianSettings  # torch: imported when it runs
+
+        return BayesianSettings(
+            chains=self.chains,
+            iterations=self.iterations,
+            warmup=self.iterations // 2,
+            dry_limit_db=self.dry_limit_db,
+            wet_antenna_max_db=self._wet_antenna_max_db(),
+        )
+
+    def diffusion(self) -> DiffusionSettings:
+        """The diffusion samplers' settings (dps, pnp, smc)."""
+        return DiffusionSettings(
+            steps=self.diffusion_steps,
+            draws=self.draws,
+            scale=self.guidance,
+            strength=self.strength,
+            dry_limit_db=self.dry_limit_db,
+            wet_antenna_max_db=self._wet_antenna_max_db(),
+        )
+
+
+def _run() -> RunFunction:
+    from .cml_reconstruct_run import run_cml_reconstruct
 
     return run_cml_reconstruct
 
@@ -193,5 +250,7 @@ METHOD = Method(
     ),
     parameters=CmlReconstructParameters,
     run=_run,
+    backends={"hardware": CMLBackend},
+    overrides={"data": ("hardware", "path")},
     report=report,
 )

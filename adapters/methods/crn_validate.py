@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
+from pydantic import ValidationInfo, field_validator
+
+from ...backends.crn.base import CRNBackend
+from ...datasets.crn.factor_graph import FactorGraph
 from ...datasets.crn.tokens import MAX_TABLE_ENTRIES
+from ...errors import OptionError
+from ...models.crn.reductions import MOVES
 from ...models.crn.validate import MAX_REACTIONS
-from ..runs.folder import RunFolder
 from ..runs.run import Run
 from .method import Method, MethodParameters, option
+
+if TYPE_CHECKING:
+    from .lifecycle import RunFunction
 
 
 class CrnValidateParameters(MethodParameters):
@@ -88,7 +96,7 @@ class CrnValidateParameters(MethodParameters):
         metavar="CONFIG",
         input="config",
     )
-    tolerance: float = option(1e-13, "steady state when max |dx/dt| falls below this")
+    tolerance: float = option(1e-13, "steady state when max |dx/dt| falls below this", gt=0)
     max_table_entries: int = option(
         MAX_TABLE_ENTRIES,
         "refuse a graph with a factor table of more entries than this "
@@ -96,9 +104,114 @@ class CrnValidateParameters(MethodParameters):
         ge=1,
     )
 
+    @field_validator("reduce")
+    @classmethod
+    def _known_moves(cls, text: str) -> str:
+        unknown = sorted(set(_moves(text)) - set(MOVES))
+        if unknown:
+            raise ValueError(f"unknown {unknown}; allowed: all, none, {', '.join(MOVES)}")
+        return text
 
-def _run() -> Callable[..., RunFolder]:
-    from ..runs.crn_validate_run import run_crn_validate
+    @field_validator("perturbation", "volumes")
+    @classmethod
+    def _numbers_in_range(cls, text: str, info: ValidationInfo) -> str:
+        high = 1.0 if info.field_name == "perturbation" else float("inf")
+        try:
+            bad = [v for v in _numbers(text) if not 0 < v < high]
+        except ValueError:
+            raise ValueError(f"{text!r}: expected numbers separated by commas") from None
+        if bad:
+            raise ValueError(f"{bad[0]:g} is outside (0, {high:g})")
+        return text
+
+    @field_validator("crn")
+    @classmethod
+    def _one_source(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value and info.data.get("graph"):
+            raise ValueError("give graph or crn, not both")
+        return value
+
+    @field_validator("evidence")
+    @classmethod
+    def _evidence_needs_a_graph(cls, value: str, info: ValidationInfo) -> str:
+        if value and info.data.get("crn"):
+            raise ValueError(
+                "not with crn: the CRN is simulated as given; compile the evidence into it "
+                "(indicator factors, which the evidence move finds)"
+            )
+        return value
+
+    @property
+    def moves(self) -> tuple[str, ...]:
+        """The reduction moves to apply, in order."""
+        return _moves(self.reduce)
+
+    @property
+    def levels(self) -> tuple[float, ...]:
+        """Rate-noise levels of the sensitivity check."""
+        return _numbers(self.perturbation)
+
+    @property
+    def ssa_volumes(self) -> tuple[float, ...]:
+        """Volumes of the stochastic noise check."""
+        return _numbers(self.volumes)
+
+    def observed(self, graph: FactorGraph) -> dict[int, int]:
+        """`evidence` as variable index → state index, read against `graph`'s names
+        (labels for .fg, indices for .uai, names for .bif; a state by name or index)."""
+        index = {name: i for i, name in enumerate(graph.names)}
+        out: dict[int, int] = {}
+        for item in filter(None, (part.strip() for part in self.evidence.split(","))):
+            name, _, state = (part.strip() for part in item.partition("="))
+            if name not in index or not state:
+                shown = ", ".join(graph.names[:8]) + ("…" if graph.variables > 8 else "")
+                raise OptionError(
+                    f"{item!r}: expected VARIABLE=STATE; variables are {shown}", option="evidence"
+                )
+            states = graph.states[index[name]]
+            if state in states:
+                value = states.index(state)
+            elif state.isdigit() and int(state) < len(states):
+                value = int(state)
+            else:
+                raise OptionError(
+                    f"{item}: {name} has states {', '.join(states)}", option="evidence"
+                )
+            if out.setdefault(index[name], value) != value:
+                raise OptionError(f"names {name} twice with different states", option="evidence")
+        return out
+
+    def kept(self, graph: FactorGraph, observed: dict[int, int]) -> list[int]:
+        """`keep` as variable indices of `graph`; none may be observed."""
+        index = {name: i for i, name in enumerate(graph.names)}
+        names = [part.strip() for part in self.keep.split(",") if part.strip()]
+        unknown = [name for name in names if name not in index]
+        if unknown:
+            raise OptionError(f"unknown variables {unknown}", option="keep")
+        if seen := [name for name in names if index[name] in observed]:
+            raise OptionError(
+                f"{', '.join(seen)}: observed in evidence; an observed variable "
+                "has no belief to compare",
+                option="keep",
+            )
+        return [index[name] for name in names]
+
+
+def _moves(text: str) -> tuple[str, ...]:
+    if text == "all":
+        return MOVES
+    return () if text == "none" else tuple(m.strip() for m in text.split(",") if m.strip())
+
+
+def _numbers(text: str) -> tuple[float, ...]:
+    """'a,b,…' as numbers; 'none' or '' as none."""
+    if text.strip().lower() in ("", "none"):
+        return ()
+    return tuple(float(part) for part in text.split(",") if part.strip())
+
+
+def _run() -> RunFunction:
+    from .crn_validate_run import run_crn_validate
 
     return run_crn_validate
 
@@ -224,5 +337,6 @@ METHOD = Method(
     ),
     parameters=CrnValidateParameters,
     run=_run,
+    backends={"hardware": CRNBackend},
     report=report,
 )

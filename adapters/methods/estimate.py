@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import field_validator
 
-from ..runs.folder import RunFolder
+from ...backends.quantum.base import QuantumBackend
 from ..runs.run import Run
 from .circuit_parameters import CircuitFileParameters
 from .method import Method, option
+
+if TYPE_CHECKING:
+    from .lifecycle import CollectFunction, RunFunction
 
 
 class EstimateParameters(CircuitFileParameters):
@@ -34,16 +36,16 @@ class EstimateParameters(CircuitFileParameters):
         return value
 
 
-def _run() -> Callable[..., RunFolder]:
-    from ..runs.estimate_run import run_estimate
+def _run() -> RunFunction:
+    from .estimate_run import run_estimate
 
     return run_estimate
 
 
-def _resume(parameters: EstimateParameters, earlier: RunFolder, out: Path) -> RunFolder:
-    from ..runs.estimate_run import collect_estimate
+def _collect() -> CollectFunction:
+    from .estimate_run import collect_estimate
 
-    return collect_estimate(earlier.path)[0]
+    return collect_estimate
 
 
 def report(run: Run) -> str:
@@ -77,7 +79,8 @@ METHOD = Method(
     ),
     parameters=EstimateParameters,
     run=_run,
+    backends={"hardware": QuantumBackend},
     report=report,
-    resume=_resume,
+    collect=_collect,
     sweep_rows=lambda run: run.results.to_pylist(),
 )

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from ..runs.folder import RunFolder
+from ...backends.events.base import EventsBackend
 from .method import SEED_MAX, Method, MethodParameters, option, summary_report
+
+if TYPE_CHECKING:
+    from .lifecycle import RunFunction
 
 
 class EventLayersParameters(MethodParameters):
@@ -22,9 +24,9 @@ class EventLayersParameters(MethodParameters):
     events: str | None = option(
         None, "event file (.raw, .dat, .aedat4)", metavar="FILE", input="file"
     )
-    scenes: int = option(6, "held-out scenes")
+    scenes: int = option(6, "held-out scenes", ge=1)
     seed: int = option(0, "first held-out scene offset", ge=0, le=SEED_MAX)
-    window_ms: float = option(200.0, "recording span to decouple (ms)")
+    window_ms: float = option(200.0, "recording span to decouple (ms)", gt=0)
     start_ms: float = option(
         0.0,
         "recordings: where that span starts, in ms after the first "
@@ -40,8 +42,8 @@ class EventLayersParameters(MethodParameters):
     )
 
 
-def _run() -> Callable[..., RunFolder]:
-    from ..runs.event_layers_run import run_event_layers
+def _run() -> RunFunction:
+    from .event_layers_run import run_event_layers
 
     return run_event_layers
 
@@ -63,5 +65,7 @@ METHOD = Method(
     ),
     parameters=EventLayersParameters,
     run=_run,
+    backends={"hardware": EventsBackend},
+    overrides={"events": ("hardware", "path")},
     report=summary_report,
 )

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
+from pydantic import ValidationInfo, field_validator
+
+from ...backends.mea.base import MEABackend, MEASimulatorBackend
 from ..conversions.mea_preprocessing import DEFAULT_PREPROCESSING
-from ..runs.folder import RunFolder
 from .method import SEED_MAX, Method, MethodParameters, option, summary_report
+
+if TYPE_CHECKING:
+    from .lifecycle import RunFunction
 
 
 class HhFitParameters(MethodParameters):
@@ -68,8 +72,8 @@ class HhFitParameters(MethodParameters):
         metavar="CONFIG",
         input="config",
     )
-    simulations: int = option(1000, "NPE simulations per cell")
-    cells: int = option(1, "simulated sessions, seeds seed…")
+    simulations: int = option(1000, "NPE simulations per cell", ge=50)
+    cells: int = option(1, "simulated sessions, seeds seed…", ge=1)
     seed: int | None = option(
         None,
         "first simulated session's seed (default: the config's) and NPE's (default 0)",
@@ -77,9 +81,16 @@ class HhFitParameters(MethodParameters):
         le=SEED_MAX,
     )
 
+    @field_validator("stimulation_times")
+    @classmethod
+    def _times_need_a_table(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None and info.data.get("stimulation") is None:
+            raise ValueError("needs stimulation: the protocol table of what each pulse was")
+        return value
 
-def _run() -> Callable[..., RunFolder]:
-    from ..runs.hh_fit_run import run_hh_fit
+
+def _run() -> RunFunction:
+    from .hh_fit_run import run_hh_fit
 
     return run_hh_fit
 
@@ -107,5 +118,7 @@ METHOD = Method(
     ),
     parameters=HhFitParameters,
     run=_run,
+    backends={"hardware": MEABackend, "simulator": MEASimulatorBackend},
+    overrides={"recording": ("hardware", "path")},
     report=summary_report,
 )

@@ -9,22 +9,23 @@ and a Python call are all validated by it, with the same messages.
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from ...backends.errors import SubstratesError
+from ...backends.base import Backend
+from ...errors import OptionError
 
 if TYPE_CHECKING:
     from ..runs.folder import RunFolder
     from ..runs.progress import Progress
     from ..runs.run import Run
+    from .lifecycle import CollectFunction, RunFunction
 
 
 SEED_MAX = 2**32 - 1
@@ -33,9 +34,19 @@ SEED_MAX = 2**32 - 1
 
 class MethodParameters(BaseModel):
     """Base of every method's parameters: unknown names are errors, values are converted
-    and checked by their field types (a command line's strings too)."""
+    and checked by their field types and constraints (a command line's strings too), and a
+    parameter declared `input="file"` must name a file or folder that exists."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @field_validator("*")
+    @classmethod
+    def _file_exists(cls, value: object, info: ValidationInfo) -> object:
+        extra = cls.model_fields[str(info.field_name)].json_schema_extra
+        named = isinstance(extra, dict) and extra.get("input") == "file"
+        if named and value is not None and not Path(str(value)).exists():
+            raise ValueError(f"{value}: no such file or folder")
+        return value
 
 
 def option(
@@ -77,70 +88,92 @@ class Method(Generic[P]):
 
     name: as typed after `substrates run`; help: one line for listings; description and
     epilog: `--help`'s text; parameters: the model of its parameters; run: gives the run
-    function (imported when called: implementations are heavy), which takes the parameters
-    as keywords plus `out` (and `progress`, where it reports any) and writes one run folder
-    under `out`; report: what a person reads after a run (the command line prints it);
-    resume: finishes an interrupted run from the hardware jobs
-    it had submitted (the earlier run folder), without submitting them again, or None
-    where the method submits no jobs; sweep_rows: the rows a run adds to a sweep's table
-    (default: its summary, flattened to one row).
+    function (imported when called: implementations are heavy), which takes the validated
+    parameters and a RunContext and returns an Outcome (lifecycle.py: the framework opens,
+    times, records and completes the run folder); backends: parameter name → the backend
+    interface its config must select (the first is the run's main backend); overrides:
+    parameter → (backend parameter, option) it sets when given (`recording` → the
+    `path` of `hardware`); report: what a person reads after a run (the command line
+    prints it); collect: gives the function that finishes an interrupted run in place from
+    the hardware jobs it recorded (`substrates jobs collect`), None where the method
+    journals no jobs; replays: a rerun of an interrupted run collects the jobs the
+    earlier execution submitted, in order, for as long as its (seeded) requests repeat;
+    sweep_rows: the rows a run adds to a sweep's table (default: its summary, flattened).
     """
 
     name: str
     help: str
     description: str
     parameters: type[P]
-    run: Callable[[], Callable[..., RunFolder]]
-    report: Callable[[Run], str]
+    run: Callable[[], RunFunction]
+    backends: Mapping[str, type[Backend]]
+    report: Callable[[Run], str] = lambda run: summary_report(run)
     epilog: str | None = None
-    resume: Callable[[P, RunFolder, Path], RunFolder] | None = None
+    overrides: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    collect: Callable[[], CollectFunction] | None = None
+    replays: bool = False
     sweep_rows: Callable[[Run], list[dict[str, Any]]] = lambda run: [flatten(run.summary)]
 
-    def execute(self, parameters: P, out: Path, progress: Progress | None = None) -> RunFolder:
+    def execute(
+        self,
+        parameters: P,
+        out: Path,
+        progress: Progress | None = None,
+        replay: Sequence[Mapping[str, Any]] = (),
+    ) -> RunFolder:
         """Run the method with validated `parameters`; returns the run folder it wrote. The
         folder has a heartbeat while the run lives, and ends `interrupted` or `failed`,
-        never `running`, if the run stops early at any step."""
-        from ..runs.lifetime import Tracked, supervised
+        never `running`, if the run stops early at any step. `replay`: see `replays`."""
+        from .lifecycle import execute
 
-        function = self.run()
-        options: dict[str, Any] = {**parameters.model_dump(), "out": out}
-        tracked = Tracked(progress)
-        if "progress" in inspect.signature(function).parameters:
-            options["progress"] = tracked
-        with supervised(Path(out), tracked.state):
-            return function(**options)
+        return execute(self, parameters, Path(out), progress, replay)
 
     def inputs(self) -> dict[str, str]:
         """Parameter name → 'config' or 'file', for the parameters that name one."""
         found = {}
-        for name, field in self.parameters.model_fields.items():
-            extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
-            if "input" in extra:
+        for name, field_info in self.parameters.model_fields.items():
+            extra = field_info.json_schema_extra
+            if isinstance(extra, dict) and "input" in extra:
                 found[name] = str(extra["input"])
         return found
 
+    def flag(self, name: str) -> str:
+        """The command line's spelling of the parameter `name` ('--window-ms')."""
+        extra = self.parameters.model_fields[name].json_schema_extra
+        flags = extra.get("flags") if isinstance(extra, dict) else None
+        return str(flags[0]) if isinstance(flags, list) else f"--{name.replace('_', '-')}"
+
     def validated(self, values: Mapping[str, Any], where: str = "") -> P:
-        """The parameters from `values`, or a SubstratesError naming the first bad one
+        """The parameters from `values`, or an OptionError naming the first bad one
         (`where` is put in front: a grid file, an item)."""
         try:
             return self.parameters.model_validate(dict(values))
         except ValidationError as error:
-            raise SubstratesError(f"{where}{explain(self, error)}") from None
+            if where:
+                raise OptionError(f"{where}{explain(self, error)}") from None
+            name, detail = _first(self, error)
+            raise OptionError(detail, option=name or None) from None
 
 
 def explain(method: Method[Any], error: ValidationError) -> str:
-    """One line for a ValidationError of a method's parameters, in the words of the
-    command line: unknown names list the known ones, choices are listed."""
+    """One line for a ValidationError of a method's parameters, naming the parameter:
+    unknown names list the known ones, choices are listed."""
+    name, detail = _first(method, error)
+    return f"{name}: {detail}" if name else detail
+
+
+def _first(method: Method[Any], error: ValidationError) -> tuple[str, str]:
+    """The first refused parameter's name ('' for the model as a whole) and what is
+    wrong with its value."""
     first = error.errors()[0]
     name = ".".join(str(part) for part in first["loc"])
     known = ", ".join(sorted(method.parameters.model_fields))
     if first["type"] == "extra_forbidden":
-        return f"{name!r} is not an option of {method.name}; options: {known}"
+        return "", f"{name!r} is not an option of {method.name}; options: {known}"
     if first["type"] == "literal_error":
         allowed = first["ctx"]["expected"].replace("'", "")
-        return f"{name}: invalid choice: {first['input']!r} (choose from {allowed})"
-    message = str(first["msg"]).removeprefix("Value error, ")
-    return f"{name}: {message}" if name else message
+        return name, f"invalid choice: {first['input']!r} (choose from {allowed})"
+    return name, str(first["msg"]).removeprefix("Value error, ")
 
 
 def summary_report(run: Run) -> str:

@@ -3,13 +3,16 @@ finding on a quantum backend."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from ..runs.folder import RunFolder
+from pydantic import field_validator
+
+from ...backends.quantum.base import QuantumBackend
 from ..runs.run import Run
 from .method import SEED_MAX, Method, MethodParameters, option
+
+if TYPE_CHECKING:
+    from .lifecycle import RunFunction
 
 ARROWS = "←↓→↑"
 
@@ -23,7 +26,9 @@ class QrimParameters(MethodParameters):
         metavar="CONFIG",
         input="config",
     )
-    env: str = option("frozenlake4", "frozenlake4, frozenlake8 or inventory")
+    env: Literal["frozenlake4", "frozenlake8", "inventory"] = option(
+        "frozenlake4", "the robust MDP: FrozenLake 4x4 or 8x8, or an inventory problem"
+    )
     uncertainty: int = option(
         16, "|U|, the number of transition models: a power of two from 2 to 1024", metavar="N"
     )
@@ -37,25 +42,28 @@ class QrimParameters(MethodParameters):
         "register, a comparator marks those below the threshold: the general construction, "
         "far deeper)",
     )
-    gamma: float = option(0.95, "discount in (0, 1)")
-    repetitions: int = option(1, "independent minimum-finding runs per minimization, best kept")
-    steps: int = option(2000, "Q-learning steps (16 agents)")
+    gamma: float = option(0.95, "discount in (0, 1)", gt=0, lt=1)
+    repetitions: int = option(
+        1, "independent minimum-finding runs per minimization, best kept", ge=1
+    )
+    steps: int = option(2000, "Q-learning steps (16 agents)", ge=1)
     seed: int = option(0, "seed of the search and the agents", ge=0, le=SEED_MAX)
 
+    @field_validator("uncertainty")
+    @classmethod
+    def _power_of_two(cls, value: int) -> int:
+        if value < 2 or value & (value - 1) or value > 1024:
+            raise ValueError(
+                f"{value} is not a power of two from 2 to 1024; QRIM indexes U with qubits, "
+                "so |U| = 2^n (sizes are refused, not padded)"
+            )
+        return value
 
-def _run() -> Callable[..., RunFolder]:
-    from ..runs.qrim_run import run_qrim
+
+def _run() -> RunFunction:
+    from .qrim_run import run_qrim
 
     return run_qrim
-
-
-def _resume(parameters: QrimParameters, earlier: RunFolder, out: Path) -> RunFolder:
-    """Rerun (its requests are seeded, so they repeat), collecting the jobs the earlier
-    execution submitted, in order, for as long as the requests match."""
-    from ..runs.journal import recorded_jobs
-    from ..runs.qrim_run import run_qrim
-
-    return run_qrim(**parameters.model_dump(), out=out, replay=recorded_jobs(earlier))
 
 
 def report(run: Run) -> str:
@@ -117,6 +125,7 @@ METHOD = Method(
     ),
     parameters=QrimParameters,
     run=_run,
+    backends={"hardware": QuantumBackend},
     report=report,
-    resume=_resume,
+    replays=True,
 )

@@ -10,7 +10,7 @@ from functools import cache
 from importlib.metadata import entry_points
 from typing import Any
 
-from ...backends.errors import SubstratesError
+from ...errors import SubstratesError
 from .method import Method
 
 GROUP = "substrates.methods"
@@ -23,6 +23,8 @@ def methods() -> dict[str, Method[Any]]:
     found: dict[str, Method[Any]] = {}
     package = __name__.rpartition(".")[0]
     for module in pkgutil.iter_modules(importlib.import_module(package).__path__):
+        if module.name.endswith("_run"):  # an implementation: imported when its method runs
+            continue
         declared = getattr(importlib.import_module(f"{package}.{module.name}"), "METHOD", None)
         if isinstance(declared, Method):
             found[declared.name] = declared

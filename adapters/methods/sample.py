@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..runs.folder import RunFolder
+from ...backends.quantum.base import QuantumBackend
 from ..runs.run import Run
 from .circuit_parameters import CircuitFileParameters
 from .method import Method, option
+
+if TYPE_CHECKING:
+    from .lifecycle import CollectFunction, RunFunction
 
 
 class SampleParameters(CircuitFileParameters):
@@ -23,16 +25,16 @@ class SampleParameters(CircuitFileParameters):
     )
 
 
-def _run() -> Callable[..., RunFolder]:
-    from ..runs.sample_run import run_sample
+def _run() -> RunFunction:
+    from .sample_run import run_sample
 
     return run_sample
 
 
-def _resume(parameters: SampleParameters, earlier: RunFolder, out: Path) -> RunFolder:
-    from ..runs.sample_run import collect_sample
+def _collect() -> CollectFunction:
+    from .sample_run import collect_sample
 
-    return collect_sample(earlier.path)[0]
+    return collect_sample
 
 
 def report(run: Run) -> str:
@@ -56,7 +58,8 @@ METHOD = Method(
     ),
     parameters=SampleParameters,
     run=_run,
+    backends={"hardware": QuantumBackend},
     report=report,
-    resume=_resume,
+    collect=_collect,
     sweep_rows=lambda run: run.results.to_pylist(),
 )

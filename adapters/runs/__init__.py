@@ -1,7 +1,6 @@
 """Run folders: results.parquet, provenance.json, plots, hardware job ids."""
 
-from .collect import collect
 from .folder import RunFolder
-from .sample_run import run_sample
+from .run import Run
 
-__all__ = ["RunFolder", "collect", "run_sample"]
+__all__ = ["Run", "RunFolder"]

@@ -9,10 +9,12 @@ from typing import Any
 import numpy as np
 
 from ...backends.cml.base import CMLBackend, CMLSimulatorBackend
-from ...backends.errors import SubstratesError
 from ...datasets.cml.opensense import CMLDataError
+from ...datasets.cml.radar_reference import areal_reference, path_reference, pycomlink_references
+from ...errors import OptionError, SubstratesError
 from ...models.cml.chain_parameters import ChainParameters
 from ...models.cml.grid import Grid, link_ends_km, to_km
+from ...models.cml.kriging import Variogram
 from ...models.cml.processing import path_rain_rate, process
 
 SPIN_UP = np.timedelta64(2, "h")
@@ -244,3 +246,33 @@ def near_links(grid: Grid, links: Any, within_km: float) -> np.ndarray:
     along = np.clip(along, 0, 1)
     distance = np.hypot(points[:, :1] - x0 - along * dx, points[:, 1:] - y0 - along * dy)
     return (distance.min(axis=1) <= within_km).reshape(grid.ny, grid.nx)
+
+
+def climatological_variogram(day: np.datetime64, every_min: int) -> Variogram:
+    """The spherical variogram of Dutch rain gauges for the day of year and the duration
+    (Van de Beek et al. 2012, Adv. Water Resour. 45:76; RAINLINK's ClimVarParam, in
+    pycomlink as `clim_var_param`): range in km, nugget a tenth of the sill. Kriging's
+    estimate depends on its range and nugget-to-sill ratio only, not on the sill's units."""
+    from pycomlink.spatial.interpolator import clim_var_param
+
+    date = str(np.datetime64(day, "D")).replace("-", "")
+    value = clim_var_param(date_str=date, time_scale_hours=every_min / 60)
+    return Variogram.from_sill(float(value["sill"]), float(value["range"]), float(value["nugget"]))
+
+
+def references(backend: CMLBackend, files: tuple[str | None, str | None]) -> tuple[Any, Any]:
+    """Radar references for real data: the files given, else pycomlink's for its example."""
+    if isinstance(backend, CMLSimulatorBackend):
+        if any(files):
+            option = "areal_reference" if files[0] else "path_reference"
+            raise OptionError(
+                "radar references apply to real data; the simulator has truth", option=option
+            )
+        return None, None
+    areal_file, path_file = files
+    if not any(files) and getattr(backend.options, "path", None) is None:
+        areal_file, path_file = pycomlink_references()
+    return (
+        None if areal_file is None else areal_reference(areal_file),
+        None if path_file is None else path_reference(path_file),
+    )

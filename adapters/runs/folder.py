@@ -15,7 +15,7 @@ from typing import IO, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ...backends.errors import SubstratesError
+from ...errors import SubstratesError
 
 
 def _umask() -> int:

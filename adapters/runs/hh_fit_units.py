@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from ...backends.errors import SubstratesError
 from ...backends.mea.base import CellModel, GroundTruth
 from ...datasets.mea.recording import Recording
+from ...errors import SubstratesError
 from ...models.hh.detection import quiet_end
 from ...models.hh.fit import MIN_SPIKES, Observed, observe
 

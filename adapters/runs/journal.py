@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...backends.errors import SubstratesError
+from ...errors import SubstratesError
 from .folder import RunFolder
 from .provenance import now
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 import platform
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -14,8 +12,7 @@ from typing import Any
 
 from ...backends.base import Backend
 from ..config.load import ResolvedConfig
-from .folder import RunFolder
-from .lifetime import Terminated, whoami
+from .lifetime import whoami
 
 _DISTRIBUTIONS = (
     "substrates",
@@ -82,20 +79,3 @@ def provenance(
         "git_revision": git_revision(),
         "argv": sys.argv,
     }
-
-
-@contextmanager
-def recording_failure(folder: RunFolder, record: dict[str, Any]) -> Iterator[None]:
-    """Mark the run `failed` in provenance.json, with the error, if the block raises
-    (`interrupted` for Ctrl-C or SIGTERM)."""
-    try:
-        yield
-    except BaseException as err:
-        stopped = isinstance(err, KeyboardInterrupt | Terminated)
-        record.update(
-            status="interrupted" if stopped else "failed",
-            error=f"{type(err).__name__}: {err}",
-            finished_at=now(),
-        )
-        folder.write_json("provenance.json", record)
-        raise

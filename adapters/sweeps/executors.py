@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from typing import Any
 
-from ...backends.errors import SubstratesError
+from ...errors import SubstratesError
 from ..config.executor import DaskOptions, LocalOptions, ResolvedExecutor
 
 

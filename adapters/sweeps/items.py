@@ -11,6 +11,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..methods import Method, get_method
+from ..methods.lifecycle import collect
 from ..runs.folder import RunFolder
 from ..runs.journal import recorded_jobs
 from ..runs.run import Run
@@ -62,7 +63,7 @@ def run_item(
 def _resume(method: Method[Any], parameters: Any, runs: Path) -> tuple[RunFolder | None, str]:
     """What an earlier execution of this item left: a complete run ('reused': its rows are
     committed as they are), or hardware jobs it submitted ('collected' by id, by the
-    method's resume). (None, '') otherwise."""
+    method's collect, or by a rerun that replays them). (None, '') otherwise."""
     earlier = sorted(runs.iterdir()) if runs.is_dir() else []
     for path in reversed(earlier):
         folder = RunFolder(path)
@@ -70,8 +71,11 @@ def _resume(method: Method[Any], parameters: Any, runs: Path) -> tuple[RunFolder
             continue
         if folder.read_json("provenance.json").get("status") == "complete":
             return folder, "reused"
-        if recorded_jobs(folder) and method.resume is not None:
-            return method.resume(parameters, folder, runs), "collected"
+        jobs = recorded_jobs(folder)
+        if jobs and method.collect is not None:
+            return collect(method, folder.path)[0], "collected"
+        if jobs and method.replays:
+            return method.execute(parameters, runs, replay=jobs), "collected"
     return None, ""
 
 

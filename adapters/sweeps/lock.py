@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ...backends.errors import SubstratesError
+from ...errors import SubstratesError
 from ..runs.lifetime import HEARTBEAT_S, liveness, whoami
 
 LOCK = "driver.lock"

@@ -21,7 +21,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ...backends.errors import SubstratesError
+from ...errors import SubstratesError
 from ..runs.folder import RunFolder
 from ..runs.provenance import now
 from .grid import Item

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...backends.errors import SubstratesError
+from ...errors import SubstratesError
 from ..config.executor import load_executor_config
 from ..config.load import load_config
 from ..methods import Method, get_method
@@ -65,7 +65,7 @@ def run_sweep(
         declared.validated(item.parameters, where=f"{where}: item {item.parameters}: ")
         for item in items
     ]
-    check_inputs(declared, items, validated, where)
+    check_inputs(declared, validated)
     config = load_executor_config(executor)
     identity = fingerprint(method, items)
     SweepFolder.check(out, identity)  # refuses another sweep's folder before writing into it
@@ -121,25 +121,18 @@ def _outcome(future: Any) -> dict[str, Any]:
         return {"status": "failed", "error": f"{type(error).__name__}: {error}", "traceback": ""}
 
 
-def check_inputs(
-    method: Method[Any], items: list[Item], validated: list[Any], where: str | Path
-) -> None:
-    """Open every config and check every file the items name, each distinct value once,
-    before any item runs: a bad path is one line now, not a failure per item later."""
+def check_inputs(method: Method[Any], validated: list[Any]) -> None:
+    """Open every config the items name, each distinct one once, before any item runs: a
+    bad config is one line now, not a failure per item later (the parameters' validation
+    has checked every file they name)."""
     checked: set[tuple[str, str]] = set()
     inputs = method.inputs()
-    for item, parameters in zip(items, validated, strict=True):
-        for name, kind in inputs.items():
+    for parameters in validated:
+        for name in (name for name, kind in inputs.items() if kind == "config"):
             value = getattr(parameters, name)
-            if value is None or (name, str(value)) in checked:
-                continue
-            checked.add((name, str(value)))
-            if kind == "config":
+            if value is not None and (name, str(value)) not in checked:
+                checked.add((name, str(value)))
                 load_config(value)  # a ConfigError names the file and field
-            elif not Path(value).exists():
-                raise SubstratesError(
-                    f"{where}: item {item.parameters}: {name} {value}: no such file or folder"
-                )
 
 
 class _Tally:

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ...errors import CapabilityError
 from ..base import Backend, Capabilities
-from ..errors import CapabilityError
 
 if TYPE_CHECKING:
     import xarray as xr

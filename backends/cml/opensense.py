@@ -11,7 +11,6 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from ..base import BackendOptions
-from ..errors import SubstratesError
 from .base import CMLBackend
 
 
@@ -35,15 +34,11 @@ class OpenSenseBackend(CMLBackend):
     @cached_property
     def _opened(self) -> tuple[Any, Any]:
         from ...datasets.cml.opensense import (
-            CMLDataError,
             open_dataset,
             pycomlink_example,
         )
 
-        try:
-            return open_dataset(self.options.path or pycomlink_example())
-        except CMLDataError as err:
-            raise SubstratesError(str(err)) from None
+        return open_dataset(self.options.path or pycomlink_example())
 
     @property
     def dataset(self) -> Any:

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 from pydantic import Field, model_validator
 
+from ...errors import SubstratesError
 from ..base import BackendOptions
-from ..errors import SubstratesError
 from .base import CMLCapabilities, CMLSimulatorBackend
 
 if TYPE_CHECKING:

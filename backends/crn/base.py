@@ -13,8 +13,8 @@ from typing import ClassVar
 import numpy as np
 
 from ...datasets.crn.reaction_network import ReactionNetwork
+from ...errors import CapabilityError
 from ..base import Backend, Capabilities
-from ..errors import CapabilityError
 
 
 @dataclass(frozen=True)

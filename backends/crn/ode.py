@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
+from ...errors import SubstratesError
 from ..base import BackendOptions
-from ..errors import SubstratesError
 from .base import CRNBackend, CRNCapabilities, SteadyState
 
 if TYPE_CHECKING:

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 from pydantic import Field
 
+from ...errors import BackendUnavailableError, SubstratesError
 from ..base import BackendOptions
-from ..errors import BackendUnavailableError, SubstratesError
 from .base import CRNBackend, CRNCapabilities, SteadyState
 
 if TYPE_CHECKING:

@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from ...errors import SubstratesError
+
 NEWTON_FROM = 1e-6
 """Residual (max |dx/dt|) below which Newton's method takes over from the continuation."""
 MAX_GROUP = 2000
@@ -43,7 +45,7 @@ class Conservation:
     replaced: np.ndarray
 
 
-class TooLargeGroup(ValueError):
+class TooLargeGroup(SubstratesError, ValueError):
     """A linked species group too large for the dense conservation analysis."""
 
 

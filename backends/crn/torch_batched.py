@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
+from ...errors import SubstratesError
 from ..base import BackendOptions
-from ..errors import SubstratesError
 from ..gpu import TorchDeviceOption
 from .base import CRNBackend, CRNCapabilities, SteadyState
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from ...errors import CapabilityError
 from ..base import Backend, Capabilities
-from ..errors import CapabilityError
 
 if TYPE_CHECKING:
     from ...datasets.events.events import Events

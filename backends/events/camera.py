@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from ...datasets.events.events import EVENT_DTYPE, Events
+from ...errors import SubstratesError
 from ..base import BackendOptions, Unavailability
 from .base import EventsBackend, EventsCapabilities
 
@@ -33,7 +34,7 @@ class CameraOptions(BackendOptions):
     serial: str | None = None
 
 
-class NoCameraAccess(Exception):
+class NoCameraAccess(SubstratesError):
     """The driver could not even look for cameras (no USB access here)."""
 
 

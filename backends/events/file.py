@@ -12,7 +12,6 @@ import numpy as np
 from pydantic import Field
 
 from ..base import BackendOptions, Unavailability
-from ..errors import SubstratesError
 from .base import EventsBackend, EventsCapabilities
 
 if TYPE_CHECKING:
@@ -73,20 +72,28 @@ class FileBackend(EventsBackend):
     def recording(self) -> tuple[Any, Any]:
         """(EventStream for .raw/.dat, else Events; FileInfo); errors name the file and
         the byte."""
-        from ...datasets.events.events import EventError, read_parquet
+        from ...datasets.events.events import read_parquet
         from ...datasets.events.files import FileInfo, read_events
         from ...datasets.events.stream import EventStream
 
-        try:
-            if self.path.suffix == ".parquet":
-                events = read_parquet(self.path).check(str(self.path))
-                return events, FileInfo("parquet", 0, "file", {})
-            if self.path.suffix.lower() in STREAMED:
-                stream = EventStream(self.path, self.options.width, self.options.height)
-                return stream, stream.info
-            return read_events(self.path, self.options.width, self.options.height)
-        except EventError as error:
-            raise SubstratesError(str(error)) from None
+        if self.path.suffix == ".parquet":
+            events = read_parquet(self.path).check(str(self.path))
+            return events, FileInfo("parquet", 0, "file", {})
+        if self.path.suffix.lower() in STREAMED:
+            stream = EventStream(self.path, self.options.width, self.options.height)
+            return stream, stream.info
+        return read_events(self.path, self.options.width, self.options.height)
+
+    def reading(self) -> dict[str, Any]:
+        """How the file was read, for a run's provenance: its encoding, the words that held
+        no CD events, where the sensor size came from and the sensor (px)."""
+        info, caps = self.recording[1], self.capabilities
+        return {
+            "encoding": info.encoding,
+            "words_without_cd_events": info.skipped,
+            "sensor_size_from": info.sensor_from,
+            "sensor": [caps.width, caps.height],
+        }
 
     @cached_property
     def capabilities(self) -> EventsCapabilities:

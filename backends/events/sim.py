@@ -11,7 +11,6 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from ..base import BackendOptions
-from ..errors import SubstratesError
 from .base import EventsCapabilities, EventSimulatorBackend
 from .dvs_params import PRESETS, DVSParams, Preset
 
@@ -59,13 +58,9 @@ class SimBackend(EventSimulatorBackend):
     @cached_property
     def video(self) -> tuple[np.ndarray, np.ndarray]:
         """The video's frames (DN) and times (µs); errors name the file."""
-        from ...datasets.events.events import EventError
         from ...datasets.events.video import read_video
 
-        try:
-            return read_video(self.options.video, self.options.upsample)
-        except EventError as error:
-            raise SubstratesError(str(error)) from None
+        return read_video(self.options.video, self.options.upsample)
 
     @cached_property
     def capabilities(self) -> EventsCapabilities:

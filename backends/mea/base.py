@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ...errors import CapabilityError
 from ..base import Backend, BackendOptions, Capabilities, Unavailability
-from ..errors import CapabilityError, SubstratesError
 
 if TYPE_CHECKING:
     from ...datasets.mea.recording import Recording, Stimulation
@@ -222,12 +222,8 @@ class RecordedFile(MEABackend):
 
     @cached_property
     def _read_once(self) -> Recording:
-        from ...datasets.mea.recording import RecordingError
 
-        try:
-            return self._read()
-        except RecordingError as error:
-            raise SubstratesError(str(error)) from None
+        return self._read()
 
     def _recording(self) -> Recording:
         return self._read_once

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import numpy as np
 from pydantic import Field, field_validator, model_validator
 
+from ...errors import SubstratesError
 from ..base import BackendOptions
-from ..errors import SubstratesError
 from .base import CellModel, GroundTruth, MEACapabilities, MEASimulatorBackend
 
 if TYPE_CHECKING:

@@ -15,13 +15,14 @@ from pathlib import Path
 
 import numpy as np
 
+from ...errors import InputFileError
 from .cell import Morphology
 
 AIS_UM = 40.0
 """Length of axon from the soma that carries the AIS's Na⁺ density (µm)."""
 
 
-class SWCError(ValueError):
+class SWCError(InputFileError):
     """An SWC file that cannot be a cell; the message names the file and line."""
 
 

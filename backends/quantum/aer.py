@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
+from ...errors import CapabilityError
 from ..base import BackendOptions
-from ..errors import CapabilityError
 from .base import JobJournal, QuantumBackend, QuantumCapabilities, SampleResult
 from .device_snapshots import SnapshotName, load_snapshot
 from .dynamic import (

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ...errors import CapabilityError
 from ..base import Backend, Capabilities
-from ..errors import CapabilityError
 from .seeds import MAX_SEED
 
 if TYPE_CHECKING:

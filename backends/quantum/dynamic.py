@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import CapabilityError
+from ...errors import CapabilityError
 
 if TYPE_CHECKING:
     from qiskit import QuantumCircuit

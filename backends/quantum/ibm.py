@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 import numpy as np
 from pydantic import Field, model_validator
 
+from ...errors import CapabilityError, SubstratesError
 from ..base import BackendOptions, Unavailability
-from ..errors import CapabilityError, SubstratesError
 from .base import JobJournal, QuantumBackend, QuantumCapabilities, SampleResult
 from .dynamic import strip_final_measurements
 

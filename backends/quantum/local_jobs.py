@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import SubstratesError
+from ...errors import SubstratesError
 
 if TYPE_CHECKING:
     from qiskit.primitives import PrimitiveResult

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import CapabilityError
+from ...errors import CapabilityError
 from .dynamic import is_static
 
 if TYPE_CHECKING:

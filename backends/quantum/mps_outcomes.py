@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..errors import CapabilityError
+from ...errors import CapabilityError
 
 MAX_OUTCOMES = 2**20
 """Most outcomes above the cutoff one call may return (each costs a Python dict entry)."""

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 
+from ...errors import CapabilityError
 from ..base import BackendOptions, Tier, Unavailability
-from ..errors import CapabilityError
 from ..gpu import no_cuda_reason
 from .base import JobJournal, QuantumBackend, QuantumCapabilities, SampleResult
 from .dynamic import (

@@ -8,8 +8,10 @@ from functools import cached_property
 
 import numpy as np
 
+from ...errors import InputFileError
 
-class FactorGraphError(ValueError):
+
+class FactorGraphError(InputFileError):
     """A factor graph (or a file holding one) that breaks the rules; the message says where."""
 
 

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from ...errors import InputFileError
+
 EVENT_DTYPE = np.dtype([("t", "<i8"), ("x", "<u2"), ("y", "<u2"), ("p", "i1")], align=True)
 """t: µs; x, y: pixel (0 at the left / top); p: 1 ON (brighter), 0 OFF. Aligned, 16 bytes
 (t first, as expelliarmus lays it out): the decoders write whole records at a time."""
@@ -19,7 +21,7 @@ EVENT_DTYPE = np.dtype([("t", "<i8"), ("x", "<u2"), ("y", "<u2"), ("p", "i1")], 
 SCHEMA = pa.schema([("t", pa.int64()), ("x", pa.uint16()), ("y", pa.uint16()), ("p", pa.int8())])
 
 
-class EventError(ValueError):
+class EventError(InputFileError):
     """Events or an event file that break the rules; the message says where."""
 
 

@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...errors import InputFileError
 
-class RecordingError(ValueError):
+
+class RecordingError(InputFileError):
     """A recording or recording file that breaks the rules; the message says where."""
 
 

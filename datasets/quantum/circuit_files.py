@@ -10,6 +10,8 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...errors import InputFileError
+
 if TYPE_CHECKING:
     from qiskit import QuantumCircuit
 
@@ -25,7 +27,7 @@ _REGISTER = re.compile(
 )
 
 
-class CircuitFileError(ValueError):
+class CircuitFileError(InputFileError):
     """A circuit file that cannot be read; the message names the file."""
 
 

@@ -89,14 +89,14 @@ def reconstruct_bayesian(
     )
     wet_fraction, median = wet_fraction[chosen], median[chosen]
     attenuation_db = attenuation_db[chosen]
-    steps = len(chosen)
+    count = len(chosen)
     out = Posterior(
-        mean=np.zeros((steps, *shape)),
-        std=np.zeros((steps, *shape)),
+        mean=np.zeros((count, *shape)),
+        std=np.zeros((count, *shape)),
         wet_fraction=wet_fraction,
         median_mm_h=median,
-        acceptance=np.full(steps, np.nan),
-        step_size=np.full(steps, np.nan),
+        acceptance=np.full(count, np.nan),
+        step_size=np.full(count, np.nan),
     )
     wet_steps = np.flatnonzero(wet_fraction > 0)
     batches = np.array_split(wet_steps, max(1, -(-len(wet_steps) // s.steps_per_batch)))

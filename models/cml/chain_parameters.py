@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...backends.errors import SubstratesError
+from ...errors import SubstratesError
 
 
 @dataclass(frozen=True)

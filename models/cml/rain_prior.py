@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.special import ndtri
 
 from .path_operator import PathOperator
+
+if TYPE_CHECKING:
+    import torch
 
 
 @dataclass(frozen=True)
@@ -31,7 +34,9 @@ class FieldPrior:
     """RainPrior on a grid of `shape` (ny, nx), in torch; the latent v is white noise on
     the padded grid."""
 
-    def __init__(self, prior: RainPrior, shape: tuple[int, int], dtype: Any, device: str):
+    def __init__(
+        self, prior: RainPrior, shape: tuple[int, int], dtype: Any, device: str | torch.device
+    ) -> None:
         import torch
 
         self.prior, self.shape = prior, shape

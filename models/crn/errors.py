@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...backends.errors import SubstratesError
+from ...errors import SubstratesError
 
 
 class ImpossibleEvidenceError(SubstratesError, ValueError):

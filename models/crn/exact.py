@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from ...datasets.crn.factor_graph import FactorGraph
+from ...errors import SubstratesError
 from .tables import product, sum_out
 
 MAX_ENTRIES = 10_000_000
 """Largest table an elimination step may build by default (entries)."""
 
 
-class TooWideError(ValueError):
+class TooWideError(SubstratesError, ValueError):
     """Exact inference would build a table beyond the limits."""
 
 

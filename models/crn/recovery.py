@@ -32,6 +32,7 @@ import numpy as np
 
 from ...datasets.crn.factor_graph import FactorGraph
 from ...datasets.crn.reaction_network import ReactionNetwork
+from ...errors import InputFileError
 from .napp_adams import CompiledGraph
 
 RATE_RTOL = 1e-9
@@ -43,7 +44,7 @@ Motif = dict[int, dict[frozenset[int], float]]
 """Per target species: catalyst set → rate."""
 
 
-class RecoveryError(ValueError):
+class RecoveryError(InputFileError):
     """A CRN that is not a Napp–Adams compiled factor graph; the message says what did not
     match and names the reaction or species."""
 

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ...backends.crn.base import CRNBackend
-from ...backends.errors import SubstratesError
+from ...errors import SubstratesError
 from .napp_adams import CompiledGraph
 
 DENSE_LIMIT = 3000

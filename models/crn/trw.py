@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...datasets.crn.factor_graph import FactorGraph
+from ...errors import SubstratesError
 from .tables import aligned
 
 MAX_NODES = 4000
@@ -33,7 +34,7 @@ MAX_NODES = 4000
 pseudo-inverse)."""
 
 
-class TooLargeForTRWError(ValueError):
+class TooLargeForTRWError(SubstratesError, ValueError):
     """The graph has more nodes than the edge weights are computed for."""
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from ...datasets.crn.factor_graph import FactorGraph
 from ...datasets.crn.reaction_network import ReactionNetwork
@@ -77,6 +78,38 @@ class Validation:
     kept: tuple[str, ...]
     bp_sweeps: int = 0
     robustness: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, Any]:
+        """Everything but the beliefs and the networks, as JSON-ready values."""
+        return {
+            "survivors": list(self.survivors),
+            "loopy": self.loopy,
+            "differences": self.differences,
+            "bp_residual": self.bp_residual,
+            "bp_converged": self.bp_converged,
+            "conservation_error": self.conservation_error,
+            "sizes": self.sizes,
+            "applied": self.applied,
+            "steady_time": self.steady_time,
+            "steps": [[s.move, s.variable, s.species, s.reactions] for s in self.steps],
+            "declined": self.declined,
+            "kept": list(self.kept),
+            "bp_sweeps": self.bp_sweeps,
+            "robustness": self.robustness,
+        }
+
+    def table(self) -> pa.Table:
+        """One row per (surviving variable, state) with every method's belief."""
+        rows = []
+        bp = self.beliefs["bp"]
+        assert bp is not None  # BP always runs
+        for position, name in enumerate(self.survivors):
+            for state in range(len(bp[position])):
+                row: dict[str, Any] = {"variable": name, "state": state}
+                for method, beliefs in self.beliefs.items():
+                    row[method] = None if beliefs is None else float(beliefs[position][state])
+                rows.append(row)
+        return pa.Table.from_pylist(rows)
 
 
 def validate_reduction(

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from ...backends.errors import CapabilityError
 from ...backends.quantum.base import JobJournal, QuantumBackend
+from ...errors import CapabilityError
 
 if TYPE_CHECKING:
     from qiskit import QuantumCircuit

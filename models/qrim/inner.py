@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...backends.errors import CapabilityError
 from ...backends.quantum.base import JobJournal, QuantumBackend
+from ...errors import CapabilityError
 from .oracle import Construction, dense_ranks, grover_circuit, marked
 from .search import Request, SearchOutcome, durr_hoyer
 

@@ -34,7 +34,7 @@ def shipped_backend(case: str) -> Backend:
     try:
         return backend_from_config(case)
     except ConfigError as err:
-        pytest.skip(f"{case}: {err.message}")
+        pytest.skip(f"{case}: {err}")
 
 
 QUANTUM_CONFIGS = configs_of("quantum")

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from substrates.backends.errors import BackendUnavailableError, SubstratesError
 from substrates.backends.registry import create_backend
+from substrates.errors import BackendUnavailableError, SubstratesError
 from substrates.testing.mea import TestMEABackend, litke_header, litke_pack, pynwb_file
 
 from .backends import configs_of, shipped_backend

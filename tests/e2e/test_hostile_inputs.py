@@ -125,7 +125,7 @@ def test_grid_paths_and_configs_are_checked_before_anything_runs(folder: Path) -
     (folder / "grid.yaml").write_text("parameters:\n  circuit: [missing.qasm]\n")
     one_line(
         cli("sweep", "sample", "--grid", "grid.yaml", "--out", "out", cwd=folder),
-        "circuit missing.qasm: no such file",
+        "circuit: missing.qasm: no such file or folder",
     )
     (folder / "grid.yaml").write_text("parameters:\n  exact: ['false']\n  shots: [10]\n")
     result = cli("sweep", "sample", "--grid", "grid.yaml", "--out", "out", cwd=folder)
@@ -137,8 +137,8 @@ def test_an_unexpected_error_is_one_line_and_a_traceback_file(folder: Path) -> N
     """A bug (here: a method declaration made to fail) prints where the traceback went."""
     code = (
         "import sys\nfrom substrates.cli import main\nimport substrates.adapters.methods.run"
-        "_method\nfrom substrates.adapters.runs import sample_run\n"
-        "def broken(**_):\n    raise ZeroDivisionError('a bug')\n"
+        "_method\nfrom substrates.adapters.methods import sample_run\n"
+        "def broken(*_):\n    raise ZeroDivisionError('a bug')\n"
         "sample_run.run_sample = broken\nsys.exit(main(sys.argv[1:]))\n"
     )
     result = subprocess.run(

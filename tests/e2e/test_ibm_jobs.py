@@ -16,8 +16,8 @@ TOKEN = "tok-4f1d-NEVER-WRITE-ME"
 
 CRASH_AFTER_SUBMIT = """
 import os, sys
-from substrates.adapters.runs import sample_run
-sample_run._finish = lambda *a, **k: os._exit(17)  # dies after the job is stored remotely
+from substrates.adapters.methods import sample_run
+sample_run.outcome = lambda *a, **k: os._exit(17)  # dies after the job is stored remotely
 from substrates.cli import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -131,8 +131,8 @@ def test_local_job_store_forgets_old_results(local_job_store) -> None:
 
 CRASH_AFTER_ESTIMATOR_SUBMIT = """
 import os, sys
-from substrates.adapters.runs import estimate_run
-estimate_run._finish = lambda *a, **k: os._exit(17)  # dies after the job is stored remotely
+from substrates.adapters.methods import estimate_run
+estimate_run.outcome = lambda *a, **k: os._exit(17)  # dies after the job is stored remotely
 from substrates.cli import main
 sys.exit(main(sys.argv[1:]))
 """

@@ -510,8 +510,12 @@ def test_bad_input_is_refused_with_exit_code_2(tmp_path, change, extra, message)
 
 
 def test_data_needs_a_real_data_source(tmp_path) -> None:
+    (tmp_path / "x.nc").write_bytes(b"")
     result = substrates("run", "cml-reconstruct", "--data", "x.nc", cwd=tmp_path, check=False)
-    assert result.returncode == 2 and "needs a cml.opensense source" in result.stderr
+    assert result.returncode == 2
+    assert "--data: needs a hardware config whose backend has a 'path' option" in result.stderr
+    result = substrates("run", "cml-reconstruct", "--data", "y.nc", cwd=tmp_path, check=False)
+    assert result.returncode == 2 and "--data: y.nc: no such file or folder" in result.stderr
 
 
 def test_kriging_with_the_climatological_variogram(tmp_path) -> None:

@@ -104,9 +104,9 @@ def _not_napp_adams(path) -> None:
         (("--reduce", "lumping"), None, "unknown ['lumping']"),
         (("--evidence", "7=5"), None, "has states 0, 1"),
         (("--evidence", "dysp"), None, "expected VARIABLE=STATE"),
-        (("--simulator", "aer_statevector"), None, "needs a crn simulator"),
+        (("--simulator", "aer_statevector"), None, "crn-validate needs a CRN backend"),
         (("--crn", "abc.xml"), _not_napp_adams, "reaction 0 (A + B → C): not a catalysed"),
-        (("--crn", "abc.xml", "--evidence", "0=1"), _not_napp_adams, "--evidence with --crn"),
+        (("--crn", "abc.xml", "--evidence", "0=1"), _not_napp_adams, "--evidence: not with crn"),
         (("--crn", "abc.xml", "--graph", "x.uai"), None, "not allowed with argument"),
     ],
 )
@@ -211,7 +211,7 @@ ASIA_ALL_OBSERVED = ",".join(
         (("--evidence", "either=yes,lung=no,tub=no"), "has probability zero"),
         (("--evidence", ASIA_ALL_OBSERVED), "every variable is observed"),
         (("--max-reactions", "100"), "more than the budget of 100 reactions"),
-        (("--keep", "xray", "--evidence", "xray=yes"), "observed in --evidence"),
+        (("--keep", "xray", "--evidence", "xray=yes"), "--keep: xray: observed in evidence"),
         (("--perturbation", "0.1,2"), "--perturbation: 2 is outside"),
     ],
 )

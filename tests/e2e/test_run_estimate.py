@@ -11,8 +11,8 @@ import pytest
 from qiskit import qasm3
 from qiskit.quantum_info import SparsePauliOp, Statevector
 
-from substrates.backends.errors import CapabilityError
 from substrates.datasets.quantum.generators import ghz
+from substrates.errors import CapabilityError
 from substrates.models.estimate import observable_pairs
 
 from .cli import only_run_folder, substrates

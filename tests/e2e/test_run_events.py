@@ -86,15 +86,15 @@ def test_the_same_code_runs_on_an_event_file(tmp_path) -> None:
 @pytest.mark.parametrize(
     ("args", "content", "message"),
     [
-        (("--events", "x.raw"), None, "--events needs an events.file config"),
+        (("--events", "cut.raw"), b"", "--events: needs a hardware config whose backend has"),
         (("--source", "events_file", "--events", "none.raw"), None, "no such file"),
-        (("--source", "crn_ode"), None, "needs an events source"),
+        (("--source", "crn_ode"), None, "event-layers needs an events backend"),
         (
             ("--source", "events_file", "--events", "cut.raw"),
             b"% evt 3.0\n\x00\x00\x01",
             "cut word stream",
         ),
-        (("--scenes", "0"), None, "--scenes must be"),
+        (("--scenes", "0"), None, "--scenes: Input should be greater than or equal to 1"),
         (("--motion", "projective"), None, "invalid choice: 'projective'"),
     ],
 )
@@ -133,4 +133,4 @@ def test_start_ms_seeks_into_a_recording(tmp_path) -> None:
     t = read_events(tmp_path / "scene.raw")[0].array["t"]
     assert row["events"] == int(np.sum((t >= t[0] + 60_000) & (t < t[0] + 140_000))) > 1000
     refused = substrates("run", "event-layers", "--start-ms", "5", cwd=tmp_path, check=False)
-    assert refused.returncode == 2 and "--start-ms is for recordings" in refused.stderr
+    assert refused.returncode == 2 and "--start-ms: is for recordings" in refused.stderr

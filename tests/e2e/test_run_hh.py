@@ -59,7 +59,7 @@ def test_every_reader_gives_the_fit_the_same_observations(session_nwb, tmp_path)
     patterns split alike with the same responses, the same thresholds (the Litke file
     within what its 12-bit quantisation moves)."""
     from substrates.adapters.conversions.mea_preprocessing import DEFAULT_PREPROCESSING
-    from substrates.adapters.runs.hh_fit_run import _observe, _recorded, _steps
+    from substrates.adapters.runs.hh_fit_inputs import observed, preprocessing_steps, recorded
     from substrates.backends.registry import create_backend
 
     nwb = create_backend("mea.nwb", {"path": str(session_nwb)})
@@ -76,9 +76,9 @@ def test_every_reader_gives_the_fit_the_same_observations(session_nwb, tmp_path)
         },
     )
     read = {
-        "table": _recorded(nwb, None, None),
-        "sidecar": _recorded(nwb, str(tmp_path / "events.tsv"), None),
-        "litke": _recorded(litke, str(tmp_path / "protocol.tsv"), "ttl"),
+        "table": recorded(nwb, None, None),
+        "sidecar": recorded(nwb, str(tmp_path / "events.tsv"), None),
+        "litke": recorded(litke, str(tmp_path / "protocol.tsv"), "ttl"),
     }
     assert [skipped for _, skipped in read.values()] == [None, 1, 0]
     reference = read["table"][0]
@@ -91,31 +91,31 @@ def test_every_reader_gives_the_fit_the_same_observations(session_nwb, tmp_path)
         assert [stimulation.currents(k) for k in range(len(stimulation))] == [
             reference.stimulation.currents(k) for k in range(len(stimulation))
         ], name
-        steps = _steps(DEFAULT_PREPROCESSING, recording.sampling_hz)
-        seen[name] = _observe(recording, model, 0, steps, name, remove_artefacts=True)
+        steps = preprocessing_steps(DEFAULT_PREPROCESSING, recording.sampling_hz)
+        seen[name] = observed(recording, model, 0, steps, name, remove_artefacts=True)
     assert np.allclose(read["litke"][0].get_traces(), reference.get_traces(), atol=gain_uv / 2)
-    for name, observed in seen.items():
+    for name, found in seen.items():
         expected = seen["table"]
-        assert [r.pattern for r in observed.held_out] == [r.pattern for r in expected.held_out]
-        assert [r.pattern for r in observed.fitting] == [r.pattern for r in expected.fitting]
-        assert observed.channel == expected.channel
+        assert [r.pattern for r in found.held_out] == [r.pattern for r in expected.held_out]
+        assert [r.pattern for r in found.fitting] == [r.pattern for r in expected.fitting]
+        assert found.channel == expected.channel
         if name == "sidecar":  # the same samples: the same observation, number for number
-            assert observed.spikes == expected.spikes
-            assert [r.spikes for r in observed.held_out] == [r.spikes for r in expected.held_out]
-            assert observed.thresholds_ua == expected.thresholds_ua
-            assert np.array_equal(observed.image, expected.image)
+            assert found.spikes == expected.spikes
+            assert [r.spikes for r in found.held_out] == [r.spikes for r in expected.held_out]
+            assert found.thresholds_ua == expected.thresholds_ua
+            assert np.array_equal(found.image, expected.image)
         else:  # 12-bit samples: the same spikes, at most a trial's call moved per pattern
-            assert abs(observed.spikes - expected.spikes) <= 1
+            assert abs(found.spikes - expected.spikes) <= 1
             moved = [
                 abs(a.spikes - b.spikes)
                 for a, b in zip(
-                    observed.held_out + observed.fitting,
+                    found.held_out + found.fitting,
                     expected.held_out + expected.fitting,
                     strict=True,
                 )
             ]
             assert max(moved) <= 1 and sum(moved) <= 0.02 * len(moved) * 4, moved
-            assert np.allclose(observed.image, expected.image, atol=gain_uv)
+            assert np.allclose(found.image, expected.image, atol=gain_uv)
 
 
 @pytest.mark.science
@@ -355,11 +355,14 @@ def _quiet_file(path) -> None:
     [
         (("--source", "mea_nwb"), "no recording given"),
         (("--source", "mea_nwb", "--recording", "none.nwb"), "no such file"),
-        (("--recording", "quiet.nwb"), "--recording needs a recording-file config"),
+        (
+            ("--recording", "quiet.nwb"),
+            "--recording: needs a hardware config whose backend has a 'path' option",
+        ),
         (("--source", "mea_nwb", "--recording", "quiet.nwb"), "spontaneous spikes found"),
-        (("--source", "events_sim"), "needs an mea source"),
-        (("--simulations", "3"), "--simulations must be"),
-        (("--stimulation", "events.tsv"), "--stimulation needs a recording-file source"),
+        (("--source", "events_sim"), "hh-fit needs an MEA backend"),
+        (("--simulations", "3"), "--simulations: Input should be greater than or equal to 50"),
+        (("--stimulation", "events.tsv"), "--stimulation: needs a recording-file source"),
         (("--preprocess", "bandpass:300"), "--preprocess: preprocessing step 'bandpass:300'"),
         (
             ("--source", "mea_nwb", "--recording", "quiet.nwb", "--preprocess", "highpass:15000"),
@@ -369,6 +372,7 @@ def _quiet_file(path) -> None:
 )
 def test_bad_input_exits_2(tmp_path, args, message) -> None:
     _quiet_file(tmp_path / "quiet.nwb")
+    (tmp_path / "events.tsv").write_text("onset\tduration\n")  # it exists; the source is wrong
     result = substrates("run", "hh-fit", *args, cwd=tmp_path, check=False)
     assert result.returncode == 2 and message in result.stderr, result.stderr
     assert not (tmp_path / "runs").exists()

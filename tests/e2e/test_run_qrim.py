@@ -113,12 +113,12 @@ def test_q_learning_with_the_gate_oracle(tmp_path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--env", "cartpole"], "unknown environment 'cartpole'"),
+        (["--env", "cartpole"], "--env: invalid choice: 'cartpole'"),
         (["--uncertainty", "12"], "not a power of two"),
-        (["--gamma", "1.5"], "gamma must lie in (0, 1)"),
+        (["--gamma", "1.5"], "--gamma: Input should be less than 1"),
         (
             ["--hardware", "aer_noisy_manila.yaml", "--oracle", "gates", "--uncertainty", "8"],
-            "uncertainty set too wide",
+            "--uncertainty: too wide for",
         ),
     ],
 )

@@ -129,7 +129,7 @@ def test_exact_results_a_noisy_backend_cannot_give_are_one_line(tmp_path) -> Non
     ("content", "message"),
     [
         ("OPENQASM 3.0;\nqubit[2] q;\nfoo q[0];\n", "cannot parse"),
-        (None, "no such circuit file"),
+        (None, "--circuit: bad.qasm: no such file or folder"),
     ],
 )
 def test_bad_circuit_file_writes_nothing(tmp_path, content, message) -> None:

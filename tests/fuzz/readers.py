@@ -339,13 +339,13 @@ def _read_opensense(path: Path) -> Any:
 def readers() -> dict[str, Reader]:
     """Reader name → what to feed it (imports the error types here, in the worker)."""
     from substrates.adapters.config.errors import ConfigError
-    from substrates.backends.errors import SubstratesError
     from substrates.datasets.cml.errors import CMLDataError
     from substrates.datasets.crn.factor_graph import FactorGraphError
     from substrates.datasets.crn.sbml import SBMLError
     from substrates.datasets.events.events import EventError
     from substrates.datasets.mea.recording import RecordingError
     from substrates.datasets.quantum.circuit_files import CircuitFileError
+    from substrates.errors import SubstratesError
 
     tera = b"1000000000000"
     return {

@@ -9,7 +9,6 @@ from qiskit import QuantumCircuit, transpile
 from qiskit.circuit.random import random_circuit
 from qiskit.quantum_info import Statevector
 
-from substrates.backends.errors import CapabilityError
 from substrates.backends.quantum.dynamic import (
     evolve_with_quantum_info,
     is_static,
@@ -21,6 +20,7 @@ from substrates.backends.quantum.mps_outcomes import mps_outcomes
 from substrates.backends.quantum.seeds import circuit_seeds
 from substrates.backends.registry import create_backend
 from substrates.datasets.quantum.generators import ghz
+from substrates.errors import CapabilityError
 from substrates.testing.deferred import deferred_distribution
 from substrates.testing.dynamic_circuits import DYNAMIC_CASES, conditional_x, random_dynamic_circuit
 

@@ -16,9 +16,9 @@ import pytest
 import substrates
 from substrates.adapters.config import ConfigError, load_config, shipped_configs
 from substrates.adapters.config import names as literal_names
-from substrates.backends.errors import BackendUnavailableError, SubstratesError
 from substrates.backends.registry import names
 from substrates.cli import main
+from substrates.errors import BackendUnavailableError, SubstratesError
 
 REPO = Path(__file__).resolve().parents[2]
 STUB = REPO / "__init__.pyi"

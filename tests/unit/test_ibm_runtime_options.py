@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from qiskit import QuantumCircuit
 
-from substrates.backends.errors import CapabilityError
 from substrates.backends.registry import create_backend
 from substrates.datasets.quantum.generators import bell
+from substrates.errors import CapabilityError
 
 
 def _fake(**options):

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from qiskit import QuantumCircuit
 
-from substrates.backends.errors import CapabilityError
 from substrates.backends.quantum.measurements import distribution_to_bitstrings, split_measurements
+from substrates.errors import CapabilityError
 
 
 def test_split_records_qubit_to_clbit_map() -> None:

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from substrates.backends.errors import BackendUnavailableError, UnknownBackendError
 from substrates.backends.registry import create_backend, get_backend_class, list_backends, names
 from substrates.cli import main
+from substrates.errors import BackendUnavailableError, UnknownBackendError
 
 HEAVY = ("qiskit", "qiskit_aer", "qiskit_ibm_runtime", "pennylane", "jax", "torch", "mne")
 

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 
 from substrates.adapters.runs.folder import RunFolder
-from substrates.backends.errors import SubstratesError
+from substrates.errors import SubstratesError
 
 
 def test_create_makes_a_fresh_folder(tmp_path) -> None:

@@ -73,17 +73,26 @@ def test_results_flatten_to_columns() -> None:
     "method",
     ["qrim", "crn-validate", "cml-reconstruct", "sample", "estimate", "event-layers", "hh-fit"],
 )
-def test_every_method_declares_parameters_its_run_function_takes(method) -> None:
-    """Every option of the declaration has a default, and the run function accepts the
-    validated parameters (a method that forgot to map one would fail here, not mid-sweep)."""
-    import inspect
+def test_every_method_declares_what_its_run_function_takes(method) -> None:
+    """Every option has a default; the run function takes the method's own parameters
+    model; each declared backend is a config parameter whose default config selects that
+    interface; each override names a parameter and a declared backend (a method that
+    forgot one would fail here, not mid-sweep)."""
+    import typing
 
+    from substrates.adapters.config import load_config
     from substrates.adapters.methods import get_method
 
     declared = get_method(method)
     parameters = declared.validated({})
-    signature = inspect.signature(declared.run())
-    signature.bind(**parameters.model_dump(), out="runs")  # raises on a missing or unknown one
+    hints = typing.get_type_hints(declared.run())
+    assert hints["p"] is declared.parameters and hints["return"].__name__ == "Outcome"
+    assert declared.backends, "a method runs on at least one backend"
+    for name, interface in declared.backends.items():
+        assert declared.inputs()[name] == "config"
+        assert issubclass(load_config(getattr(parameters, name)).backend_class, interface)
+    for parameter, (backend, _option) in declared.overrides.items():
+        assert parameter in declared.parameters.model_fields and backend in declared.backends
 
 
 def test_a_damaged_sweep_folder_is_one_line_or_redone(tmp_path) -> None:
@@ -92,7 +101,7 @@ def test_a_damaged_sweep_folder_is_one_line_or_redone(tmp_path) -> None:
     import pyarrow as pa
 
     from substrates.adapters.sweeps.store import SweepFolder
-    from substrates.backends.errors import SubstratesError
+    from substrates.errors import SubstratesError
 
     (tmp_path / "sweep.json").write_text('{"method": "qrim", "fingerp')
     with pytest.raises(SubstratesError, match=r"sweep\.json cannot be read"):

@@ -9,8 +9,8 @@ from qiskit import QuantumCircuit
 from qiskit.circuit.library import DiagonalGate, MCXGate, QFTGate
 from qiskit.quantum_info import Statevector
 
-from substrates.backends.errors import CapabilityError
 from substrates.backends.quantum.to_pennylane import _SUPPORTED, to_pennylane_ops
+from substrates.errors import CapabilityError
 
 ANGLES = (0.3, -1.1, 2.4)
 

@@ -84,7 +84,7 @@ def reconstruct_diffusion(
             if on_step is not None:
                 on_step(offset + i, total)
 
-        common = dict(
+        common: dict[str, Any] = dict(
             steps=s.steps,
             clip=s.clip,
             generator=generator,
@@ -100,7 +100,7 @@ def reconstruct_diffusion(
                 scale=s.scale,
                 samples=s.draws,
                 **common,
-            )  # type: ignore[arg-type]
+            )
         elif s.sampler == "pnp":
             out = pnp(
                 prior.noise,
@@ -109,7 +109,7 @@ def reconstruct_diffusion(
                 strength=s.strength,
                 samples=s.draws,
                 **common,
-            )  # type: ignore[arg-type]
+            )
         else:
             out = smc(
                 prior.noise,
@@ -118,7 +118,7 @@ def reconstruct_diffusion(
                 particles=s.draws,
                 strength=s.strength,
                 **common,
-            )  # type: ignore[arg-type]
+            )
         done += s.steps
         with torch.no_grad():
             rain = to_rain(out.x0).double()

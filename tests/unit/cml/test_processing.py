@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from substrates.backends.errors import SubstratesError
 from substrates.backends.registry import create_backend
+from substrates.errors import SubstratesError
 from substrates.models.cml.processing import ChainParameters, process
 from substrates.models.cml.pycomlink_reference import pycomlink_chain
 

@@ -111,7 +111,7 @@ def test_gpu_code_path_on_the_cpu_equals_the_numpy_simulator() -> None:
 
 
 def test_gpu_tier_without_a_gpu_fails_with_the_reason(monkeypatch) -> None:
-    from substrates.backends.errors import BackendUnavailableError
+    from substrates.errors import BackendUnavailableError
 
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     with pytest.raises(BackendUnavailableError, match="no CUDA device"):
@@ -137,8 +137,8 @@ def test_a_real_networks_geometry_drives_the_simulator() -> None:
 
 
 def test_a_network_file_excludes_random_links_and_must_fit_the_grid() -> None:
-    from substrates.backends.errors import SubstratesError
     from substrates.datasets.cml.opensense import pycomlink_example
+    from substrates.errors import SubstratesError
 
     with pytest.raises(ValueError, match="come from the network file"):
         create_backend("cml.sim", {"network": str(pycomlink_example()), "links": 20})
@@ -176,8 +176,8 @@ def test_radar_rain_seen_by_the_links_matches_pycomlinks_own_path_averages() -> 
 
 
 def test_radar_rain_needs_a_network_and_a_period_inside_the_file() -> None:
-    from substrates.backends.errors import SubstratesError
     from substrates.datasets.cml.opensense import pycomlink_example
+    from substrates.errors import SubstratesError
 
     with pytest.raises(ValueError, match="needs a network"):
         create_backend("cml.sim", {"radar": "pycomlink"})

@@ -161,7 +161,7 @@ def test_tau_leaping_rests_within_statistical_error_of_the_ode() -> None:
 NEURON_THEN_ROADRUNNER = """
 import sys
 {first}
-from substrates.backends.errors import BackendUnavailableError
+from substrates.errors import BackendUnavailableError
 from substrates.backends.registry import create_backend
 from substrates.testing.crn import random_tree
 from substrates.models.crn.napp_adams import compile_graph

@@ -8,9 +8,9 @@ import re
 import numpy as np
 import pytest
 
-from substrates.adapters.runs.crn_validate_run import example_graph
 from substrates.backends.registry import create_backend
 from substrates.datasets.crn.factor_graph import FactorGraph
+from substrates.datasets.crn.files import example_path as example_graph
 from substrates.datasets.crn.reaction_network import NetworkBuilder, ReactionNetwork
 from substrates.datasets.crn.uai import read_uai
 from substrates.models.crn.napp_adams import compile_graph

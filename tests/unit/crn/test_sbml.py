@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from substrates.backends.errors import SubstratesError
 from substrates.backends.registry import create_backend
 from substrates.datasets.crn.reaction_network import NetworkBuilder
 from substrates.datasets.crn.sbml import SBMLError, read_sbml, same_network, write_sbml
+from substrates.errors import SubstratesError
 from substrates.models.crn.napp_adams import compile_graph
 from substrates.testing.crn import loopy_six
 

@@ -9,10 +9,10 @@ import types
 import numpy as np
 import pytest
 
-from substrates.backends.errors import BackendUnavailableError
 from substrates.backends.events.camera import attached_cameras, nd_batches, windows
 from substrates.backends.registry import create_backend
 from substrates.datasets.events.events import EVENT_DTYPE
+from substrates.errors import BackendUnavailableError
 
 from .test_files import random_events
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from substrates.backends.errors import BackendUnavailableError, SubstratesError
 from substrates.backends.registry import create_backend
 from substrates.datasets.events.events import write_parquet
+from substrates.errors import BackendUnavailableError, SubstratesError
 
 from .test_files import as_expelliarmus, random_events
 

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from substrates.backends.errors import BackendUnavailableError, CapabilityError, SubstratesError
 from substrates.backends.events import pixel_model as pm
 from substrates.backends.registry import create_backend
 from substrates.datasets.events.synthetic import Texture, drifting_texture
+from substrates.errors import BackendUnavailableError, CapabilityError, SubstratesError
 
 PRESETS = ["clean", "noisy", "default"]
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from substrates.backends.errors import BackendUnavailableError, SubstratesError
 from substrates.backends.gpu import cuda_device_count
 from substrates.backends.registry import create_backend
+from substrates.errors import BackendUnavailableError, SubstratesError
 
 pytest.importorskip("jaxley")
 SMALL = {

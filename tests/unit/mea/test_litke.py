@@ -124,8 +124,8 @@ def test_old_trigger_tags_are_skipped_as_bin2py_does(tmp_path) -> None:
 
 
 def test_the_519_board_needs_and_takes_an_electrode_map(tmp_path) -> None:
-    from substrates.backends.errors import SubstratesError
     from substrates.backends.registry import create_backend
+    from substrates.errors import SubstratesError
 
     samples = np.random.default_rng(6).integers(-2048, 2048, (50, 520))
     _dataset(tmp_path / "d519", samples, per_file=20, array_id=1501)

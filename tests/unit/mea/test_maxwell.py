@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from substrates.backends.errors import SubstratesError
 from substrates.backends.registry import create_backend
+from substrates.errors import SubstratesError
 
 h5py = pytest.importorskip("h5py")
 pytest.importorskip("neo")

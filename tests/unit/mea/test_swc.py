@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from substrates.backends.errors import SubstratesError
 from substrates.backends.registry import create_backend
+from substrates.errors import SubstratesError
 
 jax = pytest.importorskip("jax")
 pytest.importorskip("jaxley")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from substrates.backends.errors import CapabilityError
 from substrates.backends.registry import create_backend
+from substrates.errors import CapabilityError
 from substrates.models.qrim import ExhaustiveMin, QuantumMinimumFinder
 
 

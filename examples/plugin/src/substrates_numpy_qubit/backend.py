@@ -15,7 +15,6 @@ import numpy as np
 from pydantic import Field
 
 from substrates.backends.base import BackendOptions
-from substrates.backends.errors import CapabilityError
 from substrates.backends.quantum.base import (
     JobJournal,
     QuantumBackend,
@@ -23,6 +22,7 @@ from substrates.backends.quantum.base import (
     SampleResult,
 )
 from substrates.backends.quantum.dynamic import is_static
+from substrates.errors import CapabilityError
 
 if TYPE_CHECKING:
     from qiskit import QuantumCircuit

@@ -1,0 +1,85 @@
+"""`substrates run hh-fit`: fit a Hodgkin–Huxley cell to an MEA recording and predict its
+responses to held-out stimulation patterns; the same code on a recorded file or on a
+simulated session. A simulated session is first written as NWB and fitted from that file
+as if it were real; its hidden parameters are then set beside the recovered ones."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...backends.mea.base import MEABackend, MEASimulatorBackend
+from ...errors import OptionError, SubstratesError
+from ...models.hh.artefacts import Artefacts
+from ...models.hh.fit import CellFit, fit_cell
+from ...models.hh.report import result_rows, results_table, summary, true_outcomes
+from ..runs.hh_fit_inputs import fit_targets, preprocessing_steps, read_session, recorded
+from ..runs.plots import hh_fit_figure
+from .hh_fit import HhFitParameters
+from .lifecycle import Outcome, RunContext
+
+
+def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
+    """Fit the cell of the `hardware` source (a recording file's config and `p.recording`,
+    or a simulator's: then `p.cells` sessions seeded seed, seed + 1, …, by default the
+    config's) with the CellModel of the `simulator` backend, from `p.simulations` NPE
+    simulations per cell (NPE seeded with seed + cell); with `p.sorter`, each sorted unit
+    is fitted. A recording is read and observed before the run folder is made."""
+    backend = run.backend("hardware", MEABackend)
+    engine = run.backend("simulator", MEASimulatorBackend)
+    simulated, remove, seed = (
+        backend.capabilities.models_cells,
+        p.artefacts == "remove",
+        p.seed or 0,
+    )
+    if simulated and p.stimulation is not None:
+        message = "needs a recording-file source (--source mea_nwb, mea_litke or mea_neo)"
+        raise OptionError(message, option="stimulation")
+    where = str(getattr(backend.options, "path", backend.name))  # what errors name
+    data, skipped = recorded(backend, p.stimulation, p.stimulation_times)
+    rate = data.sampling_hz if data else backend.capabilities.sampling_hz
+    steps = preprocessing_steps(p.preprocess, rate)
+    first = getattr(backend.options, "seed", 0) if p.seed is None else p.seed
+    count = p.cells if simulated else 1  # sessions to simulate, or the one recording
+    if data is not None:  # a recording's observation is checked before any folder is made
+        model = engine.cell_model(data.positions_um)
+        given = fit_targets(data, model, seed, steps, p.sorter, remove, None, where, None)
+    parameters = p.model_dump(exclude={"hardware"}) | {"cells": count}
+    parameters |= {
+        "stimulation_rows_skipped": skipped,
+        "simulator": str(run.config("simulator").path),
+    }
+    folder = run.begin(parameters, preprocessing={"library": "spikeinterface", "pipeline": steps})
+    rows: list[dict[str, Any]] = []
+    fits: list[tuple[CellFit, dict[str, float] | None]] = []
+    removed: list[Artefacts] = []
+    for k in range(count):
+        truths, label = None, where
+        if simulated:
+            session = run.reconfigured("hardware", MEASimulatorBackend, seed=first + k)
+            data, truths = read_session(session, folder.file(f"cell{k}.nwb"))
+            model, label = engine.cell_model(data.positions_um), f"seed {first + k}"
+            given = fit_targets(
+                data, model, seed + k, steps, p.sorter, remove, truths, label, session
+            )
+        targets, sorting = given
+        assert data is not None  # the recording, or this session's
+        if sorting is not None:
+            run.record.setdefault("sorting", []).append(sorting)
+        for target, cell in targets:
+
+            def step(done: int, _: int, k: int = k) -> None:
+                run.report("simulations", k * p.simulations + done, p.simulations * count)
+
+            try:
+                fit = fit_cell(data, model, p.simulations, seed + k, step, target)
+            except ValueError as error:
+                raise SubstratesError(f"{label}: {error}") from None
+            truth = None if cell is None else cell.parameters
+            outcomes = None if cell is None else true_outcomes(data, cell)
+            rows += result_rows(len(fits), fit, truth, outcomes)
+            fits.append((fit, truth))
+            removed += [target.artefacts] if target.artefacts is not None else []
+    table = results_table(rows, where)
+    figure = hh_fit_figure(fits, f"hh-fit on {backend.name} with {engine.name}")
+    headline = summary(fits, run.record.get("sorting", []), removed)
+    return Outcome(table, headline, figures={"hh_fit.png": figure})

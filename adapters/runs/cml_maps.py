@@ -1,0 +1,107 @@
+"""The rain maps of a cml-reconstruct run, method by method: IDW and ordinary kriging from
+the links' path rain, the Bayesian reconstruction (random-field prior, HMC) and the
+diffusion samplers (dps, pnp, smc) from their path attenuation."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any, Literal, cast
+
+import numpy as np
+
+from ...models.cml.bayesian import BayesianSettings, reconstruct_bayesian
+from ...models.cml.diffusion.prior import load_prior
+from ...models.cml.diffusion.reconstruct import reconstruct_diffusion
+from ...models.cml.diffusion.settings import DiffusionSettings
+from ...models.cml.grid import Grid, link_midpoints_km
+from ...models.cml.kriging import OrdinaryKriging, Variogram
+from ...models.cml.path_operator import PathOperator
+from ...models.cml.reconstruct import idw
+from .cml_inputs import LinkInputs
+from .progress import Progress
+
+Sampler = Literal["dps", "pnp", "smc"]
+
+
+def reconstruct(
+    inputs: LinkInputs,
+    grid: Grid,
+    methods: Sequence[str],
+    samplers: tuple[BayesianSettings, DiffusionSettings, str | None],
+    torch_placement: tuple[str, str],
+    seed: int,
+    progress: Progress,
+    variogram: Variogram | None = None,
+) -> tuple[dict[str, np.ndarray], dict[str, float], dict[str, Any]]:
+    """Fields (steps, ny, nx) per method, seconds per method, and the probabilistic
+    methods' extras (extra["std"][method], HMC's levels and acceptance, SMC's ESS);
+    samplers: HMC's settings, the diffusion samplers' and their prior's weights file;
+    torch_placement: (device, precision) of the Bayesian reconstructions."""
+    import torch
+
+    settings, diffusion, prior_file = samplers
+    device, precision = torch_placement
+    points, cells = link_midpoints_km(inputs.links, grid.origin), grid.points()
+    steps = len(inputs.times)
+    fields: dict[str, np.ndarray] = {}
+    timings: dict[str, float] = {}
+    extra: dict[str, Any] = {"std": {}, "ess": {}}
+    prior = None
+    for method in methods:
+        began = time.perf_counter()
+        if method == "bayes":
+            operator = PathOperator.from_dataset(
+                inputs.links, grid, device=device, dtype=getattr(torch, precision)
+            )
+
+            def report(i: int, n: int) -> None:
+                progress("bayes", i, n)
+
+            posterior = reconstruct_bayesian(
+                inputs.attenuation_db,
+                inputs.path_rain_mm_h,
+                operator,
+                (grid.ny, grid.nx),
+                settings,
+                seed=seed,
+                on_iteration=report,
+            )
+            fields[method] = posterior.mean
+            extra["std"][method] = posterior.std
+            extra.update(
+                wet_fraction=posterior.wet_fraction,
+                median_mm_h=posterior.median_mm_h,
+                acceptance=posterior.acceptance,
+            )
+        elif method in ("dps", "pnp", "smc"):
+            if prior is None:
+                prior = load_prior(prior_file, device, getattr(torch, precision))
+
+            def step(i: int, n: int, m: str = method) -> None:
+                progress(m, i, n)
+
+            sampled = reconstruct_diffusion(
+                inputs.attenuation_db,
+                inputs.path_rain_mm_h,
+                inputs.links,
+                grid,
+                prior,
+                replace(diffusion, sampler=cast(Sampler, method)),
+                seed=seed,
+                on_step=step,
+            )
+            fields[method] = sampled.mean
+            extra["std"][method] = sampled.std
+            extra["ess"][method] = sampled.ess
+        else:
+            kriging = OrdinaryKriging(points, cells, variogram) if method == "kriging" else None
+            maps = []
+            for t in range(steps):
+                rain = inputs.path_rain_mm_h[t]
+                maps.append(idw(points, rain, cells) if kriging is None else kriging(rain)[0])
+                progress(method, t + 1, steps)
+            fields[method] = np.stack(maps).reshape(steps, grid.ny, grid.nx)
+        timings[method] = time.perf_counter() - began
+    return fields, timings, extra

@@ -1,0 +1,141 @@
+"""What hh-fit reads before it fits: the preprocessing chain, a recording with its
+stimulation (a BIDS events.tsv, or a protocol table at the pulse times the recording
+marks), a simulated session written as NWB and read back, and the observation to fit (one
+cell's, or each sorted unit's)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ...backends.mea.base import CellModel, GroundTruth, MEABackend, MEASimulatorBackend
+from ...datasets.mea.recording import Recording
+from ...errors import OptionError, SubstratesError
+from ...models.hh.fit import Observed, observe
+from .hh_fit_units import Unit, sorted_units, true_troughs
+
+
+def preprocessing_steps(spec: str, sampling_hz: float | None) -> list[dict[str, Any]]:
+    """The SpikeInterface pipeline of `spec`, or one line naming what is wrong with it."""
+    from ..conversions.mea_preprocessing import PreprocessingError, parse_preprocessing
+
+    try:
+        return parse_preprocessing(spec, sampling_hz)
+    except PreprocessingError as error:
+        error.option = "preprocess"
+        raise
+
+
+def observed(
+    recording: Recording,
+    model: CellModel,
+    seed: int,
+    steps: list[dict[str, Any]],
+    label: str,
+    remove_artefacts: bool,
+) -> Observed:
+    """What the fit needs from `recording`, spikes detected after `steps`."""
+    from ..conversions.mea_preprocessing import preprocess
+
+    try:
+        return observe(recording, model, seed, preprocess(recording, steps), remove_artefacts)
+    except ValueError as error:
+        raise SubstratesError(f"{label}: {error}") from None
+
+
+def units(
+    data: Recording,
+    model: CellModel,
+    seed: int,
+    steps: list[dict[str, Any]],
+    sorter: str,
+    artefacts: bool,
+    truths: GroundTruth | None,
+    label: str,
+    session: MEABackend | None,
+) -> tuple[list[Unit], dict[str, Any]]:
+    """The sorted units of `data` worth fitting, and the sorting's record."""
+    from ..conversions.mea_preprocessing import preprocess
+
+    troughs = None
+    if truths is not None and session is not None:  # scoring only: the generating model
+        troughs = true_troughs(session.cell_model(data.positions_um), truths, data.sampling_hz)
+    return sorted_units(
+        data, preprocess(data, steps), model, seed, sorter, artefacts, troughs, label
+    )
+
+
+def recorded(
+    backend: MEABackend, stimulation: str | None, times: str | None
+) -> tuple[Recording | None, int | None]:
+    """A recording backend's recording, with its stimulation from a BIDS events.tsv when
+    given, or from a protocol table at the pulse times the recording marks (and how many of
+    the table's rows were other events); (None, None) for a simulator, whose sessions are
+    made one by one."""
+    if backend.capabilities.models_cells:
+        return None, None
+    recording = backend.recording()
+    if stimulation is None:
+        return recording, None
+    from ...datasets.mea.bids_events import read_events_tsv
+
+    onsets = None if times is None else _pulse_times(recording, times)
+    sidecar = read_events_tsv(stimulation, recording.electrode_ids, onsets)
+    return replace(recording, stimulation=sidecar.stimulation), sidecar.skipped_rows
+
+
+def _pulse_times(recording: Any, times: str) -> Any:
+    """Pulse onsets (s) from the recording: its TTL line or a neo event channel."""
+    from ...datasets.mea.litke_bin import LitkeSource
+    from ...datasets.mea.neo_files import NeoSource
+    from ...datasets.mea.triggers import neo_event_onsets, ttl_onsets
+
+    if times == "ttl":
+        if not isinstance(recording.source, LitkeSource):
+            raise OptionError(
+                "ttl reads the TTL line of a Litke recording (--source mea_litke)",
+                option="stimulation_times",
+            )
+        return ttl_onsets(recording.source.ttl(), recording.sampling_hz)
+    if times.startswith("neo:") and len(times) > 4:
+        if not isinstance(recording.source, NeoSource):
+            raise OptionError(
+                "neo:NAME reads an event channel of a neo recording (--source mea_neo)",
+                option="stimulation_times",
+            )
+        source = recording.source
+        return neo_event_onsets(source.rawio, times[4:], source.stream)
+    raise OptionError(f"{times!r}: 'ttl' or 'neo:<event channel>'", option="stimulation_times")
+
+
+def read_session(session: MEASimulatorBackend, path: Path) -> tuple[Recording, GroundTruth]:
+    """A simulated session written as NWB to `path` and read back, as a real file is, and
+    the simulator's truth (which scores the fit, never feeds it)."""
+    from ...datasets.mea.nwb import read_nwb, write_nwb
+
+    write_nwb(session.recording(), path, f"simulated by {session.name}: {session.to_dict()}")
+    return read_nwb(path), session.ground_truth()
+
+
+def fit_targets(
+    data: Recording,
+    model: CellModel,
+    seed: int,
+    steps: list[dict[str, Any]],
+    sorter: str,
+    remove_artefacts: bool,
+    truths: GroundTruth | None,
+    label: str,
+    session: MEABackend | None,
+) -> tuple[list[tuple[Observed, GroundTruth | None]], dict[str, Any] | None]:
+    """What to fit in one recording: its one cell's observation with the cell's truth
+    where a simulator knows it, or (with a sorter) each sorted unit's, with the cell it
+    matched; and the sorting's record (None without a sorter)."""
+    if sorter == "none":
+        return [(observed(data, model, seed, steps, label, remove_artefacts), truths)], None
+    found, sorting = units(
+        data, model, seed, steps, sorter, remove_artefacts, truths, label, session
+    )
+    known = [None if truths is None or u.cell is None else truths.cells[u.cell] for u in found]
+    return [(u.observed, cell) for u, cell in zip(found, known, strict=True)], sorting
