@@ -11,6 +11,7 @@ from ...models.cml.chain_parameters import ChainParameters
 from ...models.cml.diffusion.settings import DiffusionSettings
 from ..runs.run import Run
 from .method import SEED_MAX, Method, MethodParameters, option
+from .summary import Entry
 
 if TYPE_CHECKING:
     from ...models.cml.bayesian import BayesianSettings
@@ -229,6 +230,15 @@ def report(run: Run) -> str:
     return "\n".join([*lines, f"seconds per map: {seconds}", f"run folder: {run.path}"])
 
 
+SUMMARY = (
+    Entry("steps", "maps reconstructed", format="d"),
+    Entry("scores", "mean scores per target and method (mm/h; r unitless)"),
+    Entry("seconds_per_step.{method}", "seconds per map ({method})", "s"),
+    Entry("bayes_acceptance_mean", "HMC acceptance rate", "%"),
+    Entry("smc_ess_min", "smallest effective sample size of SMC", format=".1f"),
+)
+
+
 METHOD = Method(
     name="cml-reconstruct",
     help="rain maps from microwave links: IDW, kriging and Bayesian inverse problems",
@@ -248,6 +258,7 @@ METHOD = Method(
         "its radar references, the wettest 3 hours by default) or --source cml_opensense "
         "--data FILE --start T --end T for your own OpenSense netCDF file."
     ),
+    summary=SUMMARY,
     parameters=CmlReconstructParameters,
     run=_run,
     backends={"hardware": CMLBackend},

@@ -14,6 +14,7 @@ from ...models.crn.reductions import MOVES
 from ...models.crn.validate import MAX_REACTIONS
 from ..runs.run import Run
 from .method import Method, MethodParameters, option
+from .summary import Entry
 
 if TYPE_CHECKING:
     from .lifecycle import RunFunction
@@ -320,6 +321,24 @@ def _diagnosis(s: dict) -> list[str]:
     return lines
 
 
+SUMMARY = (
+    Entry("survivors", "variables compared"),
+    Entry("loopy", "the graph has cycles"),
+    Entry("differences.{pair}", "max |belief difference|, {pair}", format=".2e"),
+    Entry("bp_residual", "BP's fixed-point residual", format=".1e"),
+    Entry("bp_converged", "BP converged"),
+    Entry("bp_sweeps", "BP sweeps", format="d"),
+    Entry("conservation_error.{crn}", "conservation error of {crn}", format=".1e"),
+    Entry("sizes.{crn}.{what}", "{what} of {crn}", format="d"),
+    Entry("applied.{move}", "{move} moves applied", format="d"),
+    Entry("declined.{move}", "{move} moves declined (they would enlarge the CRN)", format="d"),
+    Entry("steady_time.{crn}", "simulated time to rest, {crn}", "time units"),
+    Entry("steps", "reactions after each move"),
+    Entry("kept", "variables kept from reduction"),
+    Entry("robustness.{crn}.{what}", "{what} of {crn}"),
+)
+
+
 METHOD = Method(
     name="crn-validate",
     help="compile a factor graph to a Napp–Adams CRN, reduce it, and compare both",
@@ -335,6 +354,7 @@ METHOD = Method(
         "simulated as it is. Without --graph or --crn: the Asia network shipped with the "
         "package. Both CRNs are written to the run folder as SBML."
     ),
+    summary=SUMMARY,
     parameters=CrnValidateParameters,
     run=_run,
     backends={"hardware": CRNBackend},

@@ -10,6 +10,7 @@ from ...backends.quantum.base import QuantumBackend
 from ..runs.run import Run
 from .circuit_parameters import CircuitFileParameters
 from .method import Method, option
+from .summary import Entry
 
 if TYPE_CHECKING:
     from .lifecycle import CollectFunction, RunFunction
@@ -62,6 +63,13 @@ def report(run: Run) -> str:
     return "\n".join([*lines, f"run folder: {run.path}"])
 
 
+SUMMARY = (
+    Entry("circuits", "circuits estimated on", format="d"),
+    Entry("values", "expectation values estimated", format="d"),
+    Entry("precision", "target standard error (0: exact)"),
+)
+
+
 METHOD = Method(
     name="estimate",
     help="expectation values of Pauli observables on the circuits of a QASM 3/2 or QPY file",
@@ -77,6 +85,7 @@ METHOD = Method(
         "measure_mitigation, twirling and dynamical_decoupling of quantum.ibm (applied by "
         "IBM's servers) and quantum.ibm_fake (applied on this machine)."
     ),
+    summary=SUMMARY,
     parameters=EstimateParameters,
     run=_run,
     backends={"hardware": QuantumBackend},

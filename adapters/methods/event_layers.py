@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ...backends.events.base import EventsBackend
 from .method import SEED_MAX, Method, MethodParameters, option, summary_report
+from .summary import Entry
 
 if TYPE_CHECKING:
     from .lifecycle import RunFunction
@@ -48,6 +49,36 @@ def _run() -> RunFunction:
     return run_event_layers
 
 
+SUMMARY = (
+    Entry("scenes", "held-out scenes scored", format="d"),
+    Entry("mean_assignment_accuracy", "events assigned to their true layer", "%"),
+    Entry("mean_assignment_accuracy_clear", "the same, where one layer clearly dominates", "%"),
+    Entry("mean_motion_error_{layer}_px_s", "mean motion error of layer {layer}", "px/s"),
+    Entry(
+        "mean_flow_error_{layer}_px_s", "mean flow error of layer {layer} over the image", "px/s"
+    ),
+    Entry("mean_psnr_input_db", "mean PSNR of the input frame against the transmission", "dB"),
+    Entry("mean_psnr_aligned_min_db", "mean PSNR of the aligned minimum", "dB"),
+    Entry("mean_psnr_removed_db", "mean PSNR with the reflection removed", "dB"),
+    Entry("mean_psnr_removed_true_motion_db", "the same with the true motion (the bound)", "dB"),
+    Entry("transmission_chosen_right", "scenes whose transmission was named right", format="d"),
+    Entry("both_motions_within_20_px_s", "scenes with both motions within 20 px/s", format="d"),
+    Entry(
+        "both_motions_within_20_px_s_either_naming",
+        "scenes with both motions within 20 px/s, either layer named the transmission",
+        format="d",
+    ),
+    Entry("both_flows_within_20_px_s", "scenes with both flows within 20 px/s", format="d"),
+    Entry("events", "events decoupled", format="d"),
+    Entry("v{axis}_{layer}", "layer {layer} velocity v{axis} at the image centre", "px/s"),
+    Entry("dv{a}_d{b}_per_s_{layer}", "layer {layer} gradient dv{a}/d{b}", "1/s"),
+    Entry("layer_{layer}_events", "events assigned to layer {layer}", format="d"),
+    Entry("contrast_{layer}", "contrast of layer {layer}'s warped image"),
+)
+"""The summary of a simulated run (scores over held-out scenes) and of a recording (layer
+0 is the one named the transmission)."""
+
+
 METHOD = Method(
     name="event-layers",
     help="decouple a reflection's motion from the transmission's, from events alone",
@@ -63,6 +94,7 @@ METHOD = Method(
         "Writes "
         "results.parquet, provenance.json and layers.png."
     ),
+    summary=SUMMARY,
     parameters=EventLayersParameters,
     run=_run,
     backends={"hardware": EventsBackend},

@@ -9,6 +9,7 @@ from pydantic import ValidationInfo, field_validator
 from ...backends.mea.base import MEABackend, MEASimulatorBackend
 from ..conversions.mea_preprocessing import DEFAULT_PREPROCESSING
 from .method import SEED_MAX, Method, MethodParameters, option, summary_report
+from .summary import Entry
 
 if TYPE_CHECKING:
     from .lifecycle import RunFunction
@@ -95,6 +96,23 @@ def _run() -> RunFunction:
     return run_hh_fit
 
 
+SUMMARY = (
+    Entry("cells", "cells fitted", format="d"),
+    Entry("held_out_patterns", "held-out patterns predicted", format="d"),
+    Entry("mean_held_out_accuracy", "held-out patterns predicted right", "%"),
+    Entry("mean_fitting_accuracy", "fitting patterns reproduced", "%"),
+    Entry("chosen", "estimate kept per cell"),
+    Entry(
+        "mean_held_out_accuracy_{estimate}", "held-out patterns predicted right by {estimate}", "%"
+    ),
+    Entry("mean_error_{estimate}_prior_fraction", "mean error of {estimate} in prior widths", "%"),
+    Entry("units_fitted", "sorted units fitted", format="d"),
+    Entry("mean_sorting_accuracy", "mean sorting accuracy against the cells", "%"),
+    Entry("artefact_peak_uv", "largest stimulation artefact removed", "µV"),
+    Entry("artefact_saturated_fraction", "artefact samples on the amplifier's rail", "%"),
+)
+
+
 METHOD = Method(
     name="hh-fit",
     help="fit a Hodgkin–Huxley cell to an MEA recording and predict held-out stimulation",
@@ -116,6 +134,7 @@ METHOD = Method(
         "as NWB, fitted from that file, and compared with its hidden parameters. Writes "
         "results.parquet, provenance.json, hh_fit.png (and cellN.nwb when simulated)."
     ),
+    summary=SUMMARY,
     parameters=HhFitParameters,
     run=_run,
     backends={"hardware": MEABackend, "simulator": MEASimulatorBackend},

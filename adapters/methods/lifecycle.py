@@ -28,6 +28,7 @@ from ..runs.lifetime import Terminated, Tracked, supervised
 from ..runs.plots import close_figure
 from ..runs.progress import Progress
 from ..runs.provenance import now, provenance
+from .summary import Entry, labelled
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
     from .method import Method, MethodParameters
 
 B = TypeVar("B", bound=Backend)
+SUMMARY_FILE = "summary.json"
+"""The summary with each figure's label, unit and text (summary.py)."""
 
 
 @dataclass(frozen=True)
@@ -74,8 +77,10 @@ class RunContext:
         backends: Mapping[str, tuple[ResolvedConfig, Backend]],
         progress: Progress | None = None,
         replay: Sequence[Mapping[str, Any]] = (),
+        entries: Sequence[Entry] = (),
     ) -> None:
         self.method = method
+        self.entries = tuple(entries)
         self.out = out
         self.progress = progress
         self.replay = list(replay)
@@ -92,7 +97,7 @@ class RunContext:
         """The context of an earlier run, to finish it in place: its folder and record,
         and its first declared backend made again from the record."""
         backend = get_backend_class(record["backend"]["backend"]).from_dict(record["backend"])
-        context = cls(method.name, folder.path.parent, {})
+        context = cls(method.name, folder.path.parent, {}, entries=method.summary)
         context._backends = {next(iter(method.backends)): backend}
         context._folder, context.record, context._began = folder, record, time.perf_counter()
         return context
@@ -162,6 +167,7 @@ class RunContext:
         for name, figure in outcome.figures.items():
             folder.save_figure(name, figure)
             close_figure(figure)
+        folder.write_json(SUMMARY_FILE, labelled(outcome.summary, self.entries))
         self.record.update(
             status="complete",
             finished_at=now(),
@@ -256,7 +262,7 @@ def execute(
     function = method.run()
     tracked = Tracked(progress)
     backends = resolve_backends(method, parameters)
-    context = RunContext(method.name, out, backends, tracked, replay)
+    context = RunContext(method.name, out, backends, tracked, replay, method.summary)
     with supervised(out, tracked.state):
         try:
             outcome = function(parameters, context)

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 
 from ...backends.base import Backend
 from ...errors import OptionError
+from .summary import Entry
 
 if TYPE_CHECKING:
     from ..runs.folder import RunFolder
@@ -96,7 +97,9 @@ class Method(Generic[P]):
     `path` of `hardware`); report: what a person reads after a run (the command line
     prints it); collect: gives the function that finishes an interrupted run in place from
     the hardware jobs it recorded (`substrates jobs collect`), None where the method
-    journals no jobs; replays: a rerun of an interrupted run collects the jobs the
+    journals no jobs; summary: each figure of the run's summary with its label, unit and
+    format (summary.json, the printed report, the reference docs); replays: a rerun of an
+    interrupted run collects the jobs the
     earlier execution submitted, in order, for as long as its (seeded) requests repeat;
     sweep_rows: the rows a run adds to a sweep's table (default: its summary, flattened).
     """
@@ -112,6 +115,7 @@ class Method(Generic[P]):
     overrides: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     collect: Callable[[], CollectFunction] | None = None
     replays: bool = False
+    summary: Sequence[Entry] = ()
     sweep_rows: Callable[[Run], list[dict[str, Any]]] = lambda run: [flatten(run.summary)]
 
     def execute(
@@ -177,17 +181,13 @@ def _first(method: Method[Any], error: ValidationError) -> tuple[str, str]:
 
 
 def summary_report(run: Run) -> str:
-    """A run's summary, one `name value` line each (floats to 3 decimals, or 3 significant
-    digits below 0.01, so a small value does not print as 0.000), then the folder: the
-    report of methods whose summary says it all."""
-    lines = [f"{key:<40} {_number(value)}" for key, value in run.summary.items()]
+    """A run's summary, one line per figure in words with its unit (summary.json, written
+    from the method's declared entries), then the folder: the report of methods whose
+    summary says it all."""
+    path = run.path / "summary.json"
+    figures = json.loads(path.read_text()) if path.is_file() else []
+    lines = [f"{figure['label']}: {figure['text']}" for figure in figures]
     return "\n".join([*lines, f"run folder: {run.path}"])
-
-
-def _number(value: object) -> str:
-    if not isinstance(value, float):
-        return str(value)
-    return f"{value:.3g}" if 0 < abs(value) < 0.01 else f"{value:.3f}"
 
 
 def flatten(record: dict[str, Any], prefix: str = "") -> dict[str, Any]:

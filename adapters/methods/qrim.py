@@ -10,6 +10,7 @@ from pydantic import field_validator
 from ...backends.quantum.base import QuantumBackend
 from ..runs.run import Run
 from .method import SEED_MAX, Method, MethodParameters, option
+from .summary import Entry
 
 if TYPE_CHECKING:
     from .lifecycle import RunFunction
@@ -113,6 +114,38 @@ def report(run: Run) -> str:
     return "\n".join(lines)
 
 
+SUMMARY = (
+    Entry("minimizations", "inner minimizations", format="d"),
+    Entry("exact_minimum_rate", "minimizations that found the exact minimum", "%"),
+    Entry("policy_agreement_with_exhaustive", "states whose action equals exhaustive's", "%"),
+    Entry("oracle_queries_mean", "oracle queries per minimization, mean", format=".1f"),
+    Entry("oracle_queries_p95", "oracle queries per minimization, 95th percentile", format=".0f"),
+    Entry("classical_queries_mean", "classical evaluations per minimization", format=".1f"),
+    Entry("exhaustive_queries", "evaluations of exhaustive search", format="d"),
+    Entry("oracle_queries_total", "oracle queries in all", format="d"),
+    Entry("backend_{what}", "backend {what}", format="d"),
+    Entry(
+        "worst_case_return_{policy}",
+        "worst-case return over members, {policy} policy",
+        format=".4f",
+    ),
+    Entry("worst_case_member_robust", "worst member for the robust policy"),
+    Entry(
+        "rectangular_return_{policy}",
+        "robust (s,a-rectangular) return, {policy} policy",
+        format=".4f",
+    ),
+    Entry("outer_iterations", "outer iterations", format="d"),
+    Entry("circuit.construction", "oracle construction"),
+    Entry("circuit.qubits", "qubits of one Grover iteration", format="d"),
+    Entry("circuit.device_mapped", "mapped onto a device"),
+    Entry("circuit.compiled_depth", "mapped depth of one Grover iteration", format="d"),
+    Entry(
+        "circuit.compiled_two_qubit_gates", "two-qubit gates of one mapped iteration", format="d"
+    ),
+)
+
+
 METHOD = Method(
     name="qrim",
     help="robust RL with quantum inner minimization (QRIM)",
@@ -123,6 +156,7 @@ METHOD = Method(
         "queries) is run beside it as the reference. Without options: FrozenLake 4x4, "
         "|U| = 16, robust value iteration on the Aer simulator (well under a minute)."
     ),
+    summary=SUMMARY,
     parameters=QrimParameters,
     run=_run,
     backends={"hardware": QuantumBackend},

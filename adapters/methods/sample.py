@@ -8,6 +8,7 @@ from ...backends.quantum.base import QuantumBackend
 from ..runs.run import Run
 from .circuit_parameters import CircuitFileParameters
 from .method import Method, option
+from .summary import Entry
 
 if TYPE_CHECKING:
     from .lifecycle import CollectFunction, RunFunction
@@ -48,6 +49,13 @@ def report(run: Run) -> str:
     return "\n".join([*lines, f"run folder: {run.path}"])
 
 
+SUMMARY = (
+    Entry("circuits", "circuits sampled", format="d"),
+    Entry("shots", "shots per circuit", format="d"),
+    Entry("outcomes", "distinct outcomes recorded", format="d"),
+)
+
+
 METHOD = Method(
     name="sample",
     help="measure the circuits of a QASM 3/2 or QPY file and store the counts",
@@ -56,6 +64,7 @@ METHOD = Method(
         "Without arguments: a 3-qubit Grover search shipped with the package, on the "
         "Aer simulator."
     ),
+    summary=SUMMARY,
     parameters=SampleParameters,
     run=_run,
     backends={"hardware": QuantumBackend},

@@ -47,29 +47,37 @@ class Reference:
     path: np.ndarray | None
 
 
+def _instant(text: str | None, option: str) -> np.datetime64 | None:
+    """An ISO 8601 time (ns), None for none; an OptionError naming `option` otherwise."""
+    try:
+        return None if text is None else np.datetime64(text, "ns")
+    except ValueError as err:
+        raise OptionError(f"{text!r} is not an ISO 8601 time: {err}", option=option) from None
+
+
 def time_range(
     backend: CMLBackend, start: str | None, end: str | None, path_reference: Any
 ) -> tuple[np.datetime64, np.datetime64]:
     """The period to reconstruct: as given; else a simulator's whole period; else the
     wettest DEFAULT_HOURS of the radar path reference."""
-    try:
-        begin = None if start is None else np.datetime64(start, "ns")
-        finish = None if end is None else np.datetime64(end, "ns")
-    except ValueError as err:
-        raise SubstratesError(f"--start/--end: not an ISO time: {err}") from None
+    begin, finish = _instant(start, "start"), _instant(end, "end")
     caps = backend.capabilities
     if begin is None and finish is None:
         if isinstance(backend, CMLSimulatorBackend):
             return np.datetime64(caps.start, "ns"), np.datetime64(caps.end, "ns")
         if path_reference is None:
-            raise SubstratesError("give --start and --end: this source has no default period")
+            raise OptionError(
+                "this source has no default period; give start and end", option="start"
+            )
         hourly = path_reference.mean("cml_id").resample(time="1h").mean()
         wettest = hourly.rolling(time=DEFAULT_HOURS).mean().idxmax("time").values
         return wettest - np.timedelta64(DEFAULT_HOURS - 1, "h"), wettest + np.timedelta64(1, "h")
     if begin is None or finish is None:
-        raise SubstratesError("give both --start and --end, or neither")
+        raise OptionError(
+            "give both start and end, or neither", option="start" if begin is None else "end"
+        )
     if finish <= begin:
-        raise SubstratesError(f"--end {end} is not after --start {start}")
+        raise OptionError(f"{end} is not after start {start}", option="end")
     if (
         caps.start is not None
         and caps.end is not None
@@ -121,7 +129,7 @@ def link_inputs(
     rain = processed["R"]
     if true_baseline:
         if not isinstance(backend, CMLSimulatorBackend):
-            raise SubstratesError("--true-baseline needs a simulator: real links have no truth")
+            raise OptionError("needs a simulator: real links have no truth", option="true_baseline")
         truth = backend.ground_truth(first, after)
         above = (processed["trsl"] - truth["baseline"] - truth["A_wet_antenna"]).clip(min=0)
         above = above.transpose(*rain.dims)
@@ -161,7 +169,7 @@ def grid_for(backend: CMLBackend, links: Any, cell_km: float | None) -> Grid:
     """The simulator's own grid; for real data a grid of cell_km (default 2) over the links."""
     if isinstance(backend, CMLSimulatorBackend):
         if cell_km is not None:
-            raise SubstratesError("--cell-km applies to real data; the simulator has its grid")
+            raise OptionError("applies to real data; the simulator has its grid", option="cell_km")
         truth = backend.ground_truth(*_first_minute(backend))
         cell = float(truth.x_km[1] - truth.x_km[0])
         return Grid(

@@ -10,6 +10,8 @@ import pytest
 import xarray as xr
 
 from substrates import run as run_method
+from substrates.adapters.methods import get_method
+from substrates.adapters.methods.summary import undeclared
 
 from .cli import only_run_folder, substrates
 
@@ -80,9 +82,12 @@ def simulated_run(tmp_path_factory: pytest.TempPathFactory):
 def test_simulated_run_writes_maps_scores_and_fields(simulated_run) -> None:
     stdout, folder = simulated_run
     assert "field   bayes" in stdout and "path    chain" in stdout
+    summary = json.loads((folder / "provenance.json").read_text())["summary"]
+    assert undeclared(summary, get_method("cml-reconstruct").summary) == []
     assert {p.name for p in folder.iterdir()} == {
         "results.parquet",
         "provenance.json",
+        "summary.json",
         "maps.png",
         "fields.nc",
     }
@@ -484,7 +489,11 @@ def test_a_users_file_runs_without_a_reference(tmp_path) -> None:
         ({"frequency": np.full((4, 2), 23000.0)}, (), "no microwave-link band"),  # MHz as GHz
         ({}, ("--every", "0"), "--every"),
         ({}, ("--start", "2021-01-01T03:00", "--end", "2021-01-01T02:00"), "not after"),
-        ({}, ("--start", "yesterday", "--end", "2021-01-01T02:00"), "not an ISO time"),
+        (
+            {},
+            ("--start", "yesterday", "--end", "2021-01-01T02:00"),
+            "--start: 'yesterday' is not an ISO 8601 time",
+        ),
         ({}, ("--methods", "idw,magic"), "unknown ['magic']"),
         ({}, ("--device", "cuda"), "no CUDA device"),
     ],

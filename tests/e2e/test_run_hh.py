@@ -15,6 +15,9 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from substrates.adapters.methods import get_method
+from substrates.adapters.methods.summary import undeclared
+
 from .cli import only_run_folder, substrates
 
 pytest.importorskip("jaxley")
@@ -132,7 +135,7 @@ def test_simulated_session_then_its_nwb_file(tmp_path) -> None:
         "sim",
         cwd=tmp_path,
     )
-    assert "mean_held_out_accuracy" in result.stdout
+    assert "held-out patterns predicted right: " in result.stdout and " %" in result.stdout
     folder = only_run_folder(tmp_path / "sim")
     rows = pq.read_table(folder / "results.parquet").to_pylist()
     parameters = [r for r in rows if r["kind"] == "parameter"]
@@ -152,6 +155,7 @@ def test_simulated_session_then_its_nwb_file(tmp_path) -> None:
         assert row["held_out_accuracy"] == pytest.approx(right)
     record = json.loads((folder / "provenance.json").read_text())
     assert record["status"] == "complete" and record["summary"]["cells"] == 1
+    assert undeclared(record["summary"], get_method("hh-fit").summary) == []
     assert record["parameters"]["preprocess"] == "bandpass:300-6000,cmr"
     summary = record["summary"]
     assert record["parameters"]["artefacts"] == "remove"
@@ -223,6 +227,7 @@ def test_several_cells_sorted_then_each_fitted(tmp_path) -> None:
     summary = record["summary"]
     # the sorter is not deterministic: small fragments (12–17 spikes) were fitted too
     assert summary["units_fitted"] == len(sorting["fitted_units"]) >= 2
+    assert undeclared(summary, get_method("hh-fit").summary) == []
     assert summary["mean_sorting_accuracy"] >= 0.9
     rows = pq.read_table(folder / "results.parquet").to_pylist()
     assert {r["cell"] for r in rows} == set(range(summary["units_fitted"]))
