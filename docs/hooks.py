@@ -29,6 +29,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         markdown = markdown.replace("<!-- generated: cli -->", cli_reference())
     if "<!-- generated: configs -->" in markdown:
         markdown = markdown.replace("<!-- generated: configs -->", configs_reference())
+    if "<!-- generated: summaries -->" in markdown:
+        markdown = markdown.replace("<!-- generated: summaries -->", summaries_reference())
     if "<!-- generated: version -->" in markdown:
         markdown = markdown.replace("<!-- generated: version -->", substrates.__version__)
     return markdown
@@ -53,6 +55,23 @@ def _parsers(
             for name, child in action.choices.items():
                 found += _parsers(child, [*path, name])
     return found
+
+
+def summaries_reference() -> str:
+    """Each method's summary figures: key, label, unit."""
+    from substrates.adapters.methods import list_methods
+
+    sections = []
+    for method in list_methods():
+        rows = ["| key | figure | unit |", "|---|---|---|"]
+        rows += [f"| `{e.key}` | {_cell(e.label)} | {e.unit} |" for e in method.summary]
+        sections.append(f"### `{method.name}`\n\n" + "\n".join(rows) + "\n")
+    return "\n".join(sections)
+
+
+def _cell(text: str) -> str:
+    """Text for a Markdown table cell: its pipes escaped."""
+    return text.replace("|", "\\|")
 
 
 def configs_reference() -> str:

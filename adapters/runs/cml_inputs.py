@@ -263,7 +263,7 @@ def climatological_variogram(day: np.datetime64, every_min: int) -> Variogram:
     estimate depends on its range and nugget-to-sill ratio only, not on the sill's units."""
     from pycomlink.spatial.interpolator import clim_var_param
 
-    date = str(np.datetime64(day, "D")).replace("-", "")
+    date = str(day.astype("datetime64[D]")).replace("-", "")
     value = clim_var_param(date_str=date, time_scale_hours=every_min / 60)
     return Variogram.from_sill(float(value["sill"]), float(value["range"]), float(value["nugget"]))
 
@@ -279,7 +279,7 @@ def references(backend: CMLBackend, files: tuple[str | None, str | None]) -> tup
         return None, None
     areal_file, path_file = files
     if not any(files) and getattr(backend.options, "path", None) is None:
-        areal_file, path_file = pycomlink_references()
+        areal_file, path_file = (str(path) for path in pycomlink_references())
     return (
         None if areal_file is None else areal_reference(areal_file),
         None if path_file is None else path_reference(path_file),

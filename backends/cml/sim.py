@@ -11,7 +11,7 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from ...errors import SubstratesError
-from ..base import BackendOptions
+from ..base import BackendOptions, Tier
 from .base import CMLCapabilities, CMLSimulatorBackend
 
 if TYPE_CHECKING:
@@ -84,9 +84,9 @@ class SimBackend(CMLSimulatorBackend):
     """A synthetic link network observed through the full measurement model."""
 
     name: ClassVar[str] = "cml.sim"
-    tier: ClassVar = "simulator"
-    Options: ClassVar = SimOptions
-    requires: ClassVar = ("xarray",)
+    tier: ClassVar[Tier] = "simulator"
+    Options: ClassVar[type[BackendOptions]] = SimOptions
+    requires: ClassVar[tuple[str, ...]] = ("xarray",)
 
     options: SimOptions
     torch_device: ClassVar[str | None] = None

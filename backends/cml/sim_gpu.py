@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ..base import BackendOptions, Unavailability
+from ..base import BackendOptions, Tier, Unavailability
 from ..gpu import torch_cuda_unavailability
 from .sim import SimBackend
 
@@ -13,8 +13,8 @@ class SimGpuBackend(SimBackend):
     """The simulator's code path with torch on 'cuda'; refuses to start without a GPU."""
 
     name: ClassVar[str] = "cml.sim_gpu"
-    tier: ClassVar = "gpu"
-    requires: ClassVar = ("xarray", "torch")
+    tier: ClassVar[Tier] = "gpu"
+    requires: ClassVar[tuple[str, ...]] = ("xarray", "torch")
     torch_device: ClassVar[str | None] = "cuda"
 
     @classmethod

@@ -20,7 +20,7 @@ import numpy as np
 from pydantic import Field
 
 from ...errors import SubstratesError
-from ..base import BackendOptions
+from ..base import BackendOptions, Tier
 from ..gpu import TorchDeviceOption
 from .base import CRNBackend, CRNCapabilities, SteadyState
 
@@ -115,9 +115,9 @@ class TorchBackend(TorchDeviceOption, CRNBackend):
     """Batched mass action in torch; `steady_states` and `trajectories` take batches."""
 
     name: ClassVar[str] = "crn.torch"
-    tier: ClassVar = "simulator"
-    Options: ClassVar = TorchOptions
-    requires: ClassVar = ("torch",)
+    tier: ClassVar[Tier] = "simulator"
+    Options: ClassVar[type[BackendOptions]] = TorchOptions
+    requires: ClassVar[tuple[str, ...]] = ("torch",)
 
     options: TorchOptions
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 from pydantic import Field, model_validator
 
-from ..base import BackendOptions
+from ..base import BackendOptions, Tier
 from .base import EventsCapabilities, EventSimulatorBackend
 from .dvs_params import PRESETS, DVSParams, Preset
 
@@ -49,9 +49,9 @@ class SimBackend(EventSimulatorBackend):
     """Frames → events with the pixel model, numba on the CPU."""
 
     name: ClassVar[str] = "events.sim"
-    tier: ClassVar = "simulator"
-    Options: ClassVar = SimOptions
-    requires: ClassVar = ("numba",)
+    tier: ClassVar[Tier] = "simulator"
+    Options: ClassVar[type[BackendOptions]] = SimOptions
+    requires: ClassVar[tuple[str, ...]] = ("numba",)
 
     options: SimOptions
 
@@ -60,6 +60,7 @@ class SimBackend(EventSimulatorBackend):
         """The video's frames (DN) and times (µs); errors name the file."""
         from ...datasets.events.video import read_video
 
+        assert self.options.video is not None  # asked only where a video is configured
         return read_video(self.options.video, self.options.upsample)
 
     @cached_property

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 from pydantic import model_validator
 
-from ..base import BackendOptions, Unavailability
+from ..base import BackendOptions, Tier, Unavailability
 from ..gpu import TorchDeviceOption
 from .sim import SimBackend, SimOptions
 
@@ -50,9 +50,9 @@ class SimGpuBackend(TorchDeviceOption, SimBackend):
     """Frames → events with the pixel model in torch."""
 
     name: ClassVar[str] = "events.sim_gpu"
-    tier: ClassVar = "gpu"
-    Options: ClassVar = SimGpuOptions
-    requires: ClassVar = ("torch", "numba")
+    tier: ClassVar[Tier] = "gpu"
+    Options: ClassVar[type[BackendOptions]] = SimGpuOptions
+    requires: ClassVar[tuple[str, ...]] = ("torch", "numba")
 
     options: SimGpuOptions
 

@@ -217,12 +217,18 @@ class RecordedFile(MEABackend):
             return Unavailability("no-device", f"no recording at {path}")
         return None
 
+    @property
+    def path(self) -> Path:
+        """The recording's file or folder (never None: a backend without one cannot be
+        made, see `unavailability`)."""
+        assert self.options.path is not None
+        return Path(self.options.path)
+
     @abstractmethod
     def _read(self) -> Recording: ...
 
     @cached_property
     def _read_once(self) -> Recording:
-
         return self._read()
 
     def _recording(self) -> Recording:

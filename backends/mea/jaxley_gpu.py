@@ -20,8 +20,8 @@ class JaxleyGpuOptions(JaxleyOptions):
 
 class JaxleyGpuBackend(JaxleyBackend):
     name: ClassVar[str] = "mea.jaxley_gpu"
-    tier: ClassVar = "gpu"
-    Options: ClassVar = JaxleyGpuOptions
+    tier: ClassVar[Tier] = "gpu"
+    Options: ClassVar[type[BackendOptions]] = JaxleyGpuOptions
 
     options: JaxleyGpuOptions
 

@@ -18,7 +18,7 @@ import numpy as np
 from pydantic import Field, field_validator, model_validator
 
 from ...errors import SubstratesError
-from ..base import BackendOptions
+from ..base import BackendOptions, Tier
 from .base import CellModel, GroundTruth, MEACapabilities, MEASimulatorBackend
 
 if TYPE_CHECKING:
@@ -112,9 +112,9 @@ class JaxleyBackend(MEASimulatorBackend):
     """One jaxley cell over a simulated array; stimulates and gives a CellModel."""
 
     name: ClassVar[str] = "mea.jaxley"
-    tier: ClassVar = "simulator"
-    Options: ClassVar = JaxleyOptions
-    requires: ClassVar = ("jaxley", "jax")
+    tier: ClassVar[Tier] = "simulator"
+    Options: ClassVar[type[BackendOptions]] = JaxleyOptions
+    requires: ClassVar[tuple[str, ...]] = ("jaxley", "jax")
     platform: ClassVar[str] = "cpu"
 
     options: JaxleyOptions

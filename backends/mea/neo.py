@@ -60,4 +60,4 @@ class NeoBackend(RecordedFile):
         except (OSError, ValueError) as error:
             raise RecordingError(f"options.probe: {error}") from None
         pitch = o.pitch_um if "pitch_um" in o.model_fields_set else None
-        return read_neo(o.path, geometry, o.rawio, o.rawio_options, o.units, o.stream, pitch)
+        return read_neo(self.path, geometry, o.rawio, o.rawio_options, o.units, o.stream, pitch)

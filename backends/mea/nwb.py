@@ -23,4 +23,4 @@ class NWBBackend(RecordedFile):
     def _read(self) -> Any:
         from ...datasets.mea.nwb import read_nwb
 
-        return read_nwb(self.options.path, self.options.series)
+        return read_nwb(self.path, self.options.series)

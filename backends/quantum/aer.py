@@ -11,7 +11,7 @@ import numpy as np
 from pydantic import Field
 
 from ...errors import CapabilityError
-from ..base import BackendOptions
+from ..base import BackendOptions, Tier
 from .base import JobJournal, QuantumBackend, QuantumCapabilities, SampleResult
 from .device_snapshots import SnapshotName, load_snapshot
 from .dynamic import (
@@ -61,9 +61,9 @@ class AerBackend(QuantumBackend):
     """Qiskit Aer's AerSimulator, exact (no noise) or with a real device's noise model."""
 
     name: ClassVar[str] = "quantum.aer"
-    tier: ClassVar = "simulator"
-    Options: ClassVar = AerOptions
-    requires: ClassVar = ("qiskit", "qiskit_aer", "qiskit_ibm_runtime")
+    tier: ClassVar[Tier] = "simulator"
+    Options: ClassVar[type[BackendOptions]] = AerOptions
+    requires: ClassVar[tuple[str, ...]] = ("qiskit", "qiskit_aer", "qiskit_ibm_runtime")
     aer_device: ClassVar[str] = "CPU"
 
     options: AerOptions

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from ..base import BackendOptions, Unavailability
+from ..base import BackendOptions, Tier, Unavailability
 from ..gpu import no_cuda_reason
 from .aer import AerBackend, AerOptions
 
@@ -25,8 +25,8 @@ class AerGpuBackend(AerBackend):
     """The Aer code path with `device="GPU"`; refuses to start without a CUDA device."""
 
     name: ClassVar[str] = "quantum.aer_gpu"
-    tier: ClassVar = "gpu"
-    Options: ClassVar = AerGpuOptions
+    tier: ClassVar[Tier] = "gpu"
+    Options: ClassVar[type[BackendOptions]] = AerGpuOptions
     aer_device: ClassVar[str] = "GPU"
 
     options: AerGpuOptions

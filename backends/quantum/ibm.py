@@ -13,7 +13,7 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from ...errors import CapabilityError, SubstratesError
-from ..base import BackendOptions, Unavailability
+from ..base import BackendOptions, Tier, Unavailability
 from .base import JobJournal, QuantumBackend, QuantumCapabilities, SampleResult
 from .dynamic import strip_final_measurements
 
@@ -87,9 +87,9 @@ class IBMBackend(QuantumBackend):
     """Real IBM Quantum devices. Job ids go to the journal before any wait."""
 
     name: ClassVar[str] = "quantum.ibm"
-    tier: ClassVar = "hardware"
+    tier: ClassVar[Tier] = "hardware"
     Options: ClassVar[type[RuntimeOptions]] = IBMOptions
-    requires: ClassVar = ("qiskit", "qiskit_ibm_runtime")
+    requires: ClassVar[tuple[str, ...]] = ("qiskit", "qiskit_ibm_runtime")
     needs_credentials: ClassVar[bool] = True
     """False where the device runs locally (the fake snapshots)."""
 

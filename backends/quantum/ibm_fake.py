@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..base import Tier
 from . import local_jobs
 from .device_snapshots import SnapshotName, load_snapshot
 from .ibm import IBMBackend, RuntimeOptions
@@ -31,7 +32,7 @@ class IBMFakeBackend(IBMBackend):
     """IBM's fake backends (real calibration snapshots, simulated with their noise)."""
 
     name: ClassVar[str] = "quantum.ibm_fake"
-    tier: ClassVar = "simulator"
+    tier: ClassVar[Tier] = "simulator"
     Options: ClassVar[type[RuntimeOptions]] = IBMFakeOptions
     needs_credentials: ClassVar[bool] = False  # a snapshot runs locally
 

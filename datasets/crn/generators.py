@@ -13,7 +13,9 @@ from .factor_graph import FactorGraph
 def chain(length: int, states: int, seed: int) -> FactorGraph:
     """Pairwise chain with a unary factor on every variable; tables exp(N(0, 1))."""
     rng = np.random.default_rng(seed)
-    factors = [((i, i + 1), np.exp(rng.normal(0, 1, (states, states)))) for i in range(length - 1)]
+    factors: list[tuple[tuple[int, ...], np.ndarray]] = [
+        ((i, i + 1), np.exp(rng.normal(0, 1, (states, states)))) for i in range(length - 1)
+    ]
     factors += [((i,), np.exp(rng.normal(0, 0.5, states))) for i in range(length)]
     return FactorGraph.build([states] * length, factors)
 
@@ -21,7 +23,7 @@ def chain(length: int, states: int, seed: int) -> FactorGraph:
 def random_tree(variables: int, states: int, seed: int) -> FactorGraph:
     """Each variable after the first hangs from a random earlier one; unary on all."""
     rng = np.random.default_rng(seed)
-    factors = []
+    factors: list[tuple[tuple[int, ...], np.ndarray]] = []
     for child in range(1, variables):
         parent = int(rng.integers(0, child))
         factors.append(((parent, child), np.exp(rng.normal(0, 1, (states, states)))))
@@ -48,7 +50,7 @@ def _spins(
     """exp(J s_i s_j) per grid edge and exp(h s_i) per spin, J and h drawn in grid order."""
     spin = np.array([-1.0, 1.0])
     index = {(r, c): r * cols + c for r in range(rows) for c in range(cols)}
-    factors = []
+    factors: list[tuple[tuple[int, ...], np.ndarray]] = []
     for (r, c), i in index.items():
         for other in ((r + 1, c), (r, c + 1)):
             if other in index:
@@ -64,7 +66,7 @@ def hmm(length: int, hidden: int, symbols: int, seed: int) -> tuple[FactorGraph,
     transition = rng.dirichlet(np.ones(hidden), hidden)
     emission = rng.dirichlet(np.ones(symbols), hidden)
     start = rng.dirichlet(np.ones(hidden))
-    factors = [((0,), start)]
+    factors: list[tuple[tuple[int, ...], np.ndarray]] = [((0,), start)]
     factors += [((t, t + 1), transition) for t in range(length - 1)]
     factors += [((t, length + t), emission) for t in range(length)]
     z, observed = rng.choice(hidden, p=start), {}

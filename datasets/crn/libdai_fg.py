@@ -59,8 +59,8 @@ def read_fg(
                     f"{cardinality[label]} before"
                 )
     order = sorted(cardinality)
-    index = {label: i for i, label in enumerate(order)}
-    factors = [([index[label] for label in labels], table) for labels, _, table, _ in raw]
+    position = {label: i for i, label in enumerate(order)}
+    factors = [([position[label] for label in labels], table) for labels, _, table, _ in raw]
     return FactorGraph.build(
         [cardinality[label] for label in order],
         factors,

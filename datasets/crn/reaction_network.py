@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from scipy.sparse import csc_matrix
 
 
 @dataclass(frozen=True)
@@ -28,11 +32,13 @@ class ReactionNetwork:
     def reactions(self) -> int:
         return len(self.rates)
 
-    def net_stoichiometry(self) -> object:
+    def net_stoichiometry(self) -> csc_matrix:
         """N (species × reactions), scipy CSC: products minus reactants."""
         from scipy.sparse import csc_matrix
 
-        def matrix(offsets: np.ndarray, species: np.ndarray, coefficients: np.ndarray) -> object:
+        def matrix(
+            offsets: np.ndarray, species: np.ndarray, coefficients: np.ndarray
+        ) -> csc_matrix:
             return csc_matrix(
                 (coefficients.astype(float), species, offsets),
                 shape=(len(self.species), self.reactions),
@@ -71,7 +77,7 @@ class NetworkBuilder:
         self.rates.append(float(rate))
 
     def build(self) -> ReactionNetwork:
-        def csr(rows: list[list[tuple[int, int]]]) -> tuple[np.ndarray, ...]:
+        def csr(rows: list[list[tuple[int, int]]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             offsets = np.zeros(len(rows) + 1, dtype=np.int64)
             offsets[1:] = np.cumsum([len(r) for r in rows])
             flat = [pair for row in rows for pair in row]

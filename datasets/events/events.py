@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from ...errors import InputFileError
 
+EVENT_FIELDS = ("t", "x", "y", "p")
 EVENT_DTYPE = np.dtype([("t", "<i8"), ("x", "<u2"), ("y", "<u2"), ("p", "i1")], align=True)
 """t: µs; x, y: pixel (0 at the left / top); p: 1 ON (brighter), 0 OFF. Aligned, 16 bytes
 (t first, as expelliarmus lays it out): the decoders write whole records at a time."""
@@ -69,7 +70,7 @@ class Events:
 
     def to_arrow(self) -> pa.RecordBatch:
         metadata = {b"width": str(self.width).encode(), b"height": str(self.height).encode()}
-        columns = [pa.array(self.array[name]) for name in EVENT_DTYPE.names]
+        columns = [pa.array(self.array[name]) for name in EVENT_FIELDS]
         return pa.RecordBatch.from_arrays(columns, schema=SCHEMA.with_metadata(metadata))
 
     @classmethod
@@ -78,7 +79,7 @@ class Events:
         if b"width" not in metadata or b"height" not in metadata:
             raise EventError("Arrow events carry no sensor size (width, height metadata)")
         array = np.empty(batch.num_rows, EVENT_DTYPE)
-        for name in EVENT_DTYPE.names:
+        for name in EVENT_FIELDS:
             array[name] = batch.column(name).to_numpy()
         return cls(array, int(metadata[b"width"]), int(metadata[b"height"]))
 
@@ -93,7 +94,8 @@ class Events:
         else:
             t = self.array["t"]
             start = int(t[0]) if len(self) else 0
-            bounds = (
+            assert duration_us is not None
+            bounds: np.ndarray | list[int] = (
                 np.arange(start, int(t[-1]) + duration_us + 1, duration_us) if len(self) else []
             )
             edges = np.searchsorted(t, bounds, side="left")

@@ -181,7 +181,8 @@ class _Recovery:
     # 2–3. labels from product-type motifs ----------------------------------------------
     def product_catalysts(self, g: int) -> dict[int, frozenset[int]]:
         """target → its one catalyst set, for beliefs and H (one rate for the whole group)."""
-        out, rates = {}, []
+        out: dict[int, frozenset[int]] = {}
+        rates: list[float] = []
         for s in self.groups[g]:
             sets = self.motifs[g].get(s, {})
             if not sets:
@@ -303,7 +304,8 @@ class _Recovery:
         """Pair every H that has catalysts with its edge's F (self.partner: H → F); returns
         the leaf H that catalyse some F and those that catalyse none."""
         self.partner: dict[int, int] = {}
-        leaves, unary_leaves = [], []
+        leaves: list[int] = []
+        unary_leaves: list[int] = []
         for h in range(len(self.groups)):
             if h in self.owner or h in beliefs:
                 continue

@@ -144,12 +144,12 @@ class QuantumMinimumFinder(InnerMinimizer):
             for _ in range(self.repetitions)
         ]
         outcomes: dict[int, list[SearchOutcome]] = defaultdict(list)
-        active = []
+        active: list[_Search] = []
         for search in searches:
             self._advance(search, None, active, outcomes)
         while active:
             measured = self._measure([(tables[s.table_id], s.request) for s in active])
-            still = []
+            still: list[_Search] = []
             for search, index in zip(active, measured, strict=True):
                 self._advance(search, index, still, outcomes)
             active = still
