@@ -29,6 +29,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         markdown = markdown.replace("<!-- generated: cli -->", cli_reference())
     if "<!-- generated: configs -->" in markdown:
         markdown = markdown.replace("<!-- generated: configs -->", configs_reference())
+    if "<!-- generated: subpackages -->" in markdown:
+        markdown = markdown.replace("<!-- generated: subpackages -->", subpackages_reference())
     if "<!-- generated: summaries -->" in markdown:
         markdown = markdown.replace("<!-- generated: summaries -->", summaries_reference())
     if "<!-- generated: version -->" in markdown:
@@ -55,6 +57,38 @@ def _parsers(
             for name, child in action.choices.items():
                 found += _parsers(child, [*path, name])
     return found
+
+
+SUBPACKAGES = (
+    "datasets.quantum",
+    "datasets.mea",
+    "datasets.events",
+    "datasets.crn",
+    "datasets.cml",
+    "models.hh",
+    "models.events",
+    "models.crn",
+    "models.cml",
+)
+
+
+def subpackages_reference() -> str:
+    """Each subpackage's public nouns (its `__all__`, from its stub): name, kind, the first
+    line of its docstring."""
+    import importlib
+
+    sections = []
+    for name in SUBPACKAGES:
+        package = importlib.import_module(f"substrates.{name}")
+        rows = ["| name | kind | what it is |", "|---|---|---|"]
+        for noun in package.__all__:
+            value = getattr(package, noun)
+            kind = "class" if inspect.isclass(value) else "function" if callable(value) else "value"
+            doc = (inspect.getdoc(value) or "").split("\n\n")[0].replace("\n", " ")
+            rows.append(f"| `{noun}` | {kind} | {_cell(doc) if kind != 'value' else ''} |")
+        summary = (package.__doc__ or "").split("\n\n")[0].replace("\n", " ")
+        sections.append(f"### `substrates.{name}`\n\n{summary}\n\n" + "\n".join(rows) + "\n")
+    return "\n".join(sections)
 
 
 def summaries_reference() -> str:

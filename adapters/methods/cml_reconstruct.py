@@ -10,12 +10,11 @@ from ...backends.cml.base import CMLBackend
 from ...models.cml.chain_parameters import ChainParameters
 from ...models.cml.diffusion.settings import DiffusionSettings
 from ..runs.run import Run
-from .method import SEED_MAX, Method, MethodParameters, option
+from .method import SEED_MAX, Method, MethodParameters, implementation, option
 from .summary import Entry
 
 if TYPE_CHECKING:
     from ...models.cml.bayesian import BayesianSettings
-    from .lifecycle import RunFunction
 
 MAPPERS = ("idw", "kriging", "bayes", "dps", "pnp", "smc")
 """The methods that map rain, as --methods names them."""
@@ -209,12 +208,6 @@ class CmlReconstructParameters(MethodParameters):
         )
 
 
-def _run() -> RunFunction:
-    from .cml_reconstruct_run import run_cml_reconstruct
-
-    return run_cml_reconstruct
-
-
 def report(run: Run) -> str:
     """Mean scores per method against the reference, and seconds per map."""
     summary = run.summary
@@ -260,7 +253,7 @@ METHOD = Method(
     ),
     summary=SUMMARY,
     parameters=CmlReconstructParameters,
-    run=_run,
+    run=implementation(".cml_reconstruct_run", "run_cml_reconstruct"),
     backends={"hardware": CMLBackend},
     overrides={"data": ("hardware", "path")},
     report=report,

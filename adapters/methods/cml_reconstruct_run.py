@@ -6,11 +6,8 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-import numpy as np
-
 from ...backends.cml.base import CMLBackend, CMLSimulatorBackend
 from ...backends.gpu import no_cuda_reason
-from ...datasets.cml.opensense import CMLDataError
 from ...errors import OptionError
 from ...models.cml.grid import link_ends_km
 from ..runs.cml_inputs import (
@@ -47,11 +44,6 @@ def run_cml_reconstruct(p: CmlReconstructParameters, run: RunContext) -> Outcome
     first, last = time_range(backend, p.start, p.end, path)
     corrected = p.wet_antenna_by == "chain"
     inputs = link_inputs(backend, first, last, p.every, p.true_baseline, chain, corrected)
-    if not np.isfinite(inputs.path_rain_mm_h).any():
-        raise CMLDataError(
-            f"{backend.name}: no link has data between {first} and {last} "
-            "(every rsl or tsl is missing there)"
-        )
     grid = grid_for(backend, inputs.links, p.cell_km)
     reference = (
         simulator_reference(backend, first, last, p.every)

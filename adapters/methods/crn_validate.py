@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from pydantic import ValidationInfo, field_validator
 
 from ...backends.crn.base import CRNBackend
@@ -13,11 +11,8 @@ from ...errors import OptionError
 from ...models.crn.reductions import MOVES
 from ...models.crn.validate import MAX_REACTIONS
 from ..runs.run import Run
-from .method import Method, MethodParameters, option
+from .method import Method, MethodParameters, implementation, option
 from .summary import Entry
-
-if TYPE_CHECKING:
-    from .lifecycle import RunFunction
 
 
 class CrnValidateParameters(MethodParameters):
@@ -211,12 +206,6 @@ def _numbers(text: str) -> tuple[float, ...]:
     return tuple(float(part) for part in text.split(",") if part.strip())
 
 
-def _run() -> RunFunction:
-    from .crn_validate_run import run_crn_validate
-
-    return run_crn_validate
-
-
 def report(run: Run) -> str:
     """Sizes of both CRNs, the moves applied and the largest belief differences."""
     s = run.summary
@@ -356,7 +345,7 @@ METHOD = Method(
     ),
     summary=SUMMARY,
     parameters=CrnValidateParameters,
-    run=_run,
+    run=implementation(".crn_validate_run", "run_crn_validate"),
     backends={"hardware": CRNBackend},
     report=report,
 )

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from pydantic import field_validator
 
 from ...backends.quantum.base import QuantumBackend
 from ..runs.run import Run
 from .circuit_parameters import CircuitFileParameters
-from .method import Method, option
+from .method import Method, implementation, option
 from .summary import Entry
-
-if TYPE_CHECKING:
-    from .lifecycle import CollectFunction, RunFunction
 
 
 class EstimateParameters(CircuitFileParameters):
@@ -35,18 +30,6 @@ class EstimateParameters(CircuitFileParameters):
         if isinstance(value, str):
             return tuple(label.strip() for label in value.split(",") if label.strip())
         return value
-
-
-def _run() -> RunFunction:
-    from .estimate_run import run_estimate
-
-    return run_estimate
-
-
-def _collect() -> CollectFunction:
-    from .estimate_run import collect_estimate
-
-    return collect_estimate
 
 
 def report(run: Run) -> str:
@@ -87,9 +70,9 @@ METHOD = Method(
     ),
     summary=SUMMARY,
     parameters=EstimateParameters,
-    run=_run,
+    run=implementation(".estimate_run", "run_estimate"),
     backends={"hardware": QuantumBackend},
     report=report,
-    collect=_collect,
+    collect=implementation(".estimate_run", "collect_estimate"),
     sweep_rows=lambda run: run.results.to_pylist(),
 )

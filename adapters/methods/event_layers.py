@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from ...backends.events.base import EventsBackend
-from .method import SEED_MAX, Method, MethodParameters, option, summary_report
+from .method import SEED_MAX, Method, MethodParameters, implementation, option, summary_report
 from .summary import Entry
-
-if TYPE_CHECKING:
-    from .lifecycle import RunFunction
 
 
 class EventLayersParameters(MethodParameters):
@@ -41,12 +38,6 @@ class EventLayersParameters(MethodParameters):
         "each layer's motion model: a translation (px/s), or affine: a velocity at the image "
         "centre plus its gradient (1/s), for zoom, rotation and shear",
     )
-
-
-def _run() -> RunFunction:
-    from .event_layers_run import run_event_layers
-
-    return run_event_layers
 
 
 SUMMARY = (
@@ -96,7 +87,7 @@ METHOD = Method(
     ),
     summary=SUMMARY,
     parameters=EventLayersParameters,
-    run=_run,
+    run=implementation(".event_layers_run", "run_event_layers"),
     backends={"hardware": EventsBackend},
     overrides={"events": ("hardware", "path")},
     report=summary_report,

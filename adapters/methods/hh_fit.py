@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import ValidationInfo, field_validator
 
 from ...backends.mea.base import MEABackend, MEASimulatorBackend
 from ..conversions.mea_preprocessing import DEFAULT_PREPROCESSING
-from .method import SEED_MAX, Method, MethodParameters, option, summary_report
+from .method import SEED_MAX, Method, MethodParameters, implementation, option, summary_report
 from .summary import Entry
-
-if TYPE_CHECKING:
-    from .lifecycle import RunFunction
 
 
 class HhFitParameters(MethodParameters):
@@ -90,12 +87,6 @@ class HhFitParameters(MethodParameters):
         return value
 
 
-def _run() -> RunFunction:
-    from .hh_fit_run import run_hh_fit
-
-    return run_hh_fit
-
-
 SUMMARY = (
     Entry("cells", "cells fitted", format="d"),
     Entry("held_out_patterns", "held-out patterns predicted", format="d"),
@@ -136,7 +127,7 @@ METHOD = Method(
     ),
     summary=SUMMARY,
     parameters=HhFitParameters,
-    run=_run,
+    run=implementation(".hh_fit_run", "run_hh_fit"),
     backends={"hardware": MEABackend, "simulator": MEASimulatorBackend},
     overrides={"recording": ("hardware", "path")},
     report=summary_report,

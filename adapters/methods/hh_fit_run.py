@@ -5,6 +5,7 @@ as if it were real; its hidden parameters are then set beside the recovered ones
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ...backends.mea.base import MEABackend, MEASimulatorBackend
@@ -26,11 +27,7 @@ def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
     is fitted. A recording is read and observed before the run folder is made."""
     backend = run.backend("hardware", MEABackend)
     engine = run.backend("simulator", MEASimulatorBackend)
-    simulated, remove, seed = (
-        backend.capabilities.models_cells,
-        p.artefacts == "remove",
-        p.seed or 0,
-    )
+    simulated, seed = backend.capabilities.models_cells, p.seed or 0
     if simulated and p.stimulation is not None:
         message = "needs a recording-file source (--source mea_nwb, mea_litke or mea_neo)"
         raise OptionError(message, option="stimulation")
@@ -38,17 +35,17 @@ def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
     data, skipped = recorded(backend, p.stimulation, p.stimulation_times)
     rate = data.sampling_hz if data else backend.capabilities.sampling_hz
     steps = preprocessing_steps(p.preprocess, rate)
+    remove = p.artefacts == "remove"
+    targets_of = partial(fit_targets, steps=steps, sorter=p.sorter, remove_artefacts=remove)
     first = getattr(backend.options, "seed", 0) if p.seed is None else p.seed
     count = p.cells if simulated else 1  # sessions to simulate, or the one recording
     if data is not None:  # a recording's observation is checked before any folder is made
         model = engine.cell_model(data.positions_um)
-        given = fit_targets(data, model, seed, steps, p.sorter, remove, None, where, None)
-    parameters = p.model_dump(exclude={"hardware"}) | {"cells": count}
-    parameters |= {
-        "stimulation_rows_skipped": skipped,
-        "simulator": str(run.config("simulator").path),
-    }
-    folder = run.begin(parameters, preprocessing={"library": "spikeinterface", "pipeline": steps})
+        given = targets_of(data, model, seed, truths=None, label=where, session=None)
+    simulator = str(run.config("simulator").path)
+    parameters = p.model_dump(exclude={"hardware"}) | {"cells": count, "simulator": simulator}
+    pipeline = {"library": "spikeinterface", "pipeline": steps}
+    folder = run.begin(parameters | {"stimulation_rows_skipped": skipped}, preprocessing=pipeline)
     rows: list[dict[str, Any]] = []
     fits: list[tuple[CellFit, dict[str, float] | None]] = []
     removed: list[Artefacts] = []
@@ -58,9 +55,7 @@ def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
             session = run.reconfigured("hardware", MEASimulatorBackend, seed=first + k)
             data, truths = read_session(session, folder.file(f"cell{k}.nwb"))
             model, label = engine.cell_model(data.positions_um), f"seed {first + k}"
-            given = fit_targets(
-                data, model, seed + k, steps, p.sorter, remove, truths, label, session
-            )
+            given = targets_of(data, model, seed + k, truths=truths, label=label, session=session)
         targets, sorting = given
         assert data is not None  # the recording, or this session's
         if sorting is not None:

@@ -9,6 +9,7 @@ and a Python call are all validated by it, with the same messages.
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -157,6 +158,17 @@ class Method(Generic[P]):
                 raise OptionError(f"{where}{explain(self, error)}") from None
             name, detail = _first(self, error)
             raise OptionError(detail, option=name or None) from None
+
+
+def implementation(module: str, name: str) -> Callable[[], Any]:
+    """A declaration's `run` or `collect`: the function `name` of `module` (relative to
+    this package, '.qrim_run'), imported only when the method runs, so declarations, which
+    every command line start reads, stay light."""
+
+    def load() -> Any:
+        return getattr(importlib.import_module(module, __package__), name)
+
+    return load
 
 
 def explain(method: Method[Any], error: ValidationError) -> str:

@@ -3,17 +3,14 @@ finding on a quantum backend."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import field_validator
 
 from ...backends.quantum.base import QuantumBackend
 from ..runs.run import Run
-from .method import SEED_MAX, Method, MethodParameters, option
+from .method import SEED_MAX, Method, MethodParameters, implementation, option
 from .summary import Entry
-
-if TYPE_CHECKING:
-    from .lifecycle import RunFunction
 
 ARROWS = "←↓→↑"
 
@@ -59,12 +56,6 @@ class QrimParameters(MethodParameters):
                 "so |U| = 2^n (sizes are refused, not padded)"
             )
         return value
-
-
-def _run() -> RunFunction:
-    from .qrim_run import run_qrim
-
-    return run_qrim
 
 
 def report(run: Run) -> str:
@@ -158,7 +149,7 @@ METHOD = Method(
     ),
     summary=SUMMARY,
     parameters=QrimParameters,
-    run=_run,
+    run=implementation(".qrim_run", "run_qrim"),
     backends={"hardware": QuantumBackend},
     report=report,
     replays=True,

@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ...backends.quantum.base import QuantumBackend
 from ..runs.run import Run
 from .circuit_parameters import CircuitFileParameters
-from .method import Method, option
+from .method import Method, implementation, option
 from .summary import Entry
-
-if TYPE_CHECKING:
-    from .lifecycle import CollectFunction, RunFunction
 
 
 class SampleParameters(CircuitFileParameters):
@@ -24,18 +19,6 @@ class SampleParameters(CircuitFileParameters):
         "--no-exact skips them",
         flags=("--no-exact",),
     )
-
-
-def _run() -> RunFunction:
-    from .sample_run import run_sample
-
-    return run_sample
-
-
-def _collect() -> CollectFunction:
-    from .sample_run import collect_sample
-
-    return collect_sample
 
 
 def report(run: Run) -> str:
@@ -66,9 +49,9 @@ METHOD = Method(
     ),
     summary=SUMMARY,
     parameters=SampleParameters,
-    run=_run,
+    run=implementation(".sample_run", "run_sample"),
     backends={"hardware": QuantumBackend},
     report=report,
-    collect=_collect,
+    collect=implementation(".sample_run", "collect_sample"),
     sweep_rows=lambda run: run.results.to_pylist(),
 )

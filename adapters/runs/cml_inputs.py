@@ -148,6 +148,11 @@ def link_inputs(
     rain = grouped["R"].mean().transpose("step", "cml_id").values
     if len(attenuation) != len(labels):
         raise SubstratesError(f"no data in some {every_min}-minute steps of {start} to {end}")
+    if not np.isfinite(rain).any():
+        raise CMLDataError(
+            f"{backend.name}: no link has data between {start} and {end} "
+            "(every rsl or tsl is missing there)"
+        )
     return LinkInputs(labels, attenuation, rain, processed)
 
 

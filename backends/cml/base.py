@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from datetime import datetime
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -19,6 +20,9 @@ if TYPE_CHECKING:
     import xarray as xr
 
     from ...datasets.cml.opensense import Cleaning
+
+Instant = str | np.datetime64 | datetime
+"""A time: an ISO 8601 string ('2021-01-01T02:00'), a numpy datetime64 or a datetime (UTC)."""
 
 
 @dataclass(frozen=True)
@@ -42,7 +46,7 @@ class CMLBackend(Backend):
     substrate: ClassVar[str] = "cml"
     extra: ClassVar[str] = "cml"
 
-    def validate(self, start: Any, end: Any) -> None:
+    def validate(self, start: Instant, end: Instant) -> None:
         """Refuse a time range the source does not cover, before reading anything; start
         and end are ISO 8601 strings or numpy datetimes."""
         caps = self.capabilities
@@ -58,7 +62,7 @@ class CMLBackend(Backend):
                 f"{self.name} holds {caps.start} to {caps.end}; nothing between {start} and {end}"
             )
 
-    def load(self, start: Any, end: Any) -> xr.Dataset:
+    def load(self, start: Instant, end: Instant) -> xr.Dataset:
         """OpenSense xarray Dataset (rsl, tsl in dBm) for start <= time < end; operators' fill
         values become NaN and are counted in `cleaning`."""
         from ...datasets.cml.opensense import mask_fill_values
@@ -66,7 +70,7 @@ class CMLBackend(Backend):
         self.validate(start, end)
         return mask_fill_values(self._window(self.dataset, start, end).load(), self.cleaning)
 
-    def _window(self, data: xr.Dataset, start: Any, end: Any) -> xr.Dataset:
+    def _window(self, data: xr.Dataset, start: Instant, end: Instant) -> xr.Dataset:
         """`data` for start <= time < end."""
         end_exclusive = np.datetime64(end) - np.timedelta64(1, "ns")
         return data.sel(time=slice(np.datetime64(start), end_exclusive))
@@ -97,7 +101,7 @@ class CMLBackend(Backend):
 class CMLSimulatorBackend(CMLBackend):
     """A simulated network: the links' data and the truth they were simulated from."""
 
-    def ground_truth(self, start: Any, end: Any) -> xr.Dataset:
+    def ground_truth(self, start: Instant, end: Instant) -> xr.Dataset:
         """The rain field (mm/h) and, per sublink, rain attenuation, wet-antenna attenuation
         and dry baseline (dB) and path-averaged rain (mm/h) for start <= time < end; attrs
         origin_lat/lon place x_km, y_km (cell centres) on the globe."""
@@ -105,4 +109,4 @@ class CMLSimulatorBackend(CMLBackend):
         return self._ground_truth(start, end)
 
     @abstractmethod
-    def _ground_truth(self, start: Any, end: Any) -> xr.Dataset: ...
+    def _ground_truth(self, start: Instant, end: Instant) -> xr.Dataset: ...

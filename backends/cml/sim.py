@@ -12,7 +12,7 @@ from pydantic import Field, model_validator
 
 from ...errors import SubstratesError
 from ..base import BackendOptions, Tier
-from .base import CMLCapabilities, CMLSimulatorBackend
+from .base import CMLCapabilities, CMLSimulatorBackend, Instant
 
 if TYPE_CHECKING:
     import xarray as xr
@@ -266,7 +266,7 @@ class SimBackend(CMLSimulatorBackend):
     def cleaning(self) -> Cleaning:
         return self._simulation[1]
 
-    def _ground_truth(self, start: Any, end: Any) -> xr.Dataset:
+    def _ground_truth(self, start: Instant, end: Instant) -> xr.Dataset:
         return self._window(self._simulation[2], start, end)
 
     @property

@@ -1,1 +1,9 @@
-"""Commercial microwave link data in the OpenSense convention."""
+"""Commercial microwave links: OpenSense and OpenMRG data, the ITU-R P.838-3 power law, radar
+references, rain fields.
+
+Every public noun is importable from here, loaded on first use (`__init__.pyi` lists them
+with their types)."""
+
+import lazy_loader
+
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

@@ -1,1 +1,9 @@
-"""Factor graphs for the CRN substrate: the container and the libDAI and UAI file formats."""
+"""Factor graphs and chemical reaction networks: the containers, and the libDAI, UAI, BIF, XMLBIF
+and SBML formats.
+
+Every public noun is importable from here, loaded on first use (`__init__.pyi` lists them
+with their types)."""
+
+import lazy_loader
+
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

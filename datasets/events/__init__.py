@@ -1,1 +1,9 @@
-"""Event-camera data: the event array, its Arrow/Parquet form, and camera file formats."""
+"""Event-camera data: the event array, its Arrow/Parquet form, camera file formats and
+representations.
+
+Every public noun is importable from here, loaded on first use (`__init__.pyi` lists them
+with their types)."""
+
+import lazy_loader
+
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

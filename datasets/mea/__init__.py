@@ -1,1 +1,9 @@
-"""Multi-electrode array data: recordings, array geometries, recording file formats."""
+"""Multi-electrode array recordings: the recording, its stimulation, and the NWB, neo, Litke and
+BIDS formats.
+
+Every public noun is importable from here, loaded on first use (`__init__.pyi` lists them
+with their types)."""
+
+import lazy_loader
+
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

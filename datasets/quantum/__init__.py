@@ -1,1 +1,8 @@
-"""Quantum data: circuit files, counts tables, circuit generators."""
+"""Quantum circuits: QASM 3, QASM 2 and QPY files, counts tables and circuit generators.
+
+Every public noun is importable from here, loaded on first use (`__init__.pyi` lists them
+with their types)."""
+
+import lazy_loader
+
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

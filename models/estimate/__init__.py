@@ -1,5 +1,8 @@
-"""The `estimate` method: expectation values of Pauli observables on any quantum backend."""
+"""The `estimate` method: expectation values of Pauli observables on any quantum backend.
 
-from .method import estimate, observable_pairs, tabulate
+Every public noun is importable from here, loaded on first use (`__init__.pyi` lists them
+with their types)."""
 
-__all__ = ["estimate", "observable_pairs", "tabulate"]
+import lazy_loader
+
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

@@ -1,1 +1,9 @@
-"""Hodgkin–Huxley inference from extracellular data: features, activation curves."""
+"""Hodgkin–Huxley inference from extracellular data: detection, patterns, NPE, refinement and the
+fit.
+
+Every public noun is importable from here, loaded on first use (`__init__.pyi` lists them
+with their types)."""
+
+import lazy_loader
+
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

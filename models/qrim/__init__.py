@@ -1,22 +1,8 @@
-"""QRIM: robust RL whose inner minimization over the uncertainty set is quantum minimum finding."""
+"""QRIM: robust RL whose inner minimization over the uncertainty set is quantum minimum finding.
 
-from .envs import ENVIRONMENTS, make_env
-from .inner import ExhaustiveMin, InnerMinimizer, InnerResult, QuantumMinimumFinder
-from .mdp import RobustMDP
-from .q_learning import robust_q_learning
-from .solution import RobustSolution
-from .value_iteration import nominal_policy, robust_value_iteration
+Every public noun is importable from here, loaded on first use (`__init__.pyi` lists them
+with their types)."""
 
-__all__ = [
-    "ENVIRONMENTS",
-    "ExhaustiveMin",
-    "InnerMinimizer",
-    "InnerResult",
-    "QuantumMinimumFinder",
-    "RobustMDP",
-    "RobustSolution",
-    "make_env",
-    "nominal_policy",
-    "robust_q_learning",
-    "robust_value_iteration",
-]
+import lazy_loader
+
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

@@ -1,5 +1,8 @@
-"""The `sample` method: counts of circuits on any quantum backend."""
+"""The `sample` method: counts of circuits on any quantum backend.
 
-from .method import sample, tabulate
+Every public noun is importable from here, loaded on first use (`__init__.pyi` lists them
+with their types)."""
 
-__all__ = ["sample", "tabulate"]
+import lazy_loader
+
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

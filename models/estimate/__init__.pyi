@@ -1,0 +1,10 @@
+# The public nouns of this subpackage, for type checkers; __init__.py loads each lazily
+# from the module named here (lazy_loader.attach_stub reads this file).
+
+from .method import estimate, observable_pairs, tabulate
+
+__all__ = [
+    "estimate",
+    "observable_pairs",
+    "tabulate",
+]
