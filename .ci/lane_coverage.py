@@ -38,6 +38,13 @@ def package_files() -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*.py"))
 
 
+def _is_checkout(path: str) -> bool:
+    """Whether a measured file is the installed package's own (not a copy a test made)."""
+    import substrates
+
+    return Path(path).resolve().is_relative_to(Path(substrates.__file__).resolve().parent)
+
+
 def _in_package(path: str) -> str:
     """A measured file's path below the package folder: the checkout itself (an editable
     install's links resolved), or a folder named substrates (a wheel)."""
@@ -55,29 +62,34 @@ def main(data_file: str = ".coverage") -> int:
     cov = coverage.Coverage(data_file=data_file)
     cov.load()
     data = cov.get_data()
-    measured = {_in_package(path): path for path in data.measured_files()}
+    measured: dict[str, list[str]] = {}
+    for path in data.measured_files():  # the checkout, and copies a test installed (a wheel)
+        measured.setdefault(_in_package(path), []).append(path)
+    checkout = {}
+    for module, paths in measured.items():
+        inside = [p for p in paths if _is_checkout(p)]
+        checkout[module] = inside[0] if inside else paths[0]
     totals = {"default": 0, "science": 0, "both": 0}
     statements = 0
     unreached = []
     for module in package_files():
-        path = measured.get(module)
-        if path is None:  # never even imported
+        if module not in measured:  # never even imported
             unreached.append(module)
             continue
-        _, executable, _, _, _ = cov.analysis2(path)
-        by_line = data.contexts_by_lineno(path)
-        lanes = {"default": set(), "science": set()}
-        for line, contexts in by_line.items():
-            if line not in executable:
-                continue
-            for context in contexts or [""]:
-                test = context.split("|")[0]
-                if test in science:
-                    lanes["science"].add(line)
-                else:  # a default-lane test, or an import both lanes make
-                    lanes["default"].add(line)
-                    if not test:
+        _, executable, _, _, _ = cov.analysis2(checkout[module])
+        lanes: dict[str, set[int]] = {"default": set(), "science": set()}
+        for path in measured[module]:  # a line run in any copy of the module counts
+            for line, contexts in data.contexts_by_lineno(path).items():
+                if line not in executable:
+                    continue
+                for context in contexts or [""]:
+                    test = context.split("|")[0]
+                    if test in science:
                         lanes["science"].add(line)
+                    else:  # a default-lane test, or an import both lanes make
+                        lanes["default"].add(line)
+                        if not test:
+                            lanes["science"].add(line)
         statements += len(executable)
         totals["default"] += len(lanes["default"])
         totals["science"] += len(lanes["science"])

@@ -14,7 +14,7 @@ from .cli import only_run_folder, substrates
 
 def test_simulated_scenes_are_scored_against_their_truth(tmp_path) -> None:
     result = substrates("run", "event-layers", "--scenes", "2", cwd=tmp_path)
-    assert "mean_assignment_accuracy" in result.stdout
+    assert "events assigned to their true layer: " in result.stdout and " %\n" in result.stdout
     folder = only_run_folder(tmp_path / "runs")
     rows = pq.read_table(folder / "results.parquet").to_pylist()
     assert [r["scene"] for r in rows] == [100, 101]
@@ -73,7 +73,7 @@ def test_the_same_code_runs_on_an_event_file(tmp_path) -> None:
         "150",
         cwd=tmp_path,
     )
-    assert "layer_0_events" in result.stdout
+    assert "events assigned to layer 0: " in result.stdout
     folder = only_run_folder(tmp_path / "runs")
     (row,) = pq.read_table(folder / "results.parquet").to_pylist()
     assert row["layer_0_events"] + row["layer_1_events"] == row["events"] > 1000

@@ -26,6 +26,7 @@ def test_default_job_prints_policy_returns_and_queries(tmp_path) -> None:
         "provenance.json",
         "qrim.png",
         "searches.parquet",
+        "summary.json",
     }
     _assert_searches_replay(folder)
     minimizations = pq.read_table(folder / "results.parquet")

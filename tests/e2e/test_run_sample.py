@@ -27,6 +27,7 @@ def test_default_job_runs_grover_on_aer(tmp_path) -> None:
         "counts.png",
         "provenance.json",
         "results.parquet",
+        "summary.json",
     ]
     table = pq.read_table(folder / "results.parquet").to_pylist()
     top = table[0]
