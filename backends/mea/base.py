@@ -69,20 +69,20 @@ class CellModel(ABC):
     onset_ms: float
 
     @abstractmethod
-    def templates(self, theta: Any) -> Any:
+    def templates(self, theta: np.ndarray) -> np.ndarray:
         """(B, channels, samples) µV: each parameter set's spontaneous spike."""
 
     @abstractmethod
-    def template_jacobian(self, theta: Any) -> tuple[Any, Any]:
+    def template_jacobian(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """One parameter set's template (channels, samples) µV and its derivatives
         (channels, samples, parameters) with respect to θ."""
 
     @abstractmethod
-    def thresholds(self, theta: Any, electrodes: Any, shape: str) -> Any:
+    def thresholds(self, theta: np.ndarray, electrodes: np.ndarray, shape: str) -> np.ndarray:
         """(B, E) µA: the least single-electrode amplitude that makes each cell spike."""
 
     @abstractmethod
-    def spikes(self, theta: Any, currents_ua: Any, shape: str) -> Any:
+    def spikes(self, theta: np.ndarray, currents_ua: np.ndarray, shape: str) -> np.ndarray:
         """(B,) bool: whether each cell spikes for its electrode currents (B, channels)."""
 
 
