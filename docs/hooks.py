@@ -104,8 +104,9 @@ def summaries_reference() -> str:
 
 
 def _cell(text: str) -> str:
-    """Text for a Markdown table cell: its pipes escaped."""
-    return text.replace("|", "\\|")
+    """Text for a Markdown table cell: pipes escaped, and brackets, so that `belief[i][k]`
+    in a docstring is not read as a reference link."""
+    return text.replace("|", "\\|").replace("[", "\\[").replace("]", "\\]")
 
 
 def configs_reference() -> str:
