@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 
 from ...backends.base import Backend
 from ...errors import OptionError
-from .summary import Entry
+from .summary import Entry, flat
 
 if TYPE_CHECKING:
     from ..runs.folder import RunFolder
@@ -202,17 +202,16 @@ def summary_report(run: Run) -> str:
     return "\n".join([*lines, f"run folder: {run.path}"])
 
 
-def flatten(record: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+def flatten(record: dict[str, Any]) -> dict[str, Any]:
     """Nested dicts as dotted columns; lists and other non-scalars as JSON text."""
-    out: dict[str, Any] = {}
-    for key, value in record.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            out.update(flatten(value, f"{name}."))
-        elif isinstance(value, np.generic):
-            out[name] = value.item()
-        elif value is None or isinstance(value, bool | int | float | str):
-            out[name] = value
-        else:
-            out[name] = json.dumps(value, default=str)
-    return out
+    return {name: _scalar(value) for name, value in flat(record).items()}
+
+
+def _scalar(value: Any) -> Any:
+    """A table cell: numpy scalars as Python's, None and scalars as they are, the rest as
+    JSON text."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return json.dumps(value, default=str)
