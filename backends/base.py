@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib.util import find_spec
-from typing import Any, ClassVar, Literal, Self
+from typing import ClassVar, Literal, Self, TypedDict
 
 from pydantic import BaseModel, ConfigDict
 
@@ -38,6 +38,13 @@ class Unavailability:
     reason: str
 
 
+class BackendRecord(TypedDict):
+    """What recreates a backend: its registry name and its options (JSON; no secrets)."""
+
+    backend: str
+    options: dict[str, object]
+
+
 class Backend(ABC):
     """One implementation of one substrate's interface.
 
@@ -57,7 +64,7 @@ class Backend(ABC):
     """The command that brings `requires` (default: pip install 'substrates[extra]'); a
     plugin names its own package here."""
 
-    def __init__(self, options: BackendOptions | Mapping[str, Any] | None = None) -> None:
+    def __init__(self, options: BackendOptions | Mapping[str, object] | None = None) -> None:
         self.options = self.Options.model_validate(
             options.model_dump() if isinstance(options, BackendOptions) else (options or {})
         )
@@ -86,16 +93,19 @@ class Backend(ABC):
     def capabilities(self) -> Capabilities:
         """Limits checked by `validate` before any compute or hardware time is spent."""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> BackendRecord:
         """Registry name and options, enough to recreate this backend (no secrets)."""
         return {"backend": self.name, "options": self.options.model_dump(mode="json")}
 
     @classmethod
-    def from_dict(cls, record: Mapping[str, Any]) -> Self:
+    def from_dict(cls, record: Mapping[str, object]) -> Self:
         """Recreate a backend from `to_dict()` output."""
         if record.get("backend") != cls.name:
             raise ValueError(f"record is for {record.get('backend')!r}, not {cls.name!r}")
-        return cls(record.get("options", {}))
+        options = record.get("options", {})
+        if not isinstance(options, Mapping):
+            raise ValueError(f"record's options are {type(options).__name__}, not a mapping")
+        return cls(options)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} {self.options.model_dump()}>"

@@ -29,7 +29,7 @@ def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
     engine = run.backend("simulator", MEASimulatorBackend)
     simulated, seed = backend.capabilities.models_cells, p.seed or 0
     if simulated and p.stimulation is not None:
-        message = "needs a recording-file source (--source mea_nwb, mea_litke or mea_neo)"
+        message = "needs a recording-file hardware config (mea_nwb, mea_litke or mea_neo)"
         raise OptionError(message, option="stimulation")
     where = str(getattr(backend.options, "path", backend.name))  # what errors name
     data, skipped = recorded(backend, p.stimulation, p.stimulation_times)

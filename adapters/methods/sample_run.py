@@ -8,7 +8,7 @@ import pyarrow as pa
 
 from ...backends.quantum.base import QuantumBackend
 from ...datasets.quantum.circuit_files import example_path, load_circuits, save_qpy
-from ...errors import CapabilityError
+from ...errors import CapabilityError, OptionError
 from ...models.sample import sample, tabulate
 from ..runs.plots import counts_figure
 from .lifecycle import Outcome, RunContext
@@ -30,7 +30,8 @@ def run_sample(p: SampleParameters, run: RunContext) -> Outcome:
         try:
             backend.validate(circuits, exact=True)
         except CapabilityError as err:
-            raise CapabilityError(f"{err} (or pass --no-exact to record counts only)") from None
+            message = f"{err} (turn exact off to record counts only)"
+            raise OptionError(message, option="exact") from None
     names = [c.name for c in circuits]
     parameters = {"circuit_file": str(circuit_file), "circuits": names, "shots": p.shots}
     folder = run.begin({**parameters, "seed": p.seed, "exact": p.exact})

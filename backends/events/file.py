@@ -40,8 +40,8 @@ def example_recording() -> Path:
     return Path(str(files("substrates.datasets.events") / "examples" / "texture.raw"))
 
 
-STREAMED = (".raw", ".dat")
-"""Files read window by window (datasets/events/stream.py); the others are read whole."""
+STREAMED = ("raw", "dat")
+"""Formats read window by window (datasets/events/stream.py); the others are read whole."""
 
 
 class FileBackend(EventsBackend):
@@ -72,17 +72,18 @@ class FileBackend(EventsBackend):
     def recording(self) -> tuple[Any, Any]:
         """(EventStream for .raw/.dat, else Events; FileInfo); errors name the file and
         the byte."""
-        from ...datasets.events.events import read_parquet
-        from ...datasets.events.files import FileInfo, read_events
+        from ...datasets.events.files import FORMATS
         from ...datasets.events.stream import EventStream
+        from ...errors import InputFileError
 
-        if self.path.suffix == ".parquet":
-            events = read_parquet(self.path).check(str(self.path))
-            return events, FileInfo("parquet", 0, "file", {})
-        if self.path.suffix.lower() in STREAMED:
-            stream = EventStream(self.path, self.options.width, self.options.height)
+        width, height = self.options.width, self.options.height
+        if FORMATS.of(self.path).name in STREAMED:
+            try:
+                stream = EventStream(self.path, width, height)
+            except InputFileError as error:
+                raise error.about(self.path) from None
             return stream, stream.info
-        return read_events(self.path, self.options.width, self.options.height)
+        return FORMATS.read(self.path, width=width, height=height)
 
     def reading(self) -> dict[str, Any]:
         """How the file was read, for a run's provenance: its encoding, the words that held

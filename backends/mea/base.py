@@ -7,9 +7,10 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
+import numpy.typing as npt
 
 from ...errors import CapabilityError
 from ..base import Backend, BackendOptions, Capabilities, Unavailability
@@ -43,13 +44,14 @@ class Parameter:
     description: str
     periodic: bool = False
 
-    def inside(self, value: Any) -> Any:
-        """value wrapped into the box (periodic) or clipped to it."""
+    def inside(self, value: npt.ArrayLike) -> npt.NDArray[np.float64] | np.float64:
+        """value wrapped into the box (periodic) or clipped to it (same shape; a number
+        for a number)."""
         if self.periodic:
             return self.low + np.mod(np.asarray(value) - self.low, self.high - self.low)
         return np.clip(value, self.low, self.high)
 
-    def distance(self, a: Any, b: Any) -> Any:
+    def distance(self, a: npt.ArrayLike, b: npt.ArrayLike) -> npt.NDArray[np.float64] | np.float64:
         """|a − b|, the short way round for a periodic parameter."""
         gap = np.abs(np.asarray(a) - np.asarray(b))
         return np.minimum(gap, (self.high - self.low) - gap) if self.periodic else gap

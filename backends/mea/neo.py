@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
 from .base import FileOptions, RecordedFile
+
+if TYPE_CHECKING:
+    from ...datasets.mea.recording import Recording
 
 
 class NeoOptions(FileOptions):
@@ -45,9 +48,9 @@ class NeoBackend(RecordedFile):
 
     options: NeoOptions
 
-    def _read(self) -> Any:
+    def _read(self) -> Recording:
+        from ...datasets.mea.files import FORMATS
         from ...datasets.mea.geometry import from_probe_file, grid
-        from ...datasets.mea.neo_files import read_neo
         from ...datasets.mea.recording import RecordingError
 
         o = self.options
@@ -60,4 +63,13 @@ class NeoBackend(RecordedFile):
         except (OSError, ValueError) as error:
             raise RecordingError(f"options.probe: {error}") from None
         pitch = o.pitch_um if "pitch_um" in o.model_fields_set else None
-        return read_neo(self.path, geometry, o.rawio, o.rawio_options, o.units, o.stream, pitch)
+        return FORMATS.read(
+            self.path,
+            format="neo",
+            positions_um=geometry,
+            rawio=o.rawio,
+            options=o.rawio_options,
+            units=o.units,
+            stream=o.stream,
+            pitch_um=pitch,
+        )

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from .base import FileOptions, RecordedFile
+
+if TYPE_CHECKING:
+    from ...datasets.mea.recording import Recording
 
 
 class NWBOptions(FileOptions):
@@ -20,7 +23,7 @@ class NWBBackend(RecordedFile):
 
     options: NWBOptions
 
-    def _read(self) -> Any:
-        from ...datasets.mea.nwb import read_nwb
+    def _read(self) -> Recording:
+        from ...datasets.mea.files import FORMATS
 
-        return read_nwb(self.path, self.options.series)
+        return FORMATS.read(self.path, format="nwb", series=self.options.series)

@@ -10,7 +10,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -21,9 +21,10 @@ from .seeds import MAX_SEED
 if TYPE_CHECKING:
     from qiskit import QuantumCircuit
     from qiskit.primitives import PrimitiveResult
+    from qiskit.primitives.containers import EstimatorPubLike, SamplerPubLike
     from qiskit.quantum_info import SparsePauliOp
 
-JobJournal = Callable[[str, Mapping[str, Any]], None]
+JobJournal = Callable[[str, Mapping[str, object]], None]
 """Called with (job id, metadata) right after a job is submitted, before waiting on it. A
 journal that also has `replay(metadata) -> job id | None` may hand back a job an earlier,
 interrupted execution submitted for the same request: hardware backends then collect that
@@ -168,7 +169,11 @@ class QuantumBackend(Backend):
         return self._estimate(circuits, paulis, precision, seed, journal)
 
     def run_estimator(
-        self, pubs: Iterable[Any], *, precision: float = 0.0, seed: int | None = None
+        self,
+        pubs: Iterable[EstimatorPubLike],
+        *,
+        precision: float = 0.0,
+        seed: int | None = None,
     ) -> PrimitiveResult:
         """Qiskit EstimatorV2 semantics on this backend: pubs (circuit, observables[,
         parameter values[, precision]]) broadcast as in Qiskit; a PrimitiveResult whose
@@ -179,7 +184,7 @@ class QuantumBackend(Backend):
 
     def run_sampler(
         self,
-        pubs: Iterable[Any],
+        pubs: Iterable[SamplerPubLike],
         *,
         shots: int = 1024,
         seed: int | None = None,

@@ -5,11 +5,12 @@ from .errors import CMLDataError
 from .itu_p838 import k_alpha, rain_rate, specific_attenuation
 from .network import LinkNetwork, random_network
 from .openmrg import read_openmrg
-from .opensense import open_dataset, pycomlink_example
+from .opensense import FORMATS, open_dataset, pycomlink_example
 from .radar_reference import areal_reference, path_reference
 from .rain_fields import RainFieldModel, rain_fields
 
 __all__ = [
+    "FORMATS",
     "CMLDataError",
     "LinkNetwork",
     "RainFieldModel",

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..formats import FOLDER, Format, Formats
 from .errors import CMLDataError
 
 DIMS = ("cml_id", "sublink_id", "time")
@@ -298,22 +299,13 @@ def mask_fill_values(dataset: Any, cleaning: Cleaning) -> Any:
 
 def open_dataset(path: str | os.PathLike[str]) -> tuple[Any, Cleaning]:
     """Read an OpenSense (or pycomlink-layout) netCDF file, or a folder in the OpenMRG
-    layout (cml.nc + cml_metadata.csv, see openmrg.py), and validate it."""
+    layout (cml.nc + cml_metadata.csv, see openmrg.py), through FORMATS, and validate it."""
+    return FORMATS.read(path)
+
+
+def _read_netcdf(path: Path) -> tuple[Any, Cleaning]:
     import xarray as xr
 
-    from .openmrg import openmrg_files, read_openmrg
-
-    path = Path(path)
-    if path.is_dir():
-        files = openmrg_files(path)
-        if files is None:
-            raise CMLDataError(f"{path}: a folder without cml.nc and cml_metadata.csv")
-        try:
-            return validate(read_openmrg(*files), source=str(files[0]))
-        except (OSError, ValueError, KeyError, TypeError, IndexError) as err:
-            if isinstance(err, CMLDataError):
-                raise
-            raise CMLDataError(f"{files[0]}: not readable in the OpenMRG layout: {err}") from err
     if not path.is_file():
         raise CMLDataError(f"{path}: no such file")
     _looks_like_netcdf(path)
@@ -323,6 +315,31 @@ def open_dataset(path: str | os.PathLike[str]) -> tuple[Any, Cleaning]:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise CMLDataError(f"{path}: not a readable netCDF file: {first}") from err
     return validate(dataset, source=str(path))
+
+
+def _read_openmrg_folder(path: Path) -> tuple[Any, Cleaning]:
+    from .openmrg import openmrg_files, read_openmrg
+
+    found = openmrg_files(path)
+    if found is None:
+        raise CMLDataError(f"{path}: a folder without cml.nc and cml_metadata.csv")
+    try:
+        return validate(read_openmrg(*found), source=str(found[0]))
+    except (OSError, ValueError, KeyError, TypeError, IndexError) as err:
+        if isinstance(err, CMLDataError):
+            raise
+        raise CMLDataError(f"{found[0]}: not readable in the OpenMRG layout: {err}") from err
+
+
+FORMATS: Formats[tuple[Any, Cleaning]] = Formats(
+    "CML data",
+    [
+        Format("opensense", "OpenSense netCDF", (".nc", ".nc4", ".netcdf"), _read_netcdf),
+        Format("openmrg", "OpenMRG: cml.nc + cml_metadata.csv", (FOLDER,), _read_openmrg_folder),
+    ],
+    error=CMLDataError,
+)
+"""The CML data formats: readers take the path and give (dataset, Cleaning), validated."""
 
 
 NETCDF_MAGIC = (b"CDF\x01", b"CDF\x02", b"CDF\x05", b"\x89HDF\r\n\x1a\n")

@@ -3,7 +3,7 @@
 
 from .bif import read_bif
 from .factor_graph import Factor, FactorGraph, FactorGraphError
-from .files import READERS, example_path, read_graph
+from .files import FORMATS, example_path, read_graph
 from .generators import chain, ferromagnet, hmm, ising_grid, random_tree
 from .libdai_fg import read_fg, write_fg
 from .reaction_network import NetworkBuilder, ReactionNetwork
@@ -12,7 +12,7 @@ from .uai import read_uai, write_uai
 from .xmlbif import read_xmlbif
 
 __all__ = [
-    "READERS",
+    "FORMATS",
     "Factor",
     "FactorGraph",
     "FactorGraphError",

@@ -1,4 +1,4 @@
-"""The CRN substrate's file formats, by ending: one registry, beside its readers.
+"""The CRN substrate's file formats: FORMATS, the registry of its readers (datasets/formats.py).
 
 >>> from substrates.datasets.crn.files import example_path, read_graph
 >>> read_graph(example_path()).variables
@@ -8,27 +8,28 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from importlib.resources import files
 from pathlib import Path
 
-from ...errors import InputFileError
+from ..formats import Format, Formats
 from .bif import read_bif
-from .factor_graph import FactorGraph
+from .factor_graph import FactorGraph, FactorGraphError
 from .libdai_fg import read_fg
 from .tokens import MAX_TABLE_ENTRIES
 from .uai import read_uai
 from .xmlbif import read_xmlbif
 
-READERS: dict[str, Callable[[Path, int], FactorGraph]] = {
-    ".fg": read_fg,
-    ".uai": read_uai,
-    ".bif": read_bif,
-    ".bif.gz": read_bif,
-    ".xml": read_xmlbif,
-    ".xmlbif": read_xmlbif,
-}
-"""File endings (case-insensitive) and their readers: (path, max_table_entries) → graph."""
+FORMATS: Formats[FactorGraph] = Formats(
+    "factor graph",
+    [
+        Format("fg", "libDAI", (".fg",), read_fg),
+        Format("uai", "UAI", (".uai",), read_uai),
+        Format("bif", "BIF", (".bif", ".bif.gz"), read_bif),
+        Format("xmlbif", "XMLBIF", (".xml", ".xmlbif"), read_xmlbif),
+    ],
+    error=FactorGraphError,
+)
+"""The factor-graph formats; each reader takes (path, max_table_entries=...)."""
 
 
 def example_path(name: str = "asia.uai") -> Path:
@@ -42,16 +43,4 @@ def read_graph(
     """A .fg (libDAI), .uai, .bif(.gz) or .xml/.xmlbif (XMLBIF) file; a factor of more
     than max_table_entries entries is refused before it is allocated. Every refusal is an
     InputFileError naming the file."""
-    path = Path(path)
-    name = path.name.lower()
-    ending = next((e for e in sorted(READERS, key=len, reverse=True) if name.endswith(e)), None)
-    if ending is None:
-        raise InputFileError(
-            "unknown graph format; use .fg (libDAI), .uai (UAI), .bif/.bif.gz (BIF) or "
-            ".xml/.xmlbif (XMLBIF)",
-            path=path,
-        )
-    try:
-        return READERS[ending](path, max_table_entries)
-    except InputFileError as error:
-        raise error.about(path) from None
+    return FORMATS.read(path, max_table_entries=max_table_entries)

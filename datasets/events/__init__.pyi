@@ -3,7 +3,7 @@
 
 from .aedat4 import read_aedat4, write_aedat4
 from .events import EventError, Events, read_parquet, write_parquet
-from .files import FileInfo, read_events, write_events
+from .files import FORMATS, FileInfo, read_events, write_events
 from .filters import BackgroundActivityFilter, RefractoryFilter
 from .hdf5 import read_hdf5, write_hdf5
 from .nmnist import read_nmnist
@@ -13,6 +13,7 @@ from .synthetic import drifting_texture
 from .video import read_video
 
 __all__ = [
+    "FORMATS",
     "BackgroundActivityFilter",
     "EventError",
     "EventStream",

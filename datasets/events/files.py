@@ -1,7 +1,7 @@
-"""Read and write event files: Prophesee EVT 2.0 / 2.1 / 3.0 `.raw` (with the `%` header),
-`.dat`, iniVation `.aedat4` (aedat4.py) and `.aedat` 3.x (aedat3.py), and plain HDF5
-(hdf5.py). Every problem is an
-EventError naming the file and the byte offset; words that carry no CD event (triggers,
+"""Read and write event files through FORMATS: Prophesee EVT 2.0 / 2.1 / 3.0 `.raw` (with
+the `%` header) and `.dat` (here), iniVation `.aedat4` (aedat4.py) and `.aedat` 3.x
+(aedat3.py), HDF5 (hdf5.py) and Parquet. Every problem is an EventError naming the file and
+the byte offset; words that carry no CD event (triggers,
 OTHERS, CONTINUED) are skipped and counted, never dropped silently."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..formats import Format, Formats
 from . import dat, evt2, evt3, evt21
 from .events import EventError, Events
 from .prophesee_header import Header, check_sensor, legacy_layout, raw_encoding, read_header
@@ -21,9 +22,6 @@ WORD_BYTES = {"evt2": 4, "evt21": 8, "evt3": 2}
 HEADER_SCAN = 1 << 20
 """Bytes searched for the `%` header (headers are a few hundred bytes)."""
 CODECS = {"evt2": evt2, "evt21": evt21, "evt3": evt3}
-UNKNOWN_TYPE = (
-    "unknown event file type; use .raw (EVT 2.0/2.1/3.0), .dat, .aedat (3.x), .aedat4 or .h5"
-)
 MAX_VENDOR_SHARE = 0.5
 """Most of a file's words that may carry no CD event (triggers, OTHERS, CONTINUED): the
 formats allow them, but a file made mostly of them is damaged or of another format."""
@@ -47,28 +45,16 @@ class FileInfo:
 def read_events(
     path: str | os.PathLike[str], width: int | None = None, height: int | None = None
 ) -> tuple[Events, FileInfo]:
-    """The CD events of a .raw or .dat file. The sensor size comes from the header, else
-    from `width`/`height`, else from the largest coordinates (said in FileInfo)."""
-    path = Path(path)
-    suffix = path.suffix.lower()  # recorders on Windows write .RAW, .DAT
-    if suffix == ".aedat4":
-        from .aedat4 import read_aedat4
+    """The CD events of any file in FORMATS, and how it was read. The sensor size comes
+    from the file, else from `width`/`height`, else from the largest coordinates (said in
+    FileInfo)."""
+    return FORMATS.read(path, width=width, height=height)
 
-        return read_aedat4(path), FileInfo("aedat4", 0, "header", {})
-    if suffix == ".aedat":
-        from .aedat3 import read_aedat3
 
-        events, info = read_aedat3(path, width, height)
-        return events, FileInfo(
-            "aedat3",
-            info.skipped_events,
-            info.sensor_from,
-            {"source": info.source or "", "version": info.version},
-        )
-    if suffix in (".h5", ".hdf5"):
-        from .hdf5 import read_hdf5
-
-        return read_hdf5(path, width, height), FileInfo("hdf5", 0, "file", {})
+def _read_words(
+    path: Path, width: int | None = None, height: int | None = None
+) -> tuple[Events, FileInfo]:
+    """A .raw (EVT 2.0/2.1/3.0) or .dat file, decoded whole."""
     layout = open_layout(path)
     array, skipped, wide, high = layout.decode(layout.payload, 0, layout.start_state())
     layout.check_vendor_share(skipped)
@@ -79,6 +65,58 @@ def read_events(
     if wide > events.width or high > events.height:
         events.check(str(path))  # names the first event outside the sensor
     return events, FileInfo(layout.encoding, skipped, sensor_from, layout.header.fields)
+
+
+def _read_aedat4(
+    path: Path, width: int | None = None, height: int | None = None
+) -> tuple[Events, FileInfo]:
+    from .aedat4 import read_aedat4
+
+    return read_aedat4(path), FileInfo("aedat4", 0, "header", {})
+
+
+def _read_aedat3(
+    path: Path, width: int | None = None, height: int | None = None
+) -> tuple[Events, FileInfo]:
+    from .aedat3 import read_aedat3
+
+    events, info = read_aedat3(path, width, height)
+    source = {"source": info.source or "", "version": info.version}
+    return events, FileInfo("aedat3", info.skipped_events, info.sensor_from, source)
+
+
+def _read_hdf5(
+    path: Path, width: int | None = None, height: int | None = None
+) -> tuple[Events, FileInfo]:
+    from .hdf5 import read_hdf5
+
+    return read_hdf5(path, width, height), FileInfo("hdf5", 0, "file", {})
+
+
+def _read_parquet(
+    path: Path, width: int | None = None, height: int | None = None
+) -> tuple[Events, FileInfo]:
+    from .events import read_parquet
+
+    return read_parquet(path).check(str(path)), FileInfo("parquet", 0, "file", {})
+
+
+def _write_aedat4(events: Events, path: Path) -> None:
+    from .aedat4 import write_aedat4
+
+    write_aedat4(events, path)
+
+
+def _write_hdf5(events: Events, path: Path) -> None:
+    from .hdf5 import write_hdf5
+
+    write_hdf5(events, path)
+
+
+def _write_parquet(events: Events, path: Path) -> None:
+    from .events import write_parquet
+
+    write_parquet(events, path)
 
 
 def sensor_size(
@@ -204,7 +242,7 @@ def open_layout(path: str | os.PathLike[str]) -> Layout:
         encoding, start = raw_encoding(header, str(path)), header.data_offset
         word = WORD_BYTES[encoding]
     else:
-        raise EventError(f"{path}: {UNKNOWN_TYPE}")
+        raise EventError(f"{path}: not a .raw or .dat file")
     payload = data[start:]
     if len(payload) % word:
         raise EventError(
@@ -222,21 +260,20 @@ def _mapped(path: Path) -> np.ndarray:
 
 
 def write_events(events: Events, path: str | os.PathLike[str], encoding: str | None = None) -> None:
-    """A .raw (EVT 2.0, 2.1 or 3.0: `encoding` evt2, evt21 or evt3; default evt3), .dat or
-    .aedat4 file giving the sensor size; written to a temporary name, then renamed."""
-    path = Path(path)
-    if path.suffix == ".aedat4":
-        from .aedat4 import write_aedat4
+    """A file in any writable format of FORMATS, by its ending: .raw (EVT 2.0, 2.1 or 3.0:
+    `encoding` evt2, evt21 or evt3; default evt3), .dat, .aedat4, .h5 or .parquet, giving
+    the sensor size; written to a temporary name, then renamed."""
+    fmt = FORMATS.of(path)
+    options = {"encoding": encoding} if encoding is not None and fmt.name == "raw" else {}
+    FORMATS.write(events, path, fmt.name, **options)
 
-        return write_aedat4(events, path)
-    if path.suffix in (".h5", ".hdf5"):
-        from .hdf5 import write_hdf5
 
-        return write_hdf5(events, path)
+def _write_words(events: Events, path: Path, encoding: str | None = None) -> None:
+    """A .raw or .dat file."""
     events.check(str(path))
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S")
     size = f"width={events.width};height={events.height}"
-    if path.suffix == ".dat":
+    if path.suffix.lower() == ".dat":
         lines = [
             "% Data file containing CD events",
             "% Version 2",
@@ -245,7 +282,7 @@ def write_events(events: Events, path: str | os.PathLike[str], encoding: str | N
             f"% Height {events.height}",
         ]
         body = dat.encode(events.array)
-    elif path.suffix == ".raw":
+    elif path.suffix.lower() == ".raw":
         encoding = encoding or "evt3"
         if encoding not in CODECS:
             raise EventError(f"{path}: encoding {encoding!r}; .raw files hold evt2, evt21 or evt3")
@@ -259,7 +296,24 @@ def write_events(events: Events, path: str | os.PathLike[str], encoding: str | N
         ]
         body = CODECS[encoding].encode(events.array)
     else:
-        raise EventError(f"{path}: {UNKNOWN_TYPE}")
+        raise EventError(f"{path}: not a .raw or .dat file")
     temporary = path.with_name(f".{path.name}.part")
     temporary.write_bytes(("\n".join(lines) + "\n").encode() + body)
     os.replace(temporary, path)
+
+
+FORMATS: Formats[tuple[Events, FileInfo]] = Formats(
+    "event file",
+    [
+        Format("raw", "Prophesee EVT 2.0/2.1/3.0", (".raw",), _read_words, _write_words),
+        Format("dat", "Prophesee DAT", (".dat",), _read_words, _write_words),
+        Format("aedat", "AEDAT 3.x", (".aedat",), _read_aedat3),
+        Format("aedat4", "AEDAT 4", (".aedat4",), _read_aedat4, _write_aedat4),
+        Format("hdf5", "HDF5, DSEC layout", (".h5", ".hdf5"), _read_hdf5, _write_hdf5),
+        Format("parquet", "Parquet", (".parquet",), _read_parquet, _write_parquet),
+    ],
+    error=EventError,
+)
+"""The event-file formats: readers take (path, width=None, height=None) and give (Events,
+FileInfo); writers take (Events, path, **options). .raw and .dat can also be
+streamed window by window (stream.EventStream)."""

@@ -2,6 +2,7 @@
 # from the module named here (lazy_loader.attach_stub reads this file).
 
 from .bids_events import read_events_tsv
+from .files import FORMATS
 from .geometry import from_map_file, from_probe_file, grid, hexagonal, litke_512
 from .litke_bin import read_litke
 from .neo_files import read_neo
@@ -10,6 +11,7 @@ from .recording import Recording, RecordingError, Stimulation
 from .triggers import neo_event_onsets, ttl_onsets
 
 __all__ = [
+    "FORMATS",
     "Recording",
     "RecordingError",
     "Stimulation",

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...errors import InputFileError
+from ..formats import Format, Formats
 
 if TYPE_CHECKING:
     from qiskit import QuantumCircuit
@@ -47,40 +48,25 @@ def load_circuits(
     """
     path = Path(path)
     if not path.is_file():
-        raise CircuitFileError(f"{path}: no such circuit file")
+        raise CircuitFileError("no such circuit file", path=path)
     size = path.stat().st_size
     if size > max_bytes:
-        raise CircuitFileError(f"{path}: {size:,} bytes, more than the {max_bytes:,} read")
-    suffix = path.suffix.lower()
+        raise CircuitFileError(f"{size:,} bytes, more than the {max_bytes:,} read", path=path)
     try:
-        if suffix in QASM_SUFFIXES:
-            text = path.read_text()
-            _check_declarations(path, text, max_qubits)
-            circuits = [_load_qasm(text)]
-        elif suffix == ".qpy":
-            from qiskit import qpy
-
-            with path.open("rb") as handle:
-                circuits = list(qpy.load(handle))
-        else:
-            raise CircuitFileError(
-                f"{path}: unknown circuit file type {suffix!r}; use .qasm, .qasm3 or .qpy"
-            )
-    except CircuitFileError:
+        circuits = FORMATS.read(path, max_qubits=max_qubits)
+    except InputFileError:  # a CircuitFileError, or an ending FORMATS does not know
         raise
     except UnicodeDecodeError:
-        raise CircuitFileError(f"{path}: not a text file (QASM is UTF-8 text)") from None
+        raise CircuitFileError("not a text file (QASM is UTF-8 text)", path=path) from None
     except Exception as err:  # the parsers raise many types; the user needs the file and why
-        raise CircuitFileError(f"{path}: cannot parse: {err}".splitlines()[0]) from err
+        raise CircuitFileError(f"cannot parse: {err}".splitlines()[0], path=path) from err
     except BaseException as err:  # qiskit's Rust parsers panic with a BaseException
         if type(err).__name__ != "PanicException":
             raise
-        raise CircuitFileError(
-            f"{path}: cannot parse: the parser gave up "
-            f"({str(err).splitlines()[0] if str(err) else 'panic'})"
-        ) from None
+        why = str(err).splitlines()[0] if str(err) else "panic"
+        raise CircuitFileError(f"cannot parse: the parser gave up ({why})", path=path) from None
     if not circuits:
-        raise CircuitFileError(f"{path}: no circuit in the file")
+        raise CircuitFileError("no circuit in the file", path=path)
     for index, circuit in enumerate(circuits):
         if circuit.name.startswith("circuit-") or not circuit.name:
             circuit.name = path.stem if len(circuits) == 1 else f"{path.stem}[{index}]"
@@ -104,20 +90,46 @@ def _check_declarations(path: Path, text: str, max_qubits: int) -> None:
             )
 
 
-def _load_qasm(text: str) -> QuantumCircuit:
+def _read_qasm(path: Path, max_qubits: int = MAX_QUBITS) -> list[QuantumCircuit]:
+    """The circuit of an OpenQASM 2 or 3 file (by its first line), its registers checked."""
     from qiskit import qasm2, qasm3
 
+    text = path.read_text()
+    _check_declarations(path, text, max_qubits)
     header = next((line.strip() for line in text.splitlines() if line.strip()), "")
     if header.startswith("OPENQASM 2"):
-        return qasm2.loads(text, custom_instructions=qasm2.LEGACY_CUSTOM_INSTRUCTIONS)
-    return qasm3.loads(text)
+        return [qasm2.loads(text, custom_instructions=qasm2.LEGACY_CUSTOM_INSTRUCTIONS)]
+    return [qasm3.loads(text)]
+
+
+def _read_qpy(path: Path, max_qubits: int = MAX_QUBITS) -> list[QuantumCircuit]:
+    """Every circuit of a QPY file (QPY declares no sizes before its circuits)."""
+    from qiskit import qpy
+
+    with path.open("rb") as handle:
+        return list(qpy.load(handle))
 
 
 def save_qpy(path: str | os.PathLike[str], circuits: Sequence[QuantumCircuit]) -> None:
     """Write circuits to a QPY file atomically."""
+    _write_qpy(list(circuits), Path(path))
+
+
+def _write_qpy(circuits: list[QuantumCircuit], path: Path) -> None:
     from qiskit import qpy
 
-    path = Path(path)
     with tempfile.NamedTemporaryFile("wb", dir=path.parent, suffix=".part", delete=False) as f:
         qpy.dump(list(circuits), f)
     os.replace(f.name, path)
+
+
+FORMATS: Formats[list[QuantumCircuit]] = Formats(
+    "circuit file",
+    [
+        Format("qasm", "OpenQASM 2 or 3", QASM_SUFFIXES, _read_qasm),
+        Format("qpy", "QPY", (".qpy",), _read_qpy, _write_qpy),
+    ],
+    error=CircuitFileError,
+)
+"""The circuit formats: readers take (path, max_qubits=...) and give the file's circuits;
+load_circuits adds the size check before and the naming after."""

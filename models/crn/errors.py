@@ -2,20 +2,29 @@
 
 from __future__ import annotations
 
-from ...errors import SubstratesError
+from ...errors import OptionError, SubstratesError
 
 
-class ImpossibleEvidenceError(SubstratesError, ValueError):
-    """Evidence of probability zero under the model: no posterior to compare."""
+class ImpossibleEvidenceError(OptionError):
+    """Evidence of probability zero under the model: no posterior to compare (option:
+    evidence)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, option="evidence")
 
 
-class NothingToCompareError(SubstratesError, ValueError):
-    """A validation whose reduction leaves no variable to compare beliefs on."""
+class NothingToCompareError(OptionError):
+    """A validation whose reduction leaves no variable to compare beliefs on; `option` is
+    the parameter that would give it one (evidence or keep)."""
 
 
 class RewriteError(SubstratesError, ValueError):
     """A CRN whose reactions the elementary rewrite does not cover."""
 
 
-class SizeBudgetError(SubstratesError, ValueError):
-    """A CRN predicted to exceed the size budget; refused before it is compiled."""
+class SizeBudgetError(OptionError):
+    """A CRN predicted to exceed the size budget (option: max_reactions); refused before
+    it is compiled."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, option="max_reactions")

@@ -296,10 +296,13 @@ def preflight(
         check_evidence(graph, original, evidence)
     reduction = reduce(graph, moves, keep=keep, evidence=evidence, allow_growth=allow_growth)
     if not reduction.survivors:
+        if len(evidence) == graph.variables:
+            raise NothingToCompareError(
+                "nothing to compare: every variable is observed", option="evidence"
+            )
         raise NothingToCompareError(
-            "nothing to compare: every variable is observed"
-            if len(evidence) == graph.variables
-            else "nothing to compare: the reduction left no variable (name some with --keep)"
+            "nothing to compare: the reduction left no variable (name some to keep)",
+            option="keep",
         )
     check_budget("the reduced CRN", graph_size(reduction.graph), max_reactions)
     return reduction
@@ -310,8 +313,8 @@ def check_budget(what: str, size: Size, max_reactions: int) -> None:
     if size.reactions > max_reactions:
         raise SizeBudgetError(
             f"{what} would have {size.reactions:,} reactions and {size.species:,} species, "
-            f"more than the budget of {max_reactions:,} reactions (raise it with "
-            "--max-reactions, or reduce the graph first)"
+            f"more than the budget of {max_reactions:,} reactions (raise the budget, or "
+            "reduce the graph first)"
         )
 
 

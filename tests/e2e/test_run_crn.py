@@ -100,7 +100,7 @@ def _not_napp_adams(path) -> None:
     [
         (("--graph", "bad.fg"), "1\n\n1\n0\n2\n2\n0 1\n", "file ends where table index"),
         (("--graph", "bad.uai"), "MARKOV\n1\n2\n1\n1 3\n2 1 1\n", "variable 3 out of range"),
-        (("--graph", "graph.txt"), "", "unknown graph format"),
+        (("--graph", "graph.txt"), "", "unknown factor graph format"),
         (("--reduce", "lumping"), None, "unknown ['lumping']"),
         (("--evidence", "7=5"), None, "has states 0, 1"),
         (("--evidence", "dysp"), None, "expected VARIABLE=STATE"),

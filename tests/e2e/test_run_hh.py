@@ -367,7 +367,7 @@ def _quiet_file(path) -> None:
         (("--source", "mea_nwb", "--recording", "quiet.nwb"), "spontaneous spikes found"),
         (("--source", "events_sim"), "hh-fit needs an MEA backend"),
         (("--simulations", "3"), "--simulations: Input should be greater than or equal to 50"),
-        (("--stimulation", "events.tsv"), "--stimulation: needs a recording-file source"),
+        (("--stimulation", "events.tsv"), "--stimulation: needs a recording-file hardware config"),
         (("--preprocess", "bandpass:300"), "--preprocess: preprocessing step 'bandpass:300'"),
         (
             ("--source", "mea_nwb", "--recording", "quiet.nwb", "--preprocess", "highpass:15000"),

@@ -133,7 +133,7 @@ def header(lines: str) -> bytes:
         ),
         ("type.dat", header("% Version 2\n") + b"\x0c\x08", "event type 12, size 8"),
         ("short.dat", header("% Version 2\n") + b"\x00\x08" + b"\x00" * 11, "cut word stream"),
-        ("a.txt", b"", "unknown event file type"),
+        ("a.txt", b"", "unknown event file format"),
     ],
 )
 def test_bad_files_are_refused_naming_file_and_byte(tmp_path, name, content, message) -> None:
