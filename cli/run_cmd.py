@@ -16,7 +16,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="run a method; writes a run folder",
         description=(
             "Run a method on the backend a hardware config selects. Each run writes a "
-            "folder with results.parquet, provenance.json and plots."
+            "folder with results.parquet, provenance.json and plots. Exit status: 0 done "
+            "(a checking method: valid), 2 bad input, 3 not valid, 4 cannot tell, 130/143 "
+            "interrupted."
         ),
     )
     choices = parser.add_subparsers(dest="method", required=True, metavar="METHOD")
@@ -29,11 +31,16 @@ def handle(args: argparse.Namespace) -> int:
     from ..adapters.methods import get_method
     from ..adapters.runs.progress import Bars
     from ..adapters.runs.run import Run
+    from ..verdicts import EXIT_CODES
 
     method = get_method(args.method)
     with flags_in_errors(method):
         parameters = method.validated(given_parameters(method, args))
         with Bars() as bars:
             folder = method.execute(parameters, Path(args.out), bars)
-    print(method.report(Run.open(folder.path)))
-    return 0
+    run = Run.open(folder.path)
+    print(method.report(run))
+    if run.verdict is None:
+        return 0
+    print(run.verdict["line"])
+    return EXIT_CODES[run.verdict["outcome"]]

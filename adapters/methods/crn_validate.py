@@ -10,6 +10,7 @@ from ...datasets.crn.tokens import MAX_TABLE_ENTRIES
 from ...errors import OptionError
 from ...models.crn.reductions import MOVES
 from ...models.crn.validate import MAX_REACTIONS
+from ...models.crn.verdict import Tolerances
 from ..runs.run import Run
 from .method import Method, MethodParameters, implementation, option
 from .summary import Entry
@@ -93,6 +94,41 @@ class CrnValidateParameters(MethodParameters):
         input="config",
     )
     tolerance: float = option(1e-13, "steady state when max |dx/dt| falls below this", gt=0)
+    belief_tolerance: float = option(
+        1e-6,
+        "verdict: largest |belief difference| between the CRNs, or a CRN and BP (and, on a "
+        "tree, BP and the exact marginals); beyond it the reduction is not valid",
+        gt=0,
+    )
+    approximation_tolerance: float = option(
+        0.1,
+        "verdict: largest |BP − exact marginal| on a graph with cycles; beyond it the "
+        "validation cannot tell (the CRNs compute BP, far from the marginals)",
+        gt=0,
+    )
+    conservation_tolerance: float = option(
+        1e-6,
+        "verdict: largest loss of a conserved sum (concentration); beyond it: cannot tell",
+        gt=0,
+    )
+    rest_tolerance: float = option(
+        1e-6,
+        "verdict: largest max |dx/dt| at a rest point (deterministic simulators); beyond "
+        "it: cannot tell",
+        gt=0,
+    )
+    relaxations: float = option(
+        10.0,
+        "verdict: the time simulated to rest must cover this many relaxation times τ, "
+        "else it may be a slow transient: cannot tell",
+        gt=0,
+    )
+    shift_tolerance: float | None = option(
+        None,
+        "verdict: largest belief shift under rate noise; beyond it: not valid (default: "
+        "reported, not judged)",
+        gt=0,
+    )
     max_table_entries: int = option(
         MAX_TABLE_ENTRIES,
         "refuse a graph with a factor table of more entries than this "
@@ -151,6 +187,17 @@ class CrnValidateParameters(MethodParameters):
     def ssa_volumes(self) -> tuple[float, ...]:
         """Volumes of the stochastic noise check."""
         return _numbers(self.volumes)
+
+    def tolerances(self) -> Tolerances:
+        """The verdict's tolerances (models/crn/verdict.py)."""
+        return Tolerances(
+            self.belief_tolerance,
+            self.approximation_tolerance,
+            self.conservation_tolerance,
+            self.rest_tolerance,
+            self.relaxations,
+            self.shift_tolerance,
+        )
 
     def observed(self, graph: FactorGraph) -> dict[int, int]:
         """`evidence` as variable index → state index, read against `graph`'s names
@@ -341,7 +388,12 @@ METHOD = Method(
         "With --crn, the chemical route: the factor graph is recovered from a Napp–Adams "
         "CRN in SBML (names ignored), reduced and recompiled, and the given CRN is "
         "simulated as it is. Without --graph or --crn: the Asia network shipped with the "
-        "package. Both CRNs are written to the run folder as SBML."
+        "package. Both CRNs are written to the run folder as SBML. "
+        "The run ends with a verdict line: valid (exit 0), not valid (exit 3: the CRNs "
+        "disagree with each other or with BP beyond --belief-tolerance) or cannot tell "
+        "(exit 4: a conserved sum lost, a rest point that is not one, τ beyond the time "
+        "simulated, several fixed points, failed robustness runs, or BP far from the "
+        "exact marginals), naming the comparison and variable it rests on."
     ),
     summary=SUMMARY,
     parameters=CrnValidateParameters,

@@ -12,6 +12,7 @@ from ...datasets.crn.sbml import read_sbml, to_sbml
 from ...errors import InputFileError
 from ...models.crn.recovery import recover
 from ...models.crn.validate import Analyses, preflight, validate_reduction
+from ...models.crn.verdict import judge
 from .crn_validate import CrnValidateParameters
 from .lifecycle import Outcome, RunContext
 
@@ -62,7 +63,8 @@ def run_crn_validate(p: CrnValidateParameters, run: RunContext) -> Outcome:
         reduction,
     )
     texts = {f"{label}.xml": to_sbml(crn, label) for label, crn in result.networks.items()}
-    return Outcome(result.table(), result.summary(), texts=texts)
+    verdict = judge(result, p.tolerances(), stochastic=backend.capabilities.stochastic)
+    return Outcome(result.table(), result.summary(), texts=texts, verdict=verdict)
 
 
 def _ssa(volume: float, seed: int) -> CRNBackend:

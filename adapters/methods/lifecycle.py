@@ -33,6 +33,7 @@ from .summary import Entry, labelled
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from ...verdicts import Verdict
     from .method import Method, MethodParameters
 
 B = TypeVar("B", bound=Backend)
@@ -47,7 +48,9 @@ class Outcome:
     results: results.parquet; summary: the run's headline figures (provenance.json's
     `summary`, units in the names); tables: other Parquet tables by file name; figures:
     matplotlib figures saved as PNG by file name (and closed); texts: text files by name;
-    record: further provenance fields, written with the completed record.
+    record: further provenance fields, written with the completed record; verdict: what
+    a checking method concludes (provenance.json's `verdict`; the command line prints its
+    line last and exits with its code).
     """
 
     results: pa.Table
@@ -56,6 +59,7 @@ class Outcome:
     figures: Mapping[str, Figure] = field(default_factory=dict)
     texts: Mapping[str, str] = field(default_factory=dict)
     record: Mapping[str, Any] = field(default_factory=dict)
+    verdict: Verdict | None = None
 
 
 class RunContext:
@@ -175,6 +179,8 @@ class RunContext:
             summary=outcome.summary,
             **outcome.record,
         )
+        if outcome.verdict is not None:
+            self.record["verdict"] = outcome.verdict.to_dict()
         folder.write_json("provenance.json", self.record)
         return folder
 

@@ -18,7 +18,9 @@ class Run:
 
     path: the run folder; method: the method's name; status: `complete`, `failed`,
     `running`; summary: the run's headline figures (units in the names), as in
-    provenance.json. `results` is results.parquet; `table(name)` reads any other table.
+    provenance.json; verdict: what a checking method concluded (`outcome`: valid, not
+    valid or cannot tell; `line`; `checks`), None for other methods. `results` is
+    results.parquet; `table(name)` reads any other table.
 
     Examples:
         >>> import substrates, tempfile
@@ -32,12 +34,14 @@ class Run:
     method: str
     status: str
     summary: dict[str, Any]
+    verdict: dict[str, Any] | None = None
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> Run:
         """The run written to `path` (a folder holding provenance.json)."""
         record = RunFolder.existing(path).read_json("provenance.json")
-        return cls(Path(path), record["method"], record["status"], record.get("summary", {}))
+        summary, verdict = record.get("summary", {}), record.get("verdict")
+        return cls(Path(path), record["method"], record["status"], summary, verdict)
 
     @property
     def folder(self) -> RunFolder:

@@ -59,8 +59,9 @@ class Analyses:
 class Validation:
     """Beliefs on the survivors (rows: survivors) from BP, both CRNs, tree-reweighted BP
     ("trw"; graphs with cycles, None when too large) and exact inference (None when too
-    wide); the largest differences between them; BP's fixed-point residual;
-    the CRNs' conservation errors; sizes before and after; whether the graph has a cycle."""
+    wide); the largest differences between them; BP's fixed-point residual; the CRNs'
+    conservation errors and max |dx/dt| at their rest points (`residual`); sizes before
+    and after; whether the graph has a cycle."""
 
     survivors: tuple[str, ...]
     beliefs: dict[str, list[np.ndarray] | None]
@@ -78,6 +79,7 @@ class Validation:
     kept: tuple[str, ...]
     bp_sweeps: int = 0
     robustness: dict[str, dict[str, Any]] = field(default_factory=dict)
+    residual: dict[str, float] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
         """Everything but the beliefs and the networks, as JSON-ready values."""
@@ -96,6 +98,7 @@ class Validation:
             "kept": list(self.kept),
             "bp_sweeps": self.bp_sweeps,
             "robustness": self.robustness,
+            "rest_residual": self.residual,
         }
 
     def table(self) -> pa.Table:
@@ -154,7 +157,7 @@ def validate_reduction(
         )
     survivors = list(reduction.survivors)
     results: dict[str, list[np.ndarray] | None] = {}
-    sizes, conservation, times, networks = {}, {}, {}, {}
+    sizes, conservation, times, networks, residuals = {}, {}, {}, {}, {}
     robustness: dict[str, dict[str, Any]] = {}
     names = [graph.names[r] for r in survivors]
     for label, current, rows in (
@@ -181,6 +184,7 @@ def validate_reduction(
         }
         conservation[label] = compiled.conservation_error(rest.concentrations)
         times[label] = rest.time
+        residuals[label] = rest.residual
         if label == "crn_reduced" and elementary_steps:
             rewritten = elementary(compiled.network)
             networks["crn_elementary"] = rewritten.network
@@ -197,6 +201,7 @@ def validate_reduction(
                 rest_e.concentrations[: len(compiled.network.species)]
             )
             times["crn_elementary"] = rest_e.time
+            residuals["crn_elementary"] = rest_e.residual
         if analyses is not None:
             robustness[label] = _analyse(
                 compiled, rows, names, simulator, analyses, tolerance, rest.concentrations
@@ -238,6 +243,7 @@ def validate_reduction(
         kept=tuple(graph.names[v] for v in reduction.kept),
         bp_sweeps=bp.iterations,
         robustness=robustness,
+        residual=residuals,
     )
 
 

@@ -277,3 +277,30 @@ def test_a_grid_too_wide_for_exact_marginals_reports_bp_beside_trw(tmp_path) -> 
     assert "bp vs exact" not in differences and differences["bp vs trw"] > 1e-3
     assert "BP and tree-reweighted BP differ by" in result.stdout
     assert "(289 in all)" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("tightened", "code", "line"),
+    [
+        ((), 0, "verdict: valid: "),
+        (("--belief-tolerance", "1e-30"), 3, "verdict: not valid: crn_"),
+        (("--conservation-tolerance", "1e-30"), 4, "verdict: cannot tell: conservation of crn_"),
+        (("--relaxations", "1e9"), 4, "verdict: cannot tell: relaxation time τ of crn_"),
+    ],
+)
+def test_the_run_ends_with_a_verdict_and_its_exit_status(tmp_path, tightened, code, line) -> None:
+    """A check beyond its tolerance is a non-zero exit, never a number beside exit 0:
+    Asia's CRNs agree with BP to ~1e-16 and conserve to ~1e-16, so a tolerance below that
+    turns the same run into `not valid` (3) or `cannot tell` (4), recorded in provenance."""
+    result = substrates(
+        "run", "crn-validate", "--samples", "0", *tightened, cwd=tmp_path, check=False
+    )
+    assert result.returncode == code, result.stderr
+    last = result.stdout.strip().splitlines()[-1]
+    assert last.startswith(line), last
+    record = json.loads((only_run_folder(tmp_path / "runs") / "provenance.json").read_text())
+    assert record["status"] == "complete" and record["verdict"]["line"] == last
+    outcome = {0: "valid", 3: "not valid", 4: "cannot tell"}[code]
+    assert record["verdict"]["outcome"] == outcome
+    failing = [c for c in record["verdict"]["checks"] if not c["passed"]]
+    assert (code == 0) == (not failing)

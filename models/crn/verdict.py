@@ -1,0 +1,113 @@
+"""The verdict of a reduction's validation (`validate.py`): every comparison it made, each
+against its tolerance.
+
+- **not valid** when the CRNs disagree: the reduced with the original, the elementary
+  rewrite with the reduced, either CRN with BP (the Napp–Adams CRN computes BP: a rest
+  point away from BP's fixed point is a wrong answer), and, on a tree, BP or the original
+  CRN with the exact marginals (BP is exact there) — each beyond `beliefs`;
+- **cannot tell** when the answer cannot be trusted: a conserved sum lost beyond
+  `conservation` (beliefs are normalised, which would hide it), a rest point with
+  max |dx/dt| beyond `rest` (deterministic simulators), a relaxation time τ longer than
+  1/`relaxations` of the time simulated (the "rest" may be a slow transient), several
+  fixed points reached from random starts, perturbed or random-start simulations that
+  failed, or, on a graph with cycles, BP beyond `approximation` from the exact marginals
+  (the CRN then computes an answer far from the marginals).
+
+Rate-noise shifts characterise a CRN and are reported, not judged, unless `shift` is set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from ...verdicts import Check, Verdict
+from .validate import Validation
+
+AGREEMENT = (
+    ("crn_reduced", "crn_original"),
+    ("crn_elementary", "crn_reduced"),
+    ("crn_original", "bp"),
+    ("crn_reduced", "bp"),
+)
+ON_TREES = (("bp", "exact"), ("crn_original", "exact"))
+
+
+@dataclass(frozen=True)
+class Tolerances:
+    """beliefs: largest |belief difference| between CRNs, or a CRN and BP; approximation:
+    largest |BP − exact| on a graph with cycles; conservation: largest loss of a conserved
+    sum (concentration); rest: largest max |dx/dt| at a rest point (concentration per
+    time unit); relaxations: how many relaxation times τ the simulated time must cover;
+    shift: largest belief shift under rate noise (None: reported, not judged)."""
+
+    beliefs: float = 1e-6
+    approximation: float = 0.1
+    conservation: float = 1e-6
+    rest: float = 1e-6
+    relaxations: float = 10.0
+    shift: float | None = None
+
+
+def judge(validation: Validation, tolerances: Tolerances, stochastic: bool = False) -> Verdict:
+    """The verdict on `validation`; `stochastic`: the simulator samples (its rest points
+    are time averages, so their |dx/dt| is not judged)."""
+    v, t = validation, tolerances
+    pairs = AGREEMENT + (() if v.loopy else ON_TREES)
+    checks = [_pair(v, a, b, t.beliefs, "not valid") for a, b in pairs]
+    if v.loopy:
+        checks.append(_pair(v, "bp", "exact", t.approximation, "cannot tell"))
+    for label, error in v.conservation_error.items():
+        checks.append(Check(f"conservation of {label}", error, t.conservation, fails="cannot tell"))
+    if not stochastic:
+        for label, residual in v.residual.items():
+            checks.append(
+                Check(f"|dx/dt| at {label}'s rest", residual, t.rest, fails="cannot tell")
+            )
+    for label, found in v.robustness.items():
+        checks += _robustness(label, found, v.steady_time.get(label), t)
+    return Verdict.judge(c for c in checks if c is not None)
+
+
+def _pair(
+    v: Validation, a: str, b: str, tolerance: float, fails: Literal["not valid", "cannot tell"]
+) -> Check | None:
+    """|a − b| at its worst survivor, or None when either was not computed."""
+    first, second = v.beliefs.get(a), v.beliefs.get(b)
+    if first is None or second is None:
+        return None
+    gaps = [float(np.abs(x - y).max()) for x, y in zip(first, second, strict=True)]
+    worst = int(np.argmax(gaps))
+    return Check(f"{a} vs {b}", gaps[worst], tolerance, v.survivors[worst], fails)
+
+
+def _robustness(
+    label: str, found: dict[str, Any], simulated: float | None, t: Tolerances
+) -> list[Check]:
+    """The checks of one CRN's robustness analyses (validate.Analyses)."""
+    checks = []
+    tau = found.get("relaxation_time")
+    if tau is not None and simulated is not None and np.isfinite(simulated):
+        limit = simulated / t.relaxations  # the rest must be many τ after the start
+        checks.append(Check(f"relaxation time τ of {label}", tau, limit, fails="cannot tell"))
+    basins = found.get("basins")
+    if basins:
+        checks.append(
+            Check(
+                f"extra fixed points of {label}", basins["fixed_points"] - 1, 0, fails="cannot tell"
+            )
+        )
+        checks.append(
+            Check(f"failed random starts of {label}", basins["failed"], 0, fails="cannot tell")
+        )
+    for row in found.get("sensitivity", []):
+        where = f"{row['variable']} at ±{row['level']:.0%}"
+        checks.append(
+            Check(f"failed rate-noise runs of {label}", row["failed"], 0, where, "cannot tell")
+        )
+        if t.shift is not None:
+            shift = row["max_shift"]
+            checks.append(Check(f"rate-noise shift of {label}", shift, t.shift, where))
+    return checks
