@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -21,7 +22,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
             "finished item is committed as a Parquet fragment before it counts, and OUT/"
             "results.parquet holds them all. Rerun the same command to resume after an "
             "interruption: nothing finished is recomputed; failed items are retried only "
-            "with --retry-failed."
+            "with --retry-failed. Exit status: 0 done, 1 some items failed, 2 bad input; a "
+            "checking method (crn-validate) adds each item's verdict to the table and exits "
+            "3 if any is not valid, else 4 if any cannot tell."
         ),
         epilog="Grid file: parameters: {uncertainty: [4, 8]}  seeds: 3  fixed: {steps: 500}",
     )
@@ -85,5 +88,25 @@ def handle_sweep(args: argparse.Namespace) -> int:
         print(f"  failed {item}: {error}")
     if report.failed:
         print("rerun with --retry-failed to try the failed items again")
-    print(f"results: {report.folder.path / 'results.parquet'}")
-    return 0 if not report.failed else 1
+    results = report.folder.path / "results.parquet"
+    print(f"results: {results}")
+    if report.failed:
+        return 1
+    return _verdicts(results)
+
+
+def _verdicts(results: Path) -> int:
+    """A checking method's sweep: how many items were valid, not valid, cannot tell; the
+    exit status of the gravest (EXIT_CODES), 0 for other methods."""
+    import pyarrow.parquet as pq
+
+    from ..verdicts import EXIT_CODES
+
+    if not results.is_file() or "verdict" not in pq.read_schema(results).names:
+        return 0
+    items = pq.read_table(results, columns=["item", "verdict"]).to_pylist()
+    outcomes = {row["item"]: row["verdict"] for row in items}
+    counts = {o: list(outcomes.values()).count(o) for o in EXIT_CODES}
+    print("verdicts: " + ", ".join(f"{n} {o}" for o, n in counts.items()))
+    gravest = next((o for o in ("not valid", "cannot tell") if counts[o]), "valid")
+    return EXIT_CODES[gravest] if outcomes else EXIT_CODES["cannot tell"]

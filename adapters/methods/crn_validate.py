@@ -369,6 +369,12 @@ SUMMARY = (
     Entry("applied.{move}", "{move} moves applied", format="d"),
     Entry("declined.{move}", "{move} moves declined (they would enlarge the CRN)", format="d"),
     Entry("steady_time.{crn}", "simulated time to rest, {crn}", "time units"),
+    Entry(
+        "rest_residual.{crn}",
+        "max |dx/dt| at the rest of {crn}",
+        "concentration per time unit",
+        format=".1e",
+    ),
     Entry("steps", "reactions after each move"),
     Entry("kept", "variables kept from reduction"),
     Entry("robustness.{crn}.{what}", "{what} of {crn}"),

@@ -45,7 +45,10 @@ def run_item(
             "run_folder": str(folder.path.relative_to(store.path)),
             "wall_time_s": round(wall, 3),
         }
-        rows = declared.sweep_rows(Run.open(folder.path))
+        run = Run.open(folder.path)
+        if run.verdict is not None:  # a checking method: its outcome beside every row
+            context["verdict"] = run.verdict["outcome"]
+        rows = declared.sweep_rows(run)
         table = pa.Table.from_pylist([{**context, **_prefixed(row, context)} for row in rows])
         if not holds(store.path, token):
             return {"item": item, "status": "abandoned"}

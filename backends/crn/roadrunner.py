@@ -101,11 +101,15 @@ class RoadRunnerBackend(CRNBackend):
     def capabilities(self) -> CRNCapabilities:
         return CRNCapabilities(stochastic=False, batched=False)
 
-    def _prepared(self, network: ReactionNetwork, moieties: bool) -> _Loaded:
+    def _prepared(self, network: ReactionNetwork, moieties: bool | None) -> _Loaded:
         """A compiled model of the network, reset to its initial concentrations and rates;
         with `moieties`, conserved-moiety analysis is part of the load (setting it afterwards
-        compiles the model a second time)."""
-        key = (_structure(network), moieties)
+        compiles the model a second time); None: either (a trajectory runs on both, so it
+        reuses the steady state's model rather than compiling another)."""
+        structure = _structure(network)
+        if moieties is None:
+            moieties = (structure, True) in self._loaded
+        key = (structure, moieties)
         loaded = self._loaded.get(key)
         rates = np.asarray(network.rates, dtype=float)
         if loaded is None or (loaded.rates is not None and not np.array_equal(loaded.rates, rates)):
@@ -151,7 +155,7 @@ class RoadRunnerBackend(CRNBackend):
         return [f"[s{i}]" for i in range(len(network.species))]
 
     def _simulate(self, network: ReactionNetwork, times: np.ndarray) -> np.ndarray:
-        runner = self._prepared(network, moieties=False).runner
+        runner = self._prepared(network, moieties=None).runner
         runner.timeCourseSelections = self._ids(network)
         result = runner.simulate(times=[float(t) for t in times])
         return np.asarray(result)

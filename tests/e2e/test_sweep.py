@@ -60,11 +60,23 @@ def test_local_pool_sweep_then_a_rerun_computes_nothing(tmp_path) -> None:
     first = sweep(tmp_path, "--out", "out", "--executor", "cluster_local")
     assert f"{ITEMS}/{ITEMS} items done (0 before this run, {ITEMS} executed" in first.stdout
     assert_complete(tmp_path / "out")
+    assert {r["verdict"] for r in results(tmp_path / "out")} == {"valid"}
+    assert f"verdicts: {ITEMS} valid, 0 not valid, 0 cannot tell" in first.stdout
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert len(manifest["done"]) == ITEMS and manifest["pending"] == 0
     again = sweep(tmp_path, "--out", "out")
     assert f"({ITEMS} before this run, 0 executed" in again.stdout
     assert set(executions(tmp_path / "out").values()) == {1}
+
+
+def test_a_sweep_with_an_item_not_valid_exits_3_and_tables_each_verdict(tmp_path) -> None:
+    grid = "parameters:\n  belief_tolerance: [1.0e-30, 1.0e-6]\nfixed: {samples: 0, starts: 0}\n"
+    write(tmp_path / "grid.yaml", grid)
+    result = sweep(tmp_path, "--out", "out", check=False)
+    assert result.returncode == 3, result.stderr
+    assert "verdicts: 1 valid, 1 not valid, 0 cannot tell" in result.stdout
+    verdicts = {r["belief_tolerance"]: r["verdict"] for r in results(tmp_path / "out")}
+    assert verdicts == {1e-30: "not valid", 1e-6: "valid"}
 
 
 def test_failed_items_are_kept_and_retried_only_on_request(tmp_path) -> None:
@@ -319,7 +331,7 @@ FAR = "executor: dask\noptions: {address: 'tcp://127.0.0.1:9', connect_timeout_s
             "crn-validate",
             "parameters: {reduction: [all]}\n",
             "cluster_local",
-            "'reduction' is not an option of crn-validate; options: allow_growth, crn",
+            "'reduction' is not an option of crn-validate; options: allow_growth, approximation",
         ),
         ("qrim", "parameters: {outer: [sideways]}\n", "cluster_local", "invalid choice"),
         (

@@ -209,3 +209,17 @@ def test_roadrunner_after_neuron_is_refused_in_one_line_not_a_crash(first, outco
     )
     assert result.returncode in (0, 1), result.stderr[-2000:]  # never a signal
     assert outcome in result.stdout + result.stderr, result.stderr[-2000:]
+
+
+def test_roadrunner_compiles_a_network_once_for_its_steady_state_and_trajectories() -> None:
+    """The trajectory after a steady state runs on the model the steady state compiled (with
+    conserved moieties), not on a second load; both agree with crn.ode."""
+    pytest.importorskip("roadrunner")
+    network = compile_graph(random_tree(4, seed=1)).network
+    runner, ode = create_backend("crn.roadrunner"), create_backend("crn.ode")
+    rest = runner.steady_state(network, 1e-12).concentrations
+    times = np.array([0.0, 0.5, 2.0])
+    path = runner.simulate(network, times)
+    assert runner.loads == 1
+    assert np.allclose(path, ode.simulate(network, times), atol=1e-7)
+    assert np.allclose(rest, ode.steady_state(network, 1e-12).concentrations, atol=1e-8)
