@@ -152,7 +152,7 @@ def row(name: str, evidence: dict[str, str], record: dict[str, object]) -> str:
         sizes = summary["sizes"]
         before, after = sizes["crn_original"]["reactions"], sizes["crn_reduced"]["reactions"]
         exact = summary["differences"].get("bp vs exact")
-        deciding = verdict["line"].split(": ", 2)[-1]
+        deciding = verdict["line"].split(": ", 2)[-1].split("; closest ")[-1]
         return (
             f"| {name} | {shown} | {before:,} → {after:,} | {verdict['outcome']} (exit {code})"
             f" | {deciding} | {'—' if exact is None else f'{exact:.1e}'} | {wall:.0f} | "

@@ -24,7 +24,8 @@ def test_every_package_folder_is_listed_in_pyproject() -> None:
 
 def test_the_root_is_the_package_and_holds_only_its_own_modules() -> None:
     assert _setuptools()["package-dir"] == {"substrates": "."}
-    assert {p.name for p in REPO.glob("*.py")} == {"__init__.py", "__main__.py", "errors.py", "verdicts.py"}
+    own = {"__init__.py", "__main__.py", "errors.py", "verdicts.py"}
+    assert {p.name for p in REPO.glob("*.py")} == own
     assert (REPO / "py.typed").is_file() and (REPO / "__init__.pyi").is_file()
     top = {p.name for p in REPO.iterdir() if (p / "__init__.py").is_file()}
     assert top == set(CODE), "a top-level package folder that pyproject does not map"
