@@ -66,7 +66,7 @@ class CrnValidateParameters(MethodParameters):
     samples: int = option(
         4,
         "draws per rate-noise level; each is a steady state of both CRNs (crn.roadrunner "
-        "compiles each CRN once more for them, with its rates as parameters)",
+        "sets the rates on the model it compiled once per CRN)",
         ge=0,
     )
     starts: int = option(4, "random initial conditions of the basin check (0 skips it)", ge=0)
@@ -100,10 +100,10 @@ class CrnValidateParameters(MethodParameters):
         "tree, BP and the exact marginals); beyond it the reduction is not valid",
         gt=0,
     )
-    approximation_tolerance: float = option(
-        0.1,
+    approximation_tolerance: float | None = option(
+        None,
         "verdict: largest |BP − exact marginal| on a graph with cycles; beyond it the "
-        "validation cannot tell (the CRNs compute BP, far from the marginals)",
+        "validation cannot tell (default: reported, not judged: it is loopy BP's own error)",
         gt=0,
     )
     conservation_tolerance: float = option(
@@ -118,7 +118,7 @@ class CrnValidateParameters(MethodParameters):
         gt=0,
     )
     relaxations: float = option(
-        10.0,
+        1.0,
         "verdict: the time simulated to rest must cover this many relaxation times τ, "
         "else it may be a slow transient: cannot tell",
         gt=0,
@@ -398,8 +398,8 @@ METHOD = Method(
         "The run ends with a verdict line: valid (exit 0), not valid (exit 3: the CRNs "
         "disagree with each other or with BP beyond --belief-tolerance) or cannot tell "
         "(exit 4: a conserved sum lost, a rest point that is not one, τ beyond the time "
-        "simulated, several fixed points, failed robustness runs, or BP far from the "
-        "exact marginals), naming the comparison and variable it rests on."
+        "simulated, BP unconverged, several fixed points or failed robustness runs), "
+        "naming the comparison and variable it rests on."
     ),
     summary=SUMMARY,
     parameters=CrnValidateParameters,

@@ -8,12 +8,15 @@ against its tolerance.
 - **cannot tell** when the answer cannot be trusted: a conserved sum lost beyond
   `conservation` (beliefs are normalised, which would hide it), a rest point with
   max |dx/dt| beyond `rest` (deterministic simulators), a relaxation time τ longer than
-  1/`relaxations` of the time simulated (the "rest" may be a slow transient), several
-  fixed points reached from random starts, perturbed or random-start simulations that
-  failed, or, on a graph with cycles, BP beyond `approximation` from the exact marginals
-  (the CRN then computes an answer far from the marginals).
+  1/`relaxations` of the time simulated (the "rest" may be a slow transient), BP not at
+  its fixed point (residual beyond `beliefs`: the CRNs are compared with an unfinished
+  BP), several fixed points reached from random starts, perturbed or random-start
+  simulations that failed.
 
-Rate-noise shifts characterise a CRN and are reported, not judged, unless `shift` is set.
+Two numbers describe the method rather than the reduction and are reported, not judged,
+unless their tolerance is set: BP's distance from the exact marginals on a graph with
+cycles (`approximation`; loopy BP's own error, which the CRN inherits: beyond it, cannot
+tell) and the belief shifts under rate noise (`shift`; beyond it, not valid).
 """
 
 from __future__ import annotations
@@ -37,17 +40,18 @@ ON_TREES = (("bp", "exact"), ("crn_original", "exact"))
 
 @dataclass(frozen=True)
 class Tolerances:
-    """beliefs: largest |belief difference| between CRNs, or a CRN and BP; approximation:
-    largest |BP − exact| on a graph with cycles; conservation: largest loss of a conserved
+    """beliefs: largest |belief difference| between CRNs, or a CRN and BP, and BP's
+    largest residual; approximation: largest |BP − exact| on a graph with cycles (None:
+    reported, not judged); conservation: largest loss of a conserved
     sum (concentration); rest: largest max |dx/dt| at a rest point (concentration per
     time unit); relaxations: how many relaxation times τ the simulated time must cover;
     shift: largest belief shift under rate noise (None: reported, not judged)."""
 
     beliefs: float = 1e-6
-    approximation: float = 0.1
+    approximation: float | None = None
     conservation: float = 1e-6
     rest: float = 1e-6
-    relaxations: float = 10.0
+    relaxations: float = 1.0
     shift: float | None = None
 
 
@@ -57,8 +61,9 @@ def judge(validation: Validation, tolerances: Tolerances, stochastic: bool = Fal
     v, t = validation, tolerances
     pairs = AGREEMENT + (() if v.loopy else ON_TREES)
     checks = [_pair(v, a, b, t.beliefs, "not valid") for a, b in pairs]
-    if v.loopy:
+    if v.loopy and t.approximation is not None:
         checks.append(_pair(v, "bp", "exact", t.approximation, "cannot tell"))
+    checks.append(Check("BP's fixed-point residual", v.bp_residual, t.beliefs, fails="cannot tell"))
     for label, error in v.conservation_error.items():
         checks.append(Check(f"conservation of {label}", error, t.conservation, fails="cannot tell"))
     if not stochastic:

@@ -132,6 +132,7 @@ def _evidence(name: str) -> str:
         pytest.param("alarm", "crn_torch", marks=pytest.mark.science),
         pytest.param("insurance", "crn_ode", marks=pytest.mark.science),
         pytest.param("insurance", "crn_torch", marks=pytest.mark.science),
+        pytest.param("alarm", "crn_roadrunner", marks=pytest.mark.science),
     ],
 )  # alarm on the ODE backend in the default lane; the torch tier's own path: conformance
 def test_classic_networks_validate_end_to_end(tmp_path, name, simulator) -> None:
@@ -177,7 +178,7 @@ def test_classic_networks_validate_end_to_end(tmp_path, name, simulator) -> None
 
 def test_roadrunner_validates_a_real_network_end_to_end(tmp_path) -> None:
     """With the default robustness checks: 8 perturbed rate sets and 4 random starts per CRN
-    run on libRoadRunner's kept models (two loads per CRN, not one per sample)."""
+    run on libRoadRunner's kept models (one load per CRN, not one per sample)."""
     result = substrates(
         "run",
         "crn-validate",

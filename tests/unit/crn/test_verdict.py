@@ -60,14 +60,18 @@ def test_asia_is_valid_and_each_kind_of_failure_is_named(asia) -> None:
     assert judge(unsettled, tolerances, stochastic=True).outcome == "valid"  # time averages
 
 
-def test_bp_far_from_exact_on_a_loopy_graph_cannot_tell(asia) -> None:
+def test_loopy_bp_far_from_exact_is_judged_only_when_asked(asia) -> None:
     from substrates.models.crn.verdict import Tolerances, judge
 
-    assert asia.loopy  # Asia's moral graph has a cycle: BP vs exact is a "cannot tell" check
+    assert asia.loopy  # Asia's moral graph has a cycle: BP vs exact is BP's own error
     far = [b.copy() for b in asia.beliefs["exact"]]
     far[0] = np.eye(len(far[0]))[np.argmin(far[0])]  # all mass on its least likely state
-    verdict = judge(dataclasses.replace(asia, beliefs={**asia.beliefs, "exact": far}), Tolerances())
+    moved = dataclasses.replace(asia, beliefs={**asia.beliefs, "exact": far})
+    assert judge(moved, Tolerances()).outcome == "valid"  # reported, not judged by default
+    verdict = judge(moved, Tolerances(approximation=0.1))
     assert verdict.outcome == "cannot tell" and verdict.deciding.name == "bp vs exact"
+    unfinished = dataclasses.replace(asia, bp_residual=1e-3)
+    assert "BP's fixed-point residual" in judge(unfinished, Tolerances()).line()
 
 
 def test_a_verdict_takes_not_valid_before_cannot_tell_and_nothing_as_cannot_tell() -> None:
