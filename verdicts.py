@@ -58,11 +58,13 @@ class Check:
         return self.value / self.tolerance
 
     def text(self) -> str:
-        """'name 4.80e-01 > 1e-06 (where)', or '≤' when it passes."""
-        shown = "not measured" if self.value is None else f"{self.value:.2e}"
-        sign = "≤" if self.passed else ">"
+        """'name 4.80e-01 > 1e-06 (where)', '≤' when it passes, or 'name: could not be
+        measured (where)'."""
         where = f" ({self.where})" if self.where else ""
-        return f"{self.name} {shown} {sign} {self.tolerance:g}{where}"
+        if self.value is None:
+            return f"{self.name}: could not be measured{where}"
+        sign = "≤" if self.passed else ">"
+        return f"{self.name} {self.value:.2e} {sign} {self.tolerance:g}{where}"
 
     def to_dict(self) -> dict[str, object]:
         return {

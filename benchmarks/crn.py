@@ -213,11 +213,13 @@ def _gillespie_worker(sbml: str, counts: list[float], t_end: float, out: object)
     runner = roadrunner.RoadRunner(sbml)
     load = time.perf_counter() - start
     runner.setIntegrator("gillespie")
-    runner.getIntegrator().setValue("variable_step_size", True)
-    runner.getIntegrator().setValue("seed", 1)
     for i, value in enumerate(counts):  # molecule counts: amounts, not concentrations
         runner.setValue(f"init(s{i})", value)
-    runner.reset()
+    runner.reset()  # (this also resets the integrator's settings: set them after)
+    integrator = runner.getIntegrator()
+    integrator.setValue("variable_step_size", True)
+    integrator.setValue("seed", 1)
+    integrator.setValue("max_output_rows", 100_000_000)  # one row per event
     runner.timeCourseSelections = ["time"]  # one row per event, no state copied out
     start = time.perf_counter()
     trace = runner.simulate(0, t_end)

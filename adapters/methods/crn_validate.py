@@ -369,6 +369,7 @@ SUMMARY = (
     Entry("applied.{move}", "{move} moves applied", format="d"),
     Entry("declined.{move}", "{move} moves declined (they would enlarge the CRN)", format="d"),
     Entry("steady_time.{crn}", "simulated time to rest, {crn}", "time units"),
+    Entry("unrested.{crn}", "why {crn} reached no rest"),
     Entry(
         "rest_residual.{crn}",
         "max |dx/dt| at the rest of {crn}",

@@ -13,7 +13,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...datasets.crn.reaction_network import ReactionNetwork
-from ...errors import CapabilityError
+from ...errors import CapabilityError, SubstratesError
 from ..base import Backend, Capabilities
 
 
@@ -34,6 +34,15 @@ class SteadyState:
     concentrations: np.ndarray
     time: float
     residual: float
+
+
+class NoSteadyStateError(SubstratesError):
+    """A simulator that did not bring a network to rest within its limits; `residual`: the
+    max |dx/dt| where it stopped (concentration per time unit; NaN when unknown)."""
+
+    def __init__(self, message: str, residual: float = float("nan")) -> None:
+        super().__init__(message)
+        self.residual = residual
 
 
 class CRNBackend(Backend):

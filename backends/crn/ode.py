@@ -12,7 +12,7 @@ from pydantic import Field
 
 from ...errors import SubstratesError
 from ..base import BackendOptions
-from .base import CRNBackend, CRNCapabilities, SteadyState
+from .base import CRNBackend, CRNCapabilities, NoSteadyStateError, SteadyState
 
 if TYPE_CHECKING:
     from ...datasets.crn.reaction_network import ReactionNetwork
@@ -99,8 +99,9 @@ class OdeBackend(CRNBackend):
             if speed < tolerance:
                 return SteadyState(x, elapsed, speed)
             if elapsed >= self.options.max_time:
-                raise SubstratesError(
+                raise NoSteadyStateError(
                     f"crn.ode: no steady state by t = {elapsed:g} (max |dx/dt| = {speed:.2e} "
-                    f"> {tolerance:g}); raise max_time or loosen the tolerance"
+                    f"> {tolerance:g}); raise max_time or loosen the tolerance",
+                    speed,
                 )
             horizon *= 2

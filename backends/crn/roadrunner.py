@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 from pydantic import Field
 
-from ...errors import BackendUnavailableError, SubstratesError
+from ...errors import BackendUnavailableError
 from ..base import BackendOptions
-from .base import CRNBackend, CRNCapabilities, SteadyState
+from .base import CRNBackend, CRNCapabilities, NoSteadyStateError, SteadyState
 
 if TYPE_CHECKING:
     from ...datasets.crn.reaction_network import ReactionNetwork
@@ -165,7 +165,7 @@ class RoadRunnerBackend(CRNBackend):
             try:
                 runner.steadyState()
             except RuntimeError as err:
-                raise SubstratesError(
+                raise NoSteadyStateError(
                     f"crn.roadrunner: steady-state solver failed: {err}"
                 ) from None
             x[loaded.order] = runner.model.getFloatingSpeciesConcentrations()
@@ -173,8 +173,9 @@ class RoadRunnerBackend(CRNBackend):
             if speed < tolerance:
                 break
         else:
-            raise SubstratesError(
-                f"crn.roadrunner: steady state with max |dx/dt| = {speed:.2e} > {tolerance:g}"
+            raise NoSteadyStateError(
+                f"crn.roadrunner: steady state with max |dx/dt| = {speed:.2e} > {tolerance:g}",
+                speed,
             )
         return SteadyState(x, self.options.presimulation_time, speed)
 

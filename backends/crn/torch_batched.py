@@ -19,10 +19,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
-from ...errors import SubstratesError
 from ..base import BackendOptions, Tier
 from ..gpu import TorchDeviceOption
-from .base import CRNBackend, CRNCapabilities, SteadyState
+from .base import CRNBackend, CRNCapabilities, NoSteadyStateError, SteadyState
 
 if TYPE_CHECKING:
     from ...datasets.crn.reaction_network import ReactionNetwork
@@ -180,9 +179,10 @@ class TorchBackend(TorchDeviceOption, CRNBackend):
             f = torch.where(ok, model.derivative(x, k), f)
             grow = (speed / f.abs().amax(dim=1, keepdim=True).clamp_min(1e-300)).clamp(2, 10)
             h = torch.where(ok, h * grow, h / 4).clamp(1e-8, 1e12)
-        raise SubstratesError(
+        raise NoSteadyStateError(
             f"crn.torch: no steady state after {self.options.max_iterations} steps "
-            f"(max |dx/dt| = {float(f.abs().max()):.2e} > {tolerance:g})"
+            f"(max |dx/dt| = {float(f.abs().max()):.2e} > {tolerance:g})",
+            float(f.abs().max()),
         )
 
     def _steady_state(self, network: ReactionNetwork, tolerance: float) -> SteadyState:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..formats import FOLDER, Format, Formats
+from .neo_files import read_neo
 from .recording import Recording, RecordingError
 
 LITKE_512_IDS = range(500, 1500)
@@ -76,26 +77,12 @@ def litke_positions(
     )
 
 
-def _read_neo(
-    path: Path,
-    positions_um: np.ndarray | None = None,
-    rawio: str | None = None,
-    options: dict[str, Any] | None = None,
-    units: str | None = None,
-    stream: int = 0,
-    pitch_um: float | None = None,
-) -> Recording:
-    from .neo_files import read_neo
-
-    return read_neo(path, positions_um, rawio, options, units, stream, pitch_um)
-
-
 FORMATS: Formats[Recording] = Formats(
     "recording",
     [
         Format("nwb", "NWB", (".nwb",), _read_nwb),
         Format("litke", "Litke raw", (".bin", FOLDER), _read_litke),
-        Format("neo", "python-neo (any format its rawio classes read)", (), _read_neo),
+        Format("neo", "python-neo (any format its rawio classes read)", (), read_neo),
     ],
     error=RecordingError,
 )

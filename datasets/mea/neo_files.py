@@ -31,7 +31,7 @@ class NeoSource(TraceSource):
 
 def read_neo(
     path: str | os.PathLike[str],
-    positions_um: np.ndarray | None,
+    positions_um: np.ndarray | None = None,
     rawio: str | None = None,
     options: dict[str, Any] | None = None,
     units: str | None = None,

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from ...backends.crn.base import NoSteadyStateError
 from ...datasets.crn.factor_graph import FactorGraph
 from ...datasets.crn.reaction_network import ReactionNetwork
 from .bp import belief_propagation
@@ -60,8 +61,9 @@ class Validation:
     """Beliefs on the survivors (rows: survivors) from BP, both CRNs, tree-reweighted BP
     ("trw"; graphs with cycles, None when too large) and exact inference (None when too
     wide); the largest differences between them; BP's fixed-point residual; the CRNs'
-    conservation errors and max |dx/dt| at their rest points (`residual`); sizes before
-    and after; whether the graph has a cycle."""
+    conservation errors and max |dx/dt| at their rest points (`residual`; where the
+    simulator found no rest, where it stopped, and `unrested` says why: its beliefs are
+    None); sizes before and after; whether the graph has a cycle."""
 
     survivors: tuple[str, ...]
     beliefs: dict[str, list[np.ndarray] | None]
@@ -80,6 +82,7 @@ class Validation:
     bp_sweeps: int = 0
     robustness: dict[str, dict[str, Any]] = field(default_factory=dict)
     residual: dict[str, float] = field(default_factory=dict)
+    unrested: dict[str, str] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
         """Everything but the beliefs and the networks, as JSON-ready values."""
@@ -99,6 +102,7 @@ class Validation:
             "bp_sweeps": self.bp_sweeps,
             "robustness": self.robustness,
             "rest_residual": self.residual,
+            "unrested": self.unrested,
         }
 
     def table(self) -> pa.Table:
@@ -158,6 +162,7 @@ def validate_reduction(
     survivors = list(reduction.survivors)
     results: dict[str, list[np.ndarray] | None] = {}
     sizes, conservation, times, networks, residuals = {}, {}, {}, {}, {}
+    unrested: dict[str, str] = {}
     robustness: dict[str, dict[str, Any]] = {}
     names = [graph.names[r] for r in survivors]
     for label, current, rows in (
@@ -173,15 +178,19 @@ def validate_reduction(
         else:
             compiled = compile_graph(current)
         networks[label] = compiled.network
-        rest = simulator.steady_state(compiled.network, tolerance)
-        beliefs = compiled.beliefs(rest.concentrations)
-        results[label] = [beliefs[r] for r in rows]
         sizes[label] = {
             "species": len(compiled.network.species),
             "reactions": compiled.network.reactions,
             "variables": counts[0],
             "factors": counts[1],
         }
+        try:
+            rest = simulator.steady_state(compiled.network, tolerance)
+        except NoSteadyStateError as error:  # the verdict cannot tell: no rest to compare
+            results[label], residuals[label], unrested[label] = None, error.residual, str(error)
+            continue
+        beliefs = compiled.beliefs(rest.concentrations)
+        results[label] = [beliefs[r] for r in rows]
         conservation[label] = compiled.conservation_error(rest.concentrations)
         times[label] = rest.time
         residuals[label] = rest.residual
@@ -244,6 +253,7 @@ def validate_reduction(
         bp_sweeps=bp.iterations,
         robustness=robustness,
         residual=residuals,
+        unrested=unrested,
     )
 
 

@@ -5,7 +5,8 @@ against its tolerance.
   rewrite with the reduced, either CRN with BP (the Napp–Adams CRN computes BP: a rest
   point away from BP's fixed point is a wrong answer), and, on a tree, BP or the original
   CRN with the exact marginals (BP is exact there) — each beyond `beliefs`;
-- **cannot tell** when the answer cannot be trusted: a conserved sum lost beyond
+- **cannot tell** when the answer cannot be trusted: a CRN the simulator brought to no
+  rest (its limits reached: nothing to compare), a conserved sum lost beyond
   `conservation` (beliefs are normalised, which would hide it), a rest point with
   max |dx/dt| beyond `rest` (deterministic simulators), a relaxation time τ longer than
   1/`relaxations` of the time simulated (the "rest" may be a slow transient), BP not at
@@ -66,8 +67,12 @@ def judge(validation: Validation, tolerances: Tolerances, stochastic: bool = Fal
     checks.append(Check("BP's fixed-point residual", v.bp_residual, t.beliefs, fails="cannot tell"))
     for label, error in v.conservation_error.items():
         checks.append(Check(f"conservation of {label}", error, t.conservation, fails="cannot tell"))
+    for label, why in v.unrested.items():
+        checks.append(Check(f"the rest of {label}", None, 0.0, why, "cannot tell"))
     if not stochastic:
         for label, residual in v.residual.items():
+            if label in v.unrested:
+                continue
             checks.append(
                 Check(f"|dx/dt| at {label}'s rest", residual, t.rest, fails="cannot tell")
             )

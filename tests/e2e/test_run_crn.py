@@ -305,3 +305,33 @@ def test_the_run_ends_with_a_verdict_and_its_exit_status(tmp_path, tightened, co
     assert record["verdict"]["outcome"] == outcome
     failing = [c for c in record["verdict"]["checks"] if not c["passed"]]
     assert (code == 0) == (not failing)
+
+
+def test_a_crn_the_simulator_brings_to_no_rest_cannot_tell(tmp_path) -> None:
+    """A simulator that stops before rest (integration capped at t = 10, far short of
+    Asia's relaxation) leaves nothing to compare: `cannot tell`, exit 4, the reason named,
+    the run folder complete with the other CRN's beliefs."""
+    (tmp_path / "short.yaml").write_text(
+        "substrate: crn\nbackend: crn.ode\noptions: {steady: integrate, max_time: 1}\n"
+    )
+    result = substrates(
+        "run",
+        "crn-validate",
+        "--simulator",
+        "short.yaml",
+        "--samples",
+        "0",
+        "--starts",
+        "0",
+        cwd=tmp_path,
+        check=False,
+    )
+    assert result.returncode == 4, result.stderr
+    last = result.stdout.strip().splitlines()[-1]
+    assert last.startswith("verdict: cannot tell: the rest of crn_original: could not be measured")
+    assert "no steady state by t = 10" in last
+    record = json.loads((only_run_folder(tmp_path / "runs") / "provenance.json").read_text())
+    assert record["status"] == "complete" and set(record["summary"]["unrested"]) == {
+        "crn_original",
+        "crn_reduced",
+    }

@@ -55,6 +55,20 @@ def test_asia_is_valid_and_each_kind_of_failure_is_named(asia) -> None:
     verdict = judge(dataclasses.replace(asia, robustness=two), tolerances)
     assert verdict.outcome == "cannot tell" and "extra fixed points" in verdict.line()
 
+    why = "crn.ode: no steady state by t = 10 (max |dx/dt| = 1.2e-03 > 1e-13)"
+    gone = dataclasses.replace(
+        asia,
+        beliefs={**asia.beliefs, "crn_original": None},
+        residual={"crn_original": 1.2e-3},
+        unrested={"crn_original": why},
+    )
+    verdict = judge(gone, tolerances)
+    assert verdict.outcome == "cannot tell"
+    assert (
+        verdict.line()
+        == f"verdict: cannot tell: the rest of crn_original: could not be measured ({why})"
+    )
+
     unsettled = dataclasses.replace(asia, residual={"crn_original": 1e-3})
     assert judge(unsettled, tolerances).outcome == "cannot tell"
     assert judge(unsettled, tolerances, stochastic=True).outcome == "valid"  # time averages
