@@ -371,6 +371,9 @@ SUMMARY = (
     Entry("steady_time.{crn}", "simulated time to rest, {crn}", "time units"),
     Entry("unrested.{crn}", "why {crn} reached no rest"),
     Entry(
+        "bp_residual_at_rest.{crn}", "BP's residual at the messages {crn} rests with", format=".1e"
+    ),
+    Entry(
         "rest_residual.{crn}",
         "max |dx/dt| at the rest of {crn}",
         "concentration per time unit",

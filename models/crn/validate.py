@@ -63,7 +63,9 @@ class Validation:
     wide); the largest differences between them; BP's fixed-point residual; the CRNs'
     conservation errors and max |dx/dt| at their rest points (`residual`; where the
     simulator found no rest, where it stopped, and `unrested` says why: its beliefs are
-    None); sizes before and after; whether the graph has a cycle."""
+    None); BP's residual at the messages each CRN rests with (`bp_residual_at_rest`: 0 at
+    a BP fixed point, inf where a message vanished; not for a lifted or given CRN); sizes
+    before and after; whether the graph has a cycle."""
 
     survivors: tuple[str, ...]
     beliefs: dict[str, list[np.ndarray] | None]
@@ -83,6 +85,7 @@ class Validation:
     robustness: dict[str, dict[str, Any]] = field(default_factory=dict)
     residual: dict[str, float] = field(default_factory=dict)
     unrested: dict[str, str] = field(default_factory=dict)
+    bp_residual_at_rest: dict[str, float] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
         """Everything but the beliefs and the networks, as JSON-ready values."""
@@ -103,6 +106,7 @@ class Validation:
             "robustness": self.robustness,
             "rest_residual": self.residual,
             "unrested": self.unrested,
+            "bp_residual_at_rest": self.bp_residual_at_rest,
         }
 
     def table(self) -> pa.Table:
@@ -163,6 +167,7 @@ def validate_reduction(
     results: dict[str, list[np.ndarray] | None] = {}
     sizes, conservation, times, networks, residuals = {}, {}, {}, {}, {}
     unrested: dict[str, str] = {}
+    at_rest: dict[str, float] = {}
     robustness: dict[str, dict[str, Any]] = {}
     names = [graph.names[r] for r in survivors]
     for label, current, rows in (
@@ -191,6 +196,12 @@ def validate_reduction(
             continue
         beliefs = compiled.beliefs(rest.concentrations)
         results[label] = [beliefs[r] for r in rows]
+        if (
+            compiled.network.species
+            and not (label == "crn_reduced" and lifted)
+            and not (label == "crn_original" and given is not None)
+        ):  # species named by compile_graph: the messages they hold can be read back
+            at_rest[label] = compiled.bp_residual(current, rest.concentrations)
         conservation[label] = compiled.conservation_error(rest.concentrations)
         times[label] = rest.time
         residuals[label] = rest.residual
@@ -228,8 +239,8 @@ def validate_reduction(
         try:
             trw = tree_reweighted_bp(original).beliefs
             results["trw"] = [trw[r] for r in survivors]
-        except TooLargeForTRWError:
-            results["trw"] = None
+        except (TooLargeForTRWError, FloatingPointError):  # too large; a message vanished
+            results["trw"] = None  # the second opinion is left out, never the run
     try:
         exact = marginals(original, max_width=EXACT_LIMIT)
         results["exact"] = [exact[r] for r in survivors]
@@ -254,6 +265,7 @@ def validate_reduction(
         robustness=robustness,
         residual=residuals,
         unrested=unrested,
+        bp_residual_at_rest=at_rest,
     )
 
 

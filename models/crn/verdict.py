@@ -4,15 +4,18 @@ against its tolerance.
 - **not valid** when the CRNs disagree: the reduced with the original, the elementary
   rewrite with the reduced, either CRN with BP (the Napp–Adams CRN computes BP: a rest
   point away from BP's fixed point is a wrong answer), and, on a tree, BP or the original
-  CRN with the exact marginals (BP is exact there) — each beyond `beliefs`;
+  CRN with the exact marginals (BP is exact there) — each beyond `beliefs`; or when a
+  CRN rests at messages where BP's equations do not hold (max |F(m) − m| beyond
+  `beliefs`: a boundary equilibrium, some message driven to zero);
 - **cannot tell** when the answer cannot be trusted: a CRN the simulator brought to no
   rest (its limits reached: nothing to compare), a conserved sum lost beyond
   `conservation` (beliefs are normalised, which would hide it), a rest point with
   max |dx/dt| beyond `rest` (deterministic simulators), a relaxation time τ longer than
   1/`relaxations` of the time simulated (the "rest" may be a slow transient), BP not at
   its fixed point (residual beyond `beliefs`: the CRNs are compared with an unfinished
-  BP), several fixed points reached from random starts, perturbed or random-start
-  simulations that failed.
+  BP), a CRN that rests at another fixed point of BP's equations than BP's own (loopy
+  graphs can have several), several fixed points reached from random starts, perturbed
+  or random-start simulations that failed.
 
 Two numbers describe the method rather than the reduction and are reported, not judged,
 unless their tolerance is set: BP's distance from the exact marginals on a graph with
@@ -61,7 +64,10 @@ def judge(validation: Validation, tolerances: Tolerances, stochastic: bool = Fal
     are time averages, so their |dx/dt| is not judged)."""
     v, t = validation, tolerances
     pairs = AGREEMENT + (() if v.loopy else ON_TREES)
-    checks = [_pair(v, a, b, t.beliefs, "not valid") for a, b in pairs]
+    checks = [_pair(v, a, b, t.beliefs, _kind(v, a, b, t)) for a, b in pairs]
+    for label, residual in v.bp_residual_at_rest.items():
+        name = f"BP's equations at {label}'s rest"
+        checks.append(Check(name, residual, t.beliefs, "max |F(m) − m|", "not valid"))
     if v.loopy and t.approximation is not None:
         checks.append(_pair(v, "bp", "exact", t.approximation, "cannot tell"))
     checks.append(Check("BP's fixed-point residual", v.bp_residual, t.beliefs, fails="cannot tell"))
@@ -79,6 +85,15 @@ def judge(validation: Validation, tolerances: Tolerances, stochastic: bool = Fal
     for label, found in v.robustness.items():
         checks += _robustness(label, found, v.steady_time.get(label), t)
     return Verdict.judge(c for c in checks if c is not None)
+
+
+def _kind(v: Validation, a: str, b: str, t: Tolerances) -> Literal["not valid", "cannot tell"]:
+    """A CRN that rests away from BP's answer but at messages that satisfy BP's equations
+    found another BP fixed point (loopy graphs can have several): which one is right the
+    validation cannot tell. Any other disagreement is not valid."""
+    if b == "bp" and v.bp_residual_at_rest.get(a, np.inf) <= t.beliefs:
+        return "cannot tell"
+    return "not valid"
 
 
 def _pair(

@@ -335,3 +335,38 @@ def test_a_crn_the_simulator_brings_to_no_rest_cannot_tell(tmp_path) -> None:
         "crn_original",
         "crn_reduced",
     }
+
+
+@pytest.mark.science
+def test_water_ends_with_a_verdict_where_trw_vanishes_and_conservation_is_lost(tmp_path) -> None:
+    """pgmpy's water with three drawn observations (benchmarks/crn_networks.py, seed 45 + 14):
+    tree-reweighted BP's messages vanish (its second opinion is left out, the run goes on:
+    it crashed with exit 70 before), and the reduced CRN rests at BP's beliefs with a
+    conserved sum lost by 4e-2 — `cannot tell`, exit 4, where it printed exit 0 before."""
+    result = substrates(
+        "run",
+        "crn-validate",
+        "--graph",
+        str(pgmpy_network("water")),
+        "--evidence",
+        "C_NI_12_00=5,CKNI_12_15=40_MG_L,CNOD_12_45=0_5_MG_L",
+        "--samples",
+        "0",
+        "--starts",
+        "0",
+        "--perturbation",
+        "none",
+        cwd=tmp_path,
+        check=False,
+    )
+    assert result.returncode == 4, result.stderr
+    assert (
+        result.stdout.strip()
+        .splitlines()[-1]
+        .startswith("verdict: cannot tell: conservation of crn_reduced")
+    )
+    record = json.loads((only_run_folder(tmp_path / "runs") / "provenance.json").read_text())
+    summary = record["summary"]
+    assert summary["differences"]["crn_reduced vs bp"] < 1e-8
+    assert "bp vs trw" not in summary["differences"]
+    assert summary["conservation_error"]["crn_reduced"] > 1e-3

@@ -78,3 +78,22 @@ def test_loopy_equilibrium_is_the_bp_fixed_point(ode) -> None:
         assert np.allclose(ours, reference, atol=1e-8)
     totals = [rest.concentrations[rows].sum() for rows in _messages(compiled.network)]
     assert np.allclose(totals, 1.0, atol=1e-10)
+
+
+def test_the_rest_point_holds_bp_fixed_point_messages_and_a_vanished_message_does_not() -> None:
+    """At the CRN's rest the messages satisfy BP's equations (residual ~0, by BP's own
+    update, models/crn/bp.py); a message state driven to zero, as on a boundary
+    equilibrium, breaks them."""
+    from substrates.backends.registry import create_backend
+    from substrates.models.crn.napp_adams import to_variable
+
+    graph = loopy_six()
+    compiled = compile_graph(graph)
+    x = create_backend("crn.ode").steady_state(compiled.network, 1e-13).concentrations
+    assert compiled.bp_residual(graph, x) < 1e-10
+    i, a = graph.edges()[0]
+    index = {name: k for k, name in enumerate(compiled.network.species)}
+    broken = x.copy()
+    broken[index[to_variable(a, i, 0)]] = 0.0
+    broken[index[to_variable(a, i, 1)]] = 1.0
+    assert compiled.bp_residual(graph, broken) > 1e-3

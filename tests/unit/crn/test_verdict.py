@@ -69,6 +69,16 @@ def test_asia_is_valid_and_each_kind_of_failure_is_named(asia) -> None:
         == f"verdict: cannot tell: the rest of crn_original: could not be measured ({why})"
     )
 
+    both = {**asia.beliefs, "crn_reduced": moved, "crn_original": moved}
+    at_fixed_points = {"crn_original": 1e-15, "crn_reduced": 1e-15}
+    another = dataclasses.replace(asia, beliefs=both, bp_residual_at_rest=at_fixed_points)
+    verdict = judge(another, tolerances)  # BP's equations hold there: another fixed point
+    assert verdict.outcome == "cannot tell" and verdict.deciding.name.endswith("vs bp")
+    boundary = dataclasses.replace(broken, bp_residual_at_rest={"crn_reduced": math.inf})
+    verdict = judge(boundary, tolerances)  # they do not: a boundary equilibrium
+    assert verdict.outcome == "not valid"
+    assert verdict.deciding.name == "BP's equations at crn_reduced's rest"
+
     unsettled = dataclasses.replace(asia, residual={"crn_original": 1e-3})
     assert judge(unsettled, tolerances).outcome == "cannot tell"
     assert judge(unsettled, tolerances, stochastic=True).outcome == "valid"  # time averages
