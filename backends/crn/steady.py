@@ -57,7 +57,7 @@ def conservation(stoichiometry: Any) -> Conservation:
 
     n = stoichiometry.tocsr()
     species = n.shape[0]
-    pattern = (abs(n) > 0).astype(np.int8)
+    pattern = (abs(n) > 0).astype(np.int32)  # int8 counts of shared reactions wrap at 128
     _, labels = connected_components(pattern @ pattern.T, directed=False)
     order = np.argsort(labels, kind="stable")
     bounds = np.flatnonzero(np.diff(labels[order])) + 1

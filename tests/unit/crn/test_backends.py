@@ -223,3 +223,28 @@ def test_roadrunner_compiles_a_network_once_for_its_steady_state_and_trajectorie
     assert runner.loads == 1
     assert np.allclose(path, ode.simulate(network, times), atol=1e-7)
     assert np.allclose(rest, ode.steady_state(network, 1e-12).concentrations, atol=1e-8)
+
+
+def test_a_conserved_pair_sharing_hundreds_of_reactions_keeps_its_law() -> None:
+    """A ⇄ B catalysed by each of 128 species: A and B share 256 reactions (counted in int8
+    that wrapped to 0, split the pair, lost the law A + B = const, and hepar2's CRN rested
+    with a message summing to 1.47); the law is found and the steady state keeps it, at
+    the closed form's point."""
+    from substrates.backends.crn.mass_action import MassAction
+    from substrates.backends.crn.steady import conservation
+
+    build = NetworkBuilder()
+    a, b = build.species("A", 0.7), build.species("B", 0.3)
+    for k in range(128):
+        catalyst = build.species(f"C{k}", 1.0)
+        build.reaction([a, catalyst], [b, catalyst], 1.0 + k % 3)
+        build.reaction([b, catalyst], [a, catalyst], 2.0)
+    network = build.build()
+    laws = conservation(MassAction(network).stoichiometry).laws.toarray()
+    pair = [row for row in laws if row[a] or row[b]]
+    assert len(pair) == 1 and np.count_nonzero(pair[0]) == 2
+    assert pair[0][b] == pytest.approx(pair[0][a], rel=1e-12)  # A + B
+    rest = create_backend("crn.ode").steady_state(network, 1e-12).concentrations
+    forward = sum(1.0 + k % 3 for k in range(128))  # A → B at this total rate, B → A at 256
+    assert rest[a] + rest[b] == pytest.approx(1.0, abs=1e-12)
+    assert rest[b] == pytest.approx(forward / (forward + 256.0), abs=1e-9)
