@@ -100,7 +100,7 @@ def _verdicts(results: Path) -> int:
     exit status of the gravest (EXIT_CODES), 0 for other methods."""
     import pyarrow.parquet as pq
 
-    from ..verdicts import EXIT_CODES
+    from ..verdicts import EXIT_CODES, Outcome
 
     if not results.is_file() or "verdict" not in pq.read_schema(results).names:
         return 0
@@ -108,5 +108,10 @@ def _verdicts(results: Path) -> int:
     outcomes = {row["item"]: row["verdict"] for row in items}
     counts = {o: list(outcomes.values()).count(o) for o in EXIT_CODES}
     print("verdicts: " + ", ".join(f"{n} {o}" for o, n in counts.items()))
-    gravest = next((o for o in ("not valid", "cannot tell") if counts[o]), "valid")
-    return EXIT_CODES[gravest] if outcomes else EXIT_CODES["cannot tell"]
+    if not outcomes:
+        return EXIT_CODES["cannot tell"]
+    gravest_first: tuple[Outcome, ...] = ("not valid", "cannot tell")
+    for outcome in gravest_first:
+        if counts[outcome]:
+            return EXIT_CODES[outcome]
+    return EXIT_CODES["valid"]
