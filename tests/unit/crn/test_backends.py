@@ -248,3 +248,19 @@ def test_a_conserved_pair_sharing_hundreds_of_reactions_keeps_its_law() -> None:
     forward = sum(1.0 + k % 3 for k in range(128))  # A → B at this total rate, B → A at 256
     assert rest[a] + rest[b] == pytest.approx(1.0, abs=1e-12)
     assert rest[b] == pytest.approx(forward / (forward + 256.0), abs=1e-9)
+
+
+def test_a_slow_mode_below_the_residual_tolerance_is_followed_to_its_rest() -> None:
+    """A ⇄ B catalysed by the product of fifteen species at 0.09 (as a Napp–Adams message
+    of a variable with fifteen factors, hailfinder's Scenario): rates ~1e-16, below any
+    residual tolerance at the uniform start, which was taken for the rest (hailfinder's CRN
+    then sat 0.48 from BP). Newton's step measures the distance left: the rest is found,
+    B / A = 1 / 3 from the rates."""
+    build = NetworkBuilder()
+    a, b = build.species("A", 0.5), build.species("B", 0.5)
+    catalysts = [build.species(f"C{k}", 0.09) for k in range(15)]
+    build.reaction([a, *catalysts], [b, *catalysts], 1.0)
+    build.reaction([b, *catalysts], [a, *catalysts], 3.0)
+    network = build.build()
+    rest = create_backend("crn.ode").steady_state(network, 1e-13).concentrations
+    assert rest[b] == pytest.approx(0.25, abs=1e-9) and rest[a] == pytest.approx(0.75, abs=1e-9)
