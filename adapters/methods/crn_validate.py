@@ -370,6 +370,7 @@ SUMMARY = (
     Entry("declined.{move}", "{move} moves declined (they would enlarge the CRN)", format="d"),
     Entry("steady_time.{crn}", "simulated time to rest, {crn}", "time units"),
     Entry("unrested.{crn}", "why {crn} reached no rest"),
+    Entry("rest_verified.{crn}", "a Newton solve confirmed the rest of {crn}"),
     Entry(
         "bp_residual_at_rest.{crn}", "BP's residual at the messages {crn} rests with", format=".1e"
     ),

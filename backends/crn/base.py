@@ -29,11 +29,13 @@ class CRNCapabilities(Capabilities):
 @dataclass(frozen=True)
 class SteadyState:
     """concentrations at rest; time: simulated time to get there; residual: max |dx/dt|
-    there (concentration per unit time)."""
+    there (concentration per unit time); verified: a Newton solve confirmed it is the rest
+    (the distance left below 1e-9), not only that it moves slowly."""
 
     concentrations: np.ndarray
     time: float
     residual: float
+    verified: bool = False
 
 
 class NoSteadyStateError(SubstratesError):

@@ -90,7 +90,7 @@ class OdeBackend(CRNBackend):
         if self.options.steady == "continuation":
             rest = steady_state(model, start, tolerance)
             if rest is not None:
-                return SteadyState(rest.x, rest.time, rest.residual)
+                return SteadyState(rest.x, rest.time, rest.residual, rest.verified)
         x, elapsed, horizon = start, 0.0, 10.0
         while True:
             solution = self._solve(model, x, (0.0, horizon))

@@ -177,7 +177,7 @@ class RoadRunnerBackend(CRNBackend):
                 f"crn.roadrunner: steady state with max |dx/dt| = {speed:.2e} > {tolerance:g}",
                 speed,
             )
-        return SteadyState(x, self.options.presimulation_time, speed)
+        return SteadyState(x, self.options.presimulation_time, speed, verified=True)  # NLEQ2
 
 
 def _structure(network: ReactionNetwork) -> bytes:

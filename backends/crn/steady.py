@@ -110,12 +110,14 @@ def _tidy(basis: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class Rest:
     """x: the steady state; time: the continuation's pseudo-time Σh; residual: max |f|;
-    steps: PTC and Newton steps taken."""
+    steps: PTC and Newton steps taken; verified: Newton's step from x is below REST_STEP
+    (x is the rest, not a point on a slow way to it)."""
 
     x: np.ndarray
     time: float
     residual: float
     steps: int
+    verified: bool = False
 
 
 def steady_state(
@@ -148,11 +150,13 @@ def steady_state(
     for step in range(max_steps):
         if speed < tolerance:
             jump = _newton_step(model, x, f, kept, laws.laws, totals)
-            if jump is None or np.abs(jump).max(initial=0.0) <= REST_STEP:
-                return Rest(x, elapsed, speed, step)
+            if jump is None:  # singular: the distance left is unknown
+                return Rest(x, elapsed, speed, step, verified=False)
+            if np.abs(jump).max(initial=0.0) <= REST_STEP:
+                return Rest(x, elapsed, speed, step, verified=True)
             trial = x - jump  # a slow mode still far from rest: |dx/dt| is small, x is not
             if trial.min() < -REST_STEP:
-                return Rest(x, elapsed, speed, step)
+                return Rest(x, elapsed, speed, step, verified=False)
             x = np.maximum(trial, 0.0)
             f = model.derivative(x)
             speed = float(np.abs(f).max(initial=0.0))

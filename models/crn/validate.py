@@ -86,6 +86,7 @@ class Validation:
     residual: dict[str, float] = field(default_factory=dict)
     unrested: dict[str, str] = field(default_factory=dict)
     bp_residual_at_rest: dict[str, float] = field(default_factory=dict)
+    verified: dict[str, bool] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
         """Everything but the beliefs and the networks, as JSON-ready values."""
@@ -107,6 +108,7 @@ class Validation:
             "rest_residual": self.residual,
             "unrested": self.unrested,
             "bp_residual_at_rest": self.bp_residual_at_rest,
+            "rest_verified": self.verified,
         }
 
     def table(self) -> pa.Table:
@@ -168,6 +170,7 @@ def validate_reduction(
     sizes, conservation, times, networks, residuals = {}, {}, {}, {}, {}
     unrested: dict[str, str] = {}
     at_rest: dict[str, float] = {}
+    verified: dict[str, bool] = {}
     robustness: dict[str, dict[str, Any]] = {}
     names = [graph.names[r] for r in survivors]
     for label, current, rows in (
@@ -205,6 +208,7 @@ def validate_reduction(
         conservation[label] = compiled.conservation_error(rest.concentrations)
         times[label] = rest.time
         residuals[label] = rest.residual
+        verified[label] = rest.verified
         if label == "crn_reduced" and elementary_steps:
             rewritten = elementary(compiled.network)
             networks["crn_elementary"] = rewritten.network
@@ -266,6 +270,7 @@ def validate_reduction(
         residual=residuals,
         unrested=unrested,
         bp_residual_at_rest=at_rest,
+        verified=verified,
     )
 
 

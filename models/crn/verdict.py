@@ -11,7 +11,8 @@ against its tolerance.
   rest (its limits reached: nothing to compare), a conserved sum lost beyond
   `conservation` (beliefs are normalised, which would hide it), a rest point with
   max |dx/dt| beyond `rest` (deterministic simulators), a relaxation time τ longer than
-  1/`relaxations` of the time simulated (the "rest" may be a slow transient), BP not at
+  1/`relaxations` of the time simulated where no Newton solve confirmed the rest (it may
+  be a slow transient; crn.ode's continuation and crn.roadrunner's NLEQ2 confirm it), BP not at
   its fixed point (residual beyond `beliefs`: the CRNs are compared with an unfinished
   BP), a CRN that rests at another fixed point of BP's equations than BP's own (loopy
   graphs can have several), several fixed points reached from random starts, perturbed
@@ -83,7 +84,8 @@ def judge(validation: Validation, tolerances: Tolerances, stochastic: bool = Fal
                 Check(f"|dx/dt| at {label}'s rest", residual, t.rest, fails="cannot tell")
             )
     for label, found in v.robustness.items():
-        checks += _robustness(label, found, v.steady_time.get(label), t)
+        simulated = None if v.verified.get(label) else v.steady_time.get(label)
+        checks += _robustness(label, found, simulated, t)
     return Verdict.judge(c for c in checks if c is not None)
 
 
