@@ -78,7 +78,7 @@ class CompiledGraph:
                 for i, a in graph.edges()
             },
         )
-        with np.errstate(all="raise"):
+        with np.errstate(all="raise", under="ignore"):  # tiny products are no vanishing
             try:
                 value = residual(graph, m)
             except FloatingPointError:
