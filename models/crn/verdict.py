@@ -67,8 +67,8 @@ def judge(validation: Validation, tolerances: Tolerances, stochastic: bool = Fal
     pairs = AGREEMENT + (() if v.loopy else ON_TREES)
     checks = [_pair(v, a, b, t.beliefs, _kind(v, a, b, t)) for a, b in pairs]
     for label, residual in v.bp_residual_at_rest.items():
-        name = f"BP's equations at {label}'s rest"
-        checks.append(Check(name, residual, t.beliefs, "max |F(m) − m|", "not valid"))
+        name = f"BP's equations at {label}'s rest"  # max |F(m) − m| at its messages
+        checks.append(Check(name, residual, t.beliefs, fails="not valid"))
     if v.loopy and t.approximation is not None:
         checks.append(_pair(v, "bp", "exact", t.approximation, "cannot tell"))
     checks.append(Check("BP's fixed-point residual", v.bp_residual, t.beliefs, fails="cannot tell"))
