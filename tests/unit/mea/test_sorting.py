@@ -88,3 +88,19 @@ def _within(truth: np.ndarray, spikes: np.ndarray, samples: float) -> int:
     at = np.clip(np.searchsorted(spikes, truth), 1, len(spikes) - 1)
     gap = np.minimum(np.abs(spikes[at - 1] - truth), np.abs(spikes[at] - truth))
     return int((gap <= samples).sum())
+
+
+def test_a_unit_copying_half_of_a_larger_ones_spikes_is_dropped() -> None:
+    """spykingcircus2 sometimes adds a unit whose spikes are a subset of another's shifted
+    0.25 ms; SpikeInterface's agreement (over both units' spikes) lets a small copy pass,
+    so the sort drops any unit with half its spikes within 1 ms of a larger unit's. Two
+    independent 10 Hz trains coincide by chance on a few percent and are both kept."""
+    from substrates.adapters.conversions.mea_sorting import _without_copies
+
+    fs, rng = 20_000, np.random.default_rng(4)
+    large = np.sort(rng.choice(10 * fs, 100, replace=False))
+    copy = np.sort(rng.choice(large, 40, replace=False) + 5)  # 0.25 ms later
+    other = np.sort(rng.choice(10 * fs, 100, replace=False))
+    kept = _without_copies([copy, large, other], round(1e-3 * fs))
+    assert [len(u) for u in kept] == [100, 100]
+    assert np.array_equal(kept[0], large) and np.array_equal(kept[1], other)
