@@ -25,6 +25,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 Outcome = Literal["valid", "not valid", "cannot tell"]
+Failure = Literal["not valid", "cannot tell"]
+FAILURES: tuple[Failure, ...] = ("not valid", "cannot tell")
+"""The outcomes of a failed check, gravest first."""
 EXIT_CODES: Mapping[Outcome, int] = {"valid": 0, "not valid": 3, "cannot tell": 4}
 """The command line's exit status for each outcome (2 is bad input, 130/143 a stop)."""
 
@@ -39,7 +42,7 @@ class Check:
     value: float | None
     tolerance: float
     where: str = ""
-    fails: Literal["not valid", "cannot tell"] = "not valid"
+    fails: Failure = "not valid"
 
     @property
     def passed(self) -> bool:
@@ -91,7 +94,7 @@ class Verdict:
     def judge(cls, checks: Iterable[Check]) -> Verdict:
         """`cannot tell` when there is nothing to judge."""
         checks = tuple(checks)
-        for outcome in ("not valid", "cannot tell"):
+        for outcome in FAILURES:
             failing = [c for c in checks if not c.passed and c.fails == outcome]
             if failing:
                 return cls(outcome, max(failing, key=lambda c: c.excess), checks)

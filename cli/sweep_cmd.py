@@ -100,7 +100,7 @@ def _verdicts(results: Path) -> int:
     exit status of the gravest (EXIT_CODES), 0 for other methods."""
     import pyarrow.parquet as pq
 
-    from ..verdicts import EXIT_CODES, Outcome
+    from ..verdicts import EXIT_CODES, FAILURES
 
     if not results.is_file() or "verdict" not in pq.read_schema(results).names:
         return 0
@@ -110,8 +110,7 @@ def _verdicts(results: Path) -> int:
     print("verdicts: " + ", ".join(f"{n} {o}" for o, n in counts.items()))
     if not outcomes:
         return EXIT_CODES["cannot tell"]
-    gravest_first: tuple[Outcome, ...] = ("not valid", "cannot tell")
-    for outcome in gravest_first:
+    for outcome in FAILURES:
         if counts[outcome]:
             return EXIT_CODES[outcome]
     return EXIT_CODES["valid"]

@@ -108,7 +108,7 @@ def merge_fragments(
         if best is not None:
             cosine, h, lag, norm = best
             aligned = trains[k] + lag
-            gaps = _nearest(trains[h], aligned)
+            gaps = nearest(trains[h], aligned)
             clash = int(((gaps > censor) & (gaps < refractory)).sum())
             if clash <= max(1, len(aligned) // 10):
                 new = aligned[gaps > censor]
@@ -179,7 +179,7 @@ def _match(host: np.ndarray, unit: np.ndarray, max_lag: int) -> tuple[float, int
     return best
 
 
-def _nearest(train: np.ndarray, spikes: np.ndarray) -> np.ndarray:
+def nearest(train: np.ndarray, spikes: np.ndarray) -> np.ndarray:
     """Each of `spikes`' distance (samples) to the nearest spike of sorted `train`."""
     if not len(train):
         return np.full(len(spikes), np.iinfo(np.int64).max)

@@ -17,6 +17,7 @@ import numpy as np
 
 from ...datasets.mea.recording import Recording
 from ...errors import SubstratesError
+from .mea_merging import nearest
 
 SORTERS = ("tridesclous2", "spykingcircus2")
 """SpikeInterface's internal sorters hh-fit can run (both need `hdbscan`)."""
@@ -90,12 +91,7 @@ def _without_copies(units: list[np.ndarray], window: int) -> list[np.ndarray]:
 def _share(train: np.ndarray, other: np.ndarray, window: int) -> float:
     """The fraction of `train`'s spikes within `window` samples of one of `other`'s (both
     sorted)."""
-    if len(train) == 0 or len(other) == 0:
-        return 0.0
-    right = np.searchsorted(other, train).clip(max=len(other) - 1)
-    left = (right - 1).clip(min=0)
-    gap = np.minimum(np.abs(other[right] - train), np.abs(other[left] - train))
-    return float((gap <= window).mean())
+    return float((nearest(other, train) <= window).mean()) if len(train) else 0.0
 
 
 def score_sorting(

@@ -65,7 +65,7 @@ def conservation(stoichiometry: Any) -> Conservation:
 
     n = stoichiometry.tocsr()
     species = n.shape[0]
-    pattern = (abs(n) > 0).astype(np.int32)  # int8 counts of shared reactions wrap at 128
+    pattern = (abs(n) > 0).astype(np.int32)  # in int8, 256 shared reactions counted as 0
     _, labels = connected_components(pattern @ pattern.T, directed=False)
     order = np.argsort(labels, kind="stable")
     bounds = np.flatnonzero(np.diff(labels[order])) + 1
@@ -129,7 +129,7 @@ def steady_state(
 ) -> Rest | None:
     """Continuation then Newton from `start` (model: MassAction) until max |f| < tolerance;
     None when it gives up after `max_steps` (the caller integrates instead)."""
-    from scipy.sparse import identity, vstack
+    from scipy.sparse import identity
     from scipy.sparse.linalg import splu
 
     if laws is None:
@@ -149,7 +149,7 @@ def steady_state(
     h, elapsed = 1e-2, 0.0
     for step in range(max_steps):
         if speed < tolerance:
-            jump = _newton_step(model, x, f, kept, laws.laws, totals)
+            jump = _newton_step(model.jacobian(x), x, f, kept, laws.laws, totals)
             if jump is None:  # singular: the distance left is unknown
                 return Rest(x, elapsed, speed, step, verified=False)
             if np.abs(jump).max(initial=0.0) <= REST_STEP:
@@ -163,12 +163,8 @@ def steady_state(
             continue
         jacobian = model.jacobian(x)
         if speed < NEWTON_FROM:
-            system = vstack([jacobian.tocsr()[kept], laws.laws]).tocsc()
-            right = np.concatenate([f[kept], laws.laws @ x - totals])
-            try:
-                trial = x - splu(system).solve(right)
-            except RuntimeError:  # singular: not a hyperbolic point
-                trial = None
+            newton = _newton_step(jacobian, x, f, kept, laws.laws, totals)
+            trial = None if newton is None else x - newton  # None: singular, not hyperbolic
             if trial is not None and trial.min() >= -tolerance:
                 trial = np.maximum(trial, 0.0)
                 f_trial = model.derivative(trial)
@@ -197,13 +193,14 @@ def steady_state(
 
 
 def _newton_step(
-    model: Any, x: np.ndarray, f: np.ndarray, kept: np.ndarray, laws: Any, totals: np.ndarray
+    jacobian: Any, x: np.ndarray, f: np.ndarray, kept: np.ndarray, laws: Any, totals: np.ndarray
 ) -> np.ndarray | None:
-    """Newton's step on the conservation-reduced system at x (None where it is singular)."""
+    """Newton's step on the conservation-reduced system at x, whose Jacobian is `jacobian`
+    (None where it is singular or not finite)."""
     from scipy.sparse import vstack
     from scipy.sparse.linalg import splu
 
-    system = vstack([model.jacobian(x).tocsr()[kept], laws]).tocsc()
+    system = vstack([jacobian.tocsr()[kept], laws]).tocsc()
     right = np.concatenate([f[kept], laws @ x - totals])
     try:
         step = splu(system).solve(right)

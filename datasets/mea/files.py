@@ -16,18 +16,13 @@ import numpy as np
 
 from ..formats import FOLDER, Format, Formats
 from .neo_files import read_neo
+from .nwb import read_nwb
 from .recording import Recording, RecordingError
 
 LITKE_512_IDS = range(500, 1500)
 """Array ids of the 512-electrode 60 µm board (bin2py's convention; 504 in practice)."""
 LITKE_519_IDS = range(1500, 2500)
 """Array ids of the 519-electrode 30 µm board (1501; 1601 for its 120 µm variant)."""
-
-
-def _read_nwb(path: Path, series: str | None = None) -> Recording:
-    from .nwb import read_nwb
-
-    return read_nwb(path, series)
 
 
 def _read_litke(
@@ -80,7 +75,7 @@ def litke_positions(
 FORMATS: Formats[Recording] = Formats(
     "recording",
     [
-        Format("nwb", "NWB", (".nwb",), _read_nwb),
+        Format("nwb", "NWB", (".nwb",), read_nwb),
         Format("litke", "Litke raw", (".bin", FOLDER), _read_litke),
         Format("neo", "python-neo (any format its rawio classes read)", (), read_neo),
     ],

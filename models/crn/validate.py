@@ -376,12 +376,21 @@ def _differences(results: dict[str, list[np.ndarray] | None]) -> dict[str, float
     ]
     out: dict[str, float] = {}
     for first, second in pairs:
-        a, b = results.get(first), results.get(second)
-        if a is not None and b is not None:
-            out[f"{first} vs {second}"] = max(
-                float(np.abs(x - y).max()) for x, y in zip(a, b, strict=True)
-            )
+        gaps = belief_gaps(results, first, second)
+        if gaps is not None:
+            out[f"{first} vs {second}"] = max(gaps)
     return out
+
+
+def belief_gaps(
+    results: Mapping[str, list[np.ndarray] | None], first: str, second: str
+) -> list[float] | None:
+    """max |first − second| over the states of each survivor (rows as in `results`), or
+    None when either was not computed."""
+    a, b = results.get(first), results.get(second)
+    if a is None or b is None:
+        return None
+    return [float(np.abs(x - y).max()) for x, y in zip(a, b, strict=True)]
 
 
 def has_cycle(graph: FactorGraph) -> bool:

@@ -27,12 +27,12 @@ tell) and the belief shifts under rate noise (`shift`; beyond it, not valid).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
-from ...verdicts import Check, Verdict
-from .validate import Validation
+from ...verdicts import Check, Failure, Verdict
+from .validate import Validation, belief_gaps
 
 AGREEMENT = (
     ("crn_reduced", "crn_original"),
@@ -89,7 +89,7 @@ def judge(validation: Validation, tolerances: Tolerances, stochastic: bool = Fal
     return Verdict.judge(c for c in checks if c is not None)
 
 
-def _kind(v: Validation, a: str, b: str, t: Tolerances) -> Literal["not valid", "cannot tell"]:
+def _kind(v: Validation, a: str, b: str, t: Tolerances) -> Failure:
     """A CRN that rests away from BP's answer but at messages that satisfy BP's equations
     found another BP fixed point (loopy graphs can have several): which one is right the
     validation cannot tell. Any other disagreement is not valid."""
@@ -98,14 +98,11 @@ def _kind(v: Validation, a: str, b: str, t: Tolerances) -> Literal["not valid", 
     return "not valid"
 
 
-def _pair(
-    v: Validation, a: str, b: str, tolerance: float, fails: Literal["not valid", "cannot tell"]
-) -> Check | None:
+def _pair(v: Validation, a: str, b: str, tolerance: float, fails: Failure) -> Check | None:
     """|a − b| at its worst survivor, or None when either was not computed."""
-    first, second = v.beliefs.get(a), v.beliefs.get(b)
-    if first is None or second is None:
+    gaps = belief_gaps(v.beliefs, a, b)
+    if gaps is None:
         return None
-    gaps = [float(np.abs(x - y).max()) for x, y in zip(first, second, strict=True)]
     worst = int(np.argmax(gaps))
     return Check(f"{a} vs {b}", gaps[worst], tolerance, v.survivors[worst], fails)
 
