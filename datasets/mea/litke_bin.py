@@ -140,17 +140,18 @@ class LitkeSource(TraceSource):
 
     def unpack(self, start: int, end: int) -> np.ndarray:
         """Samples [start, end) of every electrode, TTL line first (int16 ADC units)."""
+        if not 0 <= start <= end <= self.starts[-1]:
+            raise IndexError(f"samples [{start}, {end}) outside [0, {self.starts[-1]})")
         out = np.empty((end - start, self.header.electrodes), np.int16)
         for k, data in enumerate(self.files):
             lo, hi = max(start, int(self.starts[k])), min(end, int(self.starts[k + 1]))
             if lo >= hi:
                 continue
             first = (self.header.header_bytes if k == 0 else 0) + (lo - self.starts[k]) * self.step
-            _unpack(
-                data[first : first + (hi - lo) * self.step],
-                self.header.electrodes,
-                out[lo - start : hi - start],
-            )
+            buffer = data[first : first + (hi - lo) * self.step]
+            if len(buffer) != (hi - lo) * self.step:  # the numba loop reads unchecked
+                raise IndexError(f"file {k} holds {len(buffer)} bytes of {hi - lo} samples")
+            _unpack(buffer, self.header.electrodes, out[lo - start : hi - start])
         return out
 
     def block(self, start: int, end: int, channels: np.ndarray) -> np.ndarray:
@@ -231,6 +232,11 @@ def read_litke(
     files = dataset_files(path)
     first = _memmap(files[0])
     header = read_header(first, str(files[0]))
+    if header.header_bytes > len(first):
+        raise RecordingError(
+            f"{files[0]}: field 'header length': {header.header_bytes:,} bytes, but the file "
+            f"holds {len(first):,}"
+        )
     step = bytes_per_sample(header.electrodes)
     if len(files) == 1 and (len(first) - header.header_bytes) // step < header.samples:
         files += _continuations(files[0])

@@ -57,6 +57,19 @@ def test_bad_files_name_the_problem(tmp_path) -> None:
         recording.get_traces(0, 60)
 
 
+@pytest.mark.parametrize("length", [len(header(513, 10)) + 10 * 770 + 1, 2**31, 2**32 - 1])
+def test_a_header_length_past_the_file_is_refused_not_read_out_of_bounds(
+    tmp_path, length
+) -> None:
+    """Once, a header length beyond the file made the sample count negative and the
+    unchecked unpacking loop crashed the process (SIGSEGV)."""
+    whole = bytearray(header(513, 10) + pack(np.zeros((10, 513), int)))
+    whole[8:12] = struct.pack(">I", length)
+    (tmp_path / "long.bin").write_bytes(bytes(whole))
+    with pytest.raises(RecordingError, match=f"'header length': {length:,} bytes, but the file"):
+        read_litke(tmp_path / "long.bin", litke_512(), 1.0)
+
+
 def test_geometries_have_their_pitch() -> None:
     positions = litke_512(60.0)
     assert positions.shape == (512, 2) and np.allclose(positions.mean(axis=0), 0)
