@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ...datasets.quantum.circuit_files import MAX_QUBITS
+from ...datasets.quantum.circuit_files import DEFAULT_BUDGET, MAX_QUBITS
+from ...datasets.quantum.qasm_budget import QasmBudget
 from .method import SEED_MAX, MethodParameters, option
 
 
@@ -27,3 +28,19 @@ class CircuitFileParameters(MethodParameters):
         "refuse a circuit file declaring more qubits (or bits) than this, before parsing it",
         ge=1,
     )
+    max_operations: int = option(
+        DEFAULT_BUDGET.max_operations,
+        "refuse a QASM file whose circuit unrolls to more operations than this (every gate "
+        "definition, loop and register broadcast expanded), before parsing it",
+        ge=1,
+    )
+    max_clbits: int = option(
+        DEFAULT_BUDGET.max_clbits,
+        "refuse a QASM file declaring more classical bits than this (each shot's result "
+        "holds every one), before parsing it",
+        ge=1,
+    )
+
+    def budget(self) -> QasmBudget:
+        """The QASM budget these options set (the rest as QasmBudget's defaults)."""
+        return QasmBudget(max_operations=self.max_operations, max_clbits=self.max_clbits)

@@ -23,7 +23,7 @@ def run_estimate(p: EstimateParameters, run: RunContext) -> Outcome:
     is written until the circuits, the observables and the precision are valid."""
     backend = run.backend("hardware", QuantumBackend)
     circuit_file = p.circuit or example_path()
-    circuits = load_circuits(circuit_file, max_qubits=p.max_file_qubits)
+    circuits = load_circuits(circuit_file, max_qubits=p.max_file_qubits, budget=p.budget())
     pairs = observable_pairs(circuits, p.observables)
     if p.precision == 0 and not backend.capabilities.exact:
         raise CapabilityError(

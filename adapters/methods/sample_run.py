@@ -24,7 +24,7 @@ def run_sample(p: SampleParameters, run: RunContext) -> Outcome:
     each submitted hardware job is announced (logger `substrates`) with how to collect it."""
     backend = run.backend("hardware", QuantumBackend)
     circuit_file = p.circuit or example_path()
-    circuits = load_circuits(circuit_file, max_qubits=p.max_file_qubits)
+    circuits = load_circuits(circuit_file, max_qubits=p.max_file_qubits, budget=p.budget())
     backend.validate(circuits, shots=p.shots)
     if p.exact and backend.capabilities.exact:
         try:

@@ -80,6 +80,8 @@ class QuantumBackend(Backend):
         if not circuits:
             raise CapabilityError("no circuits given")
         for circuit in circuits:
+            if (reason := _circuit_refusal(circuit, sampling=shots is not None)) is not None:
+                raise CapabilityError(f"circuit {circuit.name!r}: {reason}")
             if circuit.parameters:
                 names = ", ".join(sorted(p.name for p in circuit.parameters))
                 raise CapabilityError(
@@ -250,6 +252,31 @@ class QuantumBackend(Backend):
 
     def _probabilities(self, circuits: list[QuantumCircuit]) -> list[dict[str, float]]:
         raise CapabilityError(f"{self.name} gives no exact probabilities")
+
+
+def _operations(circuit: QuantumCircuit) -> Iterator[tuple[str, Sequence[object]]]:
+    """(name, params) of every operation, inside control-flow blocks too."""
+    for instruction in circuit.data:
+        operation = instruction.operation
+        blocks = getattr(operation, "blocks", ())
+        yield operation.name, () if blocks else operation.params
+        for block in blocks:
+            yield from _operations(block)
+
+
+def _circuit_refusal(circuit: QuantumCircuit, sampling: bool) -> str | None:
+    """Why no backend can run `circuit` as asked (None: nothing wrong): a non-finite gate
+    parameter, or nothing to measure when sampling."""
+    measured = False
+    for name, params in _operations(circuit):
+        measured = measured or name == "measure"
+        for value in params:
+            if isinstance(value, int | float | complex | np.number) and not np.isfinite(value):
+                return f"gate {name!r} has the non-finite parameter {value}"
+    if sampling and not measured:
+        what = "has no operations" if not circuit.data else "measures nothing"
+        return f"{what}: sampling needs measurements (add `measure`, or run `estimate`)"
+    return None
 
 
 def _check_seed(seed: int | None) -> None:

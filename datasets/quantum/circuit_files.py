@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
+import signal
 import tempfile
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from importlib.resources import files
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING
 
 from ...errors import InputFileError
 from ..formats import Format, Formats
+from .qasm_budget import CircuitFileError, QasmBudget, scan, strip_comments
 
 if TYPE_CHECKING:
     from qiskit import QuantumCircuit
@@ -22,14 +28,12 @@ MAX_QUBITS = 100_000
 what would exhaust memory while parsing (a register of 2·10⁹ qubits takes gigabytes)."""
 MAX_FILE_BYTES = 256 << 20
 """Largest circuit file read by default (bytes)."""
+DEFAULT_BUDGET = QasmBudget()
+"""What a QASM file may ask for by default (see `qasm_budget.QasmBudget`)."""
 _REGISTER = re.compile(
     r"^\s*(?:(qubit|bit)\s*\[\s*(\d+)\s*\]|(qreg|creg)\s+\w+\s*\[\s*(\d+)\s*\]|(qubit|bit)\s+\w)",
     re.MULTILINE,
 )
-
-
-class CircuitFileError(InputFileError):
-    """A circuit file that cannot be read; the message names the file."""
 
 
 def example_path(name: str = "grover3.qasm") -> Path:
@@ -38,13 +42,22 @@ def example_path(name: str = "grover3.qasm") -> Path:
 
 
 def load_circuits(
-    path: str | os.PathLike[str], max_qubits: int = MAX_QUBITS, max_bytes: int = MAX_FILE_BYTES
+    path: str | os.PathLike[str],
+    max_qubits: int = MAX_QUBITS,
+    max_bytes: int = MAX_FILE_BYTES,
+    budget: QasmBudget | None = None,
 ) -> list[QuantumCircuit]:
     """Every circuit in a QASM or QPY file; each is named after the file if unnamed.
 
     Before parsing, the file's size and the registers a QASM file declares are checked
     against max_bytes and max_qubits (qubits and bits each): a tiny file declaring
-    `qubit[2000000000] q;` is refused, not parsed.
+    `qubit[2000000000] q;` is refused, not parsed. A QASM file's text is then scanned
+    against `budget` (operations once unrolled, loop iterations, definition depth,
+    classical bits: see `qasm_budget`), and parsed within `budget.max_parse_s`; a refusal
+    names the line and the budget.
+
+    >>> [circuit.name for circuit in load_circuits(example_path())]
+    ['grover3']
     """
     path = Path(path)
     if not path.is_file():
@@ -53,13 +66,14 @@ def load_circuits(
     if size > max_bytes:
         raise CircuitFileError(f"{size:,} bytes, more than the {max_bytes:,} read", path=path)
     try:
-        circuits = FORMATS.read(path, max_qubits=max_qubits)
+        circuits = FORMATS.read(path, max_qubits=max_qubits, budget=budget or DEFAULT_BUDGET)
     except InputFileError:  # a CircuitFileError, or an ending FORMATS does not know
         raise
     except UnicodeDecodeError:
         raise CircuitFileError("not a text file (QASM is UTF-8 text)", path=path) from None
     except Exception as err:  # the parsers raise many types; the user needs the file and why
-        raise CircuitFileError(f"cannot parse: {err}".splitlines()[0], path=path) from err
+        reason = (str(err).strip().splitlines() or [type(err).__name__])[0]
+        raise CircuitFileError(f"cannot parse: {reason}", path=path) from err
     except BaseException as err:  # qiskit's Rust parsers panic with a BaseException
         if type(err).__name__ != "PanicException":
             raise
@@ -90,19 +104,75 @@ def _check_declarations(path: Path, text: str, max_qubits: int) -> None:
             )
 
 
-def _read_qasm(path: Path, max_qubits: int = MAX_QUBITS) -> list[QuantumCircuit]:
-    """The circuit of an OpenQASM 2 or 3 file (by its first line), its registers checked."""
+def _read_qasm(
+    path: Path, max_qubits: int = MAX_QUBITS, budget: QasmBudget = DEFAULT_BUDGET
+) -> list[QuantumCircuit]:
+    """The circuit of an OpenQASM 2 or 3 file (by its first line): its registers and
+    budget checked on the text, then parsed (without its comments: Qiskit's QASM 3 lexer
+    takes minutes over a long comment) within budget.max_parse_s."""
     from qiskit import qasm2, qasm3
 
     text = path.read_text()
     _check_declarations(path, text, max_qubits)
-    header = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    if header.startswith("OPENQASM 2"):
-        return [qasm2.loads(text, custom_instructions=qasm2.LEGACY_CUSTOM_INSTRUCTIONS)]
-    return [qasm3.loads(text)]
+    scan(text, str(path), budget)
+    code = strip_comments(text)
+    header = next((line.strip() for line in code.splitlines() if line.strip()), "")
+    with _parse_deadline(path, budget.max_parse_s), _parser_stderr(path):
+        if header.startswith("OPENQASM 2"):
+            return [qasm2.loads(code, custom_instructions=qasm2.LEGACY_CUSTOM_INSTRUCTIONS)]
+        return [qasm3.loads(code)]
 
 
-def _read_qpy(path: Path, max_qubits: int = MAX_QUBITS) -> list[QuantumCircuit]:
+class _ParseTimeout(BaseException):
+    """The parse outlived its budget (raised in the main thread by SIGALRM; a
+    BaseException, so that no parser's `except Exception` takes it for a parse error)."""
+
+
+@contextlib.contextmanager
+def _parse_deadline(path: Path, seconds: float) -> Iterator[None]:
+    """Inside, running past `seconds` raises CircuitFileError (on the main thread, by an
+    interval timer; elsewhere the parse runs unbounded, as signals reach only that thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: FrameType | None) -> None:
+        raise _ParseTimeout
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    except _ParseTimeout:
+        raise CircuitFileError(
+            f"parsing took over {seconds:g} s (the budget's max_parse_s)", path=path
+        ) from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@contextlib.contextmanager
+def _parser_stderr(path: Path) -> Iterator[None]:
+    """What the parser prints on stderr (the QASM 3 importer's ANTLR prints `line 5:4
+    missing ']'`) becomes the reason of our one line, not a line of its own."""
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(printed):
+            yield
+    except CircuitFileError:
+        raise
+    except Exception as err:
+        said = printed.getvalue().strip().splitlines()
+        reason = (str(err).strip().splitlines() or [""])[0]
+        if said:
+            reason = f"{said[0]}" + (f" ({reason})" if reason else "")
+        raise CircuitFileError(f"cannot parse: {reason or type(err).__name__}", path=path) from err
+
+
+def _read_qpy(
+    path: Path, max_qubits: int = MAX_QUBITS, budget: QasmBudget = DEFAULT_BUDGET
+) -> list[QuantumCircuit]:
     """Every circuit of a QPY file (QPY declares no sizes before its circuits)."""
     from qiskit import qpy
 
@@ -131,5 +201,5 @@ FORMATS: Formats[list[QuantumCircuit]] = Formats(
     ],
     error=CircuitFileError,
 )
-"""The circuit formats: readers take (path, max_qubits=...) and give the file's circuits;
-load_circuits adds the size check before and the naming after."""
+"""The circuit formats: readers take (path, max_qubits=..., budget=...) and give the
+file's circuits; load_circuits adds the size check before and the naming after."""

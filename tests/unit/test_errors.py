@@ -14,7 +14,10 @@ from substrates.errors import InputFileError, OptionError, SubstratesError
 
 REPO = Path(__file__).resolve().parents[2]
 CODE = ("adapters", "backends", "cli", "datasets", "models", "testing", "errors.py")
-OUTSIDE = {"Terminated": "SIGTERM as an exception, a BaseException like KeyboardInterrupt"}
+OUTSIDE = {
+    "Terminated": "SIGTERM as an exception, a BaseException like KeyboardInterrupt",
+    "_ParseTimeout": "SIGALRM's, turned into a CircuitFileError where it is caught",
+}
 """Exceptions of the package that are not its user's errors, each with the reason."""
 
 
