@@ -1,7 +1,5 @@
 """`python -m substrates` runs the command-line interface."""
 
-import sys
+from .cli import console
 
-from .cli import main
-
-sys.exit(main())
+console()

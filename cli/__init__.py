@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import sys
@@ -70,6 +71,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise
     except BaseException as error:  # the last resort: one line, never a traceback
         return fail(error, args.debug)
+
+
+def console() -> NoReturn:
+    """The console script: main() in a worker process under a supervisor that stops it
+    promptly (`adapters.runs.stopping`), then exit with its status. A stopped worker
+    (130, 143) leaves at once, its output flushed, without waiting for the interpreter to
+    free what the run built (gigabytes can take seconds) or for native threads to end."""
+    from ..adapters.runs.stopping import run_supervised
+
+    code = run_supervised(main)
+    if code in (130, 143):
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
 
 
 def _log_to_stderr() -> None:

@@ -46,8 +46,8 @@ def handle_list(args: argparse.Namespace) -> int:
     from ..adapters.runs.journal import recorded_jobs
 
     folder = RunFolder.existing(args.run_dir)
-    status = folder.read_json("provenance.json")["status"]
+    status = folder.read_record("provenance.json").get("status", "?")
     print(f"{folder.path}: {status}")
     for job in recorded_jobs(folder):
-        print(f"  {job['job_id']}  {job.get('device')}  submitted {job['submitted_at']}")
+        print(f"  {job['job_id']}  {job.get('device')}  submitted {job.get('submitted_at')}")
     return 0

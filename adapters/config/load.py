@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 from importlib.resources import files
@@ -126,6 +127,25 @@ class _PlainLoader(yaml.SafeLoader):
             )
         return super().compose_node(parent, index)
 
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        """A mapping whose keys are distinct: YAML forbids a repeated key, and PyYAML keeps
+        the last one silently (`backend:` twice would pick the second backend)."""
+        first_seen: dict[Any, Any] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            with contextlib.suppress(TypeError):  # an unhashable key: yaml refuses it next
+                first = first_seen.setdefault(key, key_node.start_mark)
+                if first is not key_node.start_mark:
+                    raise yaml.constructor.ConstructorError(
+                        None,
+                        None,
+                        f"duplicate key {key!r} (first on line {first.line + 1})",
+                        key_node.start_mark,
+                    )
+        return super().construct_mapping(node, deep)
+
 
 def read_yaml(path: Path) -> dict[str, Any]:
     """A config file's mapping. A ConfigError names the line of a YAML error, and refuses a
@@ -148,6 +168,15 @@ def read_yaml(path: Path) -> dict[str, Any]:
         raise ConfigError(path, None, f"not UTF-8 text{hint}") from None
     try:
         raw = yaml.load(text, Loader=_PlainLoader)
+    except yaml.reader.ReaderError as err:  # a control character, e.g. NUL
+        line = text.count("\n", 0, err.position) + 1
+        column = err.position - (text.rfind("\n", 0, err.position) + 1) + 1
+        raise ConfigError(
+            path,
+            None,
+            f"not valid YAML (line {line}, column {column}): the control character "
+            f"U+{_code(err.character):04X} is not allowed in YAML text",
+        ) from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
@@ -158,6 +187,11 @@ def read_yaml(path: Path) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise ConfigError(path, None, "expected a mapping with 'substrate', 'backend', 'options'")
     return raw
+
+
+def _code(character: int | str) -> int:
+    """PyYAML reports a refused character by its code point (str readers) or byte."""
+    return character if isinstance(character, int) else ord(character)
 
 
 def validated(path: Path, model: type[M], data: Any, prefix: str) -> M:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...errors import SubstratesError
-from ..runs.folder import RunFolder
+from ...errors import InputFileError, SubstratesError
+from ..runs.folder import RECOVER, RunFolder
 from .lifecycle import collect as collect_jobs
 from .registry import get_method, methods
 
@@ -17,7 +17,12 @@ def collect(run_dir: str | Path) -> tuple[RunFolder, bool]:
     The run's method must journal its jobs (`Method.collect`); any method that does,
     a plugin's included, is finished this way."""
     folder = RunFolder.existing(run_dir)
-    name = folder.read_json("provenance.json")["method"]
+    name = folder.read_record("provenance.json").get("method")
+    if not isinstance(name, str):
+        raise InputFileError(
+            f'{folder.file("provenance.json")}: damaged: no "method" name; '
+            f"{RECOVER['provenance.json']}"
+        )
     method = get_method(name)
     if method.collect is None:
         able = " and ".join(m.name for m in methods().values() if m.collect is not None)

@@ -15,7 +15,17 @@ from typing import IO, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ...errors import SubstratesError
+from ...errors import InputFileError, SubstratesError
+
+RECOVER = {
+    "jobs.json": (
+        'put back the object substrates wrote, {"jobs": [{"job_id": "...", ...}, ...]} '
+        "(the ids are in the provider's job list), or delete jobs.json and run again"
+    ),
+    "provenance.json": "restore it from a copy, or run the method again into a new folder",
+    "": "restore it from a copy, or run again",
+}
+"""How to recover each file of a run folder that a hand edit has damaged."""
 
 
 def _umask() -> int:
@@ -102,7 +112,26 @@ class RunFolder:
             handle.write(text)
 
     def read_json(self, name: str) -> Any:
-        return json.loads(self.file(name).read_text())
+        """The JSON file `name`; an InputFileError naming it where it is not JSON (a
+        hand edit gone wrong: its own files are written whole or not at all)."""
+        path = self.file(name)
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise InputFileError(
+                f"{path}: damaged: not JSON ({error}); {RECOVER.get(name, RECOVER[''])}"
+            ) from None
+
+    def read_record(self, name: str) -> dict[str, Any]:
+        """The JSON object in `name` (provenance.json, jobs.json, ...); refused by name
+        where it holds anything else."""
+        record = self.read_json(name)
+        if not isinstance(record, dict):
+            raise InputFileError(
+                f"{self.file(name)}: damaged: holds a JSON {type(record).__name__} where "
+                f"substrates writes an object; {RECOVER.get(name, RECOVER[''])}"
+            )
+        return record
 
     def write_table(self, name: str, table: pa.Table) -> None:
         with self._atomic(name, "wb") as handle:

@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...errors import SubstratesError
-from .folder import RunFolder
+from ...errors import InputFileError, SubstratesError
+from .folder import RECOVER, RunFolder
 from .provenance import now
 
 JOBS_FILE = "jobs.json"
@@ -59,15 +59,23 @@ def recorded_jobs(folder: RunFolder) -> list[dict[str, Any]]:
     """The jobs a run submitted ([] when it ran synchronously)."""
     if not folder.file(JOBS_FILE).is_file():
         return []
-    return list(folder.read_json(JOBS_FILE)["jobs"])
+    jobs = folder.read_record(JOBS_FILE).get("jobs")
+    if not isinstance(jobs, list) or not all(
+        isinstance(job, dict) and isinstance(job.get("job_id"), str) for job in jobs
+    ):
+        raise InputFileError(
+            f'{folder.file(JOBS_FILE)}: damaged: its "jobs" must be a list of objects, '
+            f'each with a "job_id" string; {RECOVER[JOBS_FILE]}'
+        )
+    return list(jobs)
 
 
 def pending(run_dir: str | Path) -> tuple[RunFolder, dict[str, Any], list[dict[str, Any]]] | None:
     """A run folder to finish from its jobs: (folder, provenance, jobs), or None where it is
     already complete; a SubstratesError where it recorded no jobs."""
     folder = RunFolder.existing(run_dir)
-    record = folder.read_json("provenance.json")
-    if record["status"] == "complete" and folder.file("results.parquet").is_file():
+    record = folder.read_record("provenance.json")
+    if record.get("status") == "complete" and folder.file("results.parquet").is_file():
         return None
     jobs = recorded_jobs(folder)
     if not jobs:

@@ -11,6 +11,7 @@ tells a running record whose process is gone.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -67,7 +68,8 @@ def _start_time(pid: int) -> str | None:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    return stat.rsplit(")", 1)[1].split()[19]
+    fields = stat.rsplit(")", 1)[1].split()
+    return None if fields[0] == "Z" else fields[19]  # a zombie has ended
 
 
 @contextlib.contextmanager
@@ -75,7 +77,10 @@ def supervised(out: Path, completed: dict[str, str] | None = None) -> Iterator[N
     """While the block runs, the run folders this process creates under `out` get a
     heartbeat; if the block ends by an exception, each of them still `running` is marked
     `interrupted` (Ctrl-C, SIGTERM) or `failed`, with the error and the time, and with
-    `completed`: how far each counted task had come (task -> 'done/total')."""
+    `completed`: how far each counted task had come (task -> 'done/total'). Under the
+    command's supervisor (`stopping`), `out` is announced to it, which marks these runs
+    if it has to stop this process."""
+    _report({"out": str(Path(out).resolve())})
     before = set(out.iterdir()) if out.is_dir() else set()
     stop = threading.Event()
     beat = threading.Thread(target=_beat, args=(out, before, stop), daemon=True)
@@ -84,7 +89,7 @@ def supervised(out: Path, completed: dict[str, str] | None = None) -> Iterator[N
         yield
     except BaseException as error:
         for path in _ours(out, before):
-            _mark_ended(RunFolder(path), error, completed or {})
+            mark_ended(RunFolder(path), error, completed or {})
         raise
     finally:
         stop.set()
@@ -92,15 +97,21 @@ def supervised(out: Path, completed: dict[str, str] | None = None) -> Iterator[N
         _drop_heartbeats(out, before)
 
 
-def _ours(out: Path, before: set[Path]) -> list[Path]:
-    """Run folders under `out` that appeared since `before` and that this process runs."""
+def runs_of(out: Path, pid: int, before: frozenset[Path] | set[Path] = frozenset()) -> list[Path]:
+    """Run folders under `out`, other than those in `before`, that process `pid` of this
+    host runs."""
     found = []
     for path in set(out.iterdir()) - before if out.is_dir() else ():
         with contextlib.suppress(OSError, ValueError):
-            record = RunFolder(path).read_json("provenance.json")
-            if record.get("pid") == os.getpid() and record.get("host") == socket.gethostname():
+            record = RunFolder(path).read_record("provenance.json")
+            if record.get("pid") == pid and record.get("host") == socket.gethostname():
                 found.append(path)
     return found
+
+
+def _ours(out: Path, before: set[Path]) -> list[Path]:
+    """Run folders under `out` that appeared since `before` and that this process runs."""
+    return runs_of(out, os.getpid(), before)
 
 
 def _drop_heartbeats(out: Path, before: set[Path]) -> None:
@@ -108,7 +119,7 @@ def _drop_heartbeats(out: Path, before: set[Path]) -> None:
     what the run wrote."""
     for path in _ours(out, before):
         with contextlib.suppress(OSError, ValueError):
-            if RunFolder(path).read_json("provenance.json").get("status") != "running":
+            if RunFolder(path).read_record("provenance.json").get("status") != "running":
                 (path / HEARTBEAT_FILE).unlink(missing_ok=True)
 
 
@@ -119,9 +130,11 @@ def _beat(out: Path, before: set[Path], stop: threading.Event) -> None:
                 (path / HEARTBEAT_FILE).touch()
 
 
-def _mark_ended(folder: RunFolder, error: BaseException, completed: dict[str, str]) -> None:
+def mark_ended(folder: RunFolder, error: BaseException, completed: dict[str, str]) -> None:
+    """A run still `running` becomes `interrupted` (a signal) or `failed` (any other
+    `error`), with `completed`, how far each task came; a complete run is left alone."""
     try:
-        record = folder.read_json("provenance.json")
+        record = folder.read_record("provenance.json")
     except (OSError, ValueError):
         return
     if record.get("status") == "complete":
@@ -163,6 +176,24 @@ def liveness(record: dict[str, Any], heartbeat: Path) -> Liveness:
     return "alive" if time.time() - last < STALE_S else "dead"
 
 
+_reports: dict[str, Any] = {"fd": None, "sent": 0.0}
+"""Where this process, a supervised worker (see `stopping`), tells its supervisor the
+roots of its runs and how far they came; and when it last did (monotonic s)."""
+REPORT_EVERY_S = 0.2
+"""How often at most a worker reports its progress to its supervisor (s)."""
+
+
+def report_to(fd: int | None) -> None:
+    """Send this process's reports (JSON lines) to the pipe `fd` (None: nowhere)."""
+    _reports["fd"] = fd
+
+
+def _report(message: dict[str, Any]) -> None:
+    if _reports["fd"] is not None:
+        with contextlib.suppress(OSError, TypeError, ValueError):
+            os.write(_reports["fd"], (json.dumps(message) + "\n").encode())
+
+
 class Tracked:
     """A Progress that remembers how far each task came (task -> 'done/total'), for the
     record of a run that stops early, and passes every report on to `inner`."""
@@ -173,5 +204,8 @@ class Tracked:
 
     def __call__(self, task: str, done: int, total: int | None, /, **status: float) -> None:
         self.state[task] = f"{done}/{total}" if total is not None else str(done)
+        if _reports["fd"] is not None and time.monotonic() - _reports["sent"] > REPORT_EVERY_S:
+            _reports["sent"] = time.monotonic()
+            _report({"completed": self.state})
         if self.inner is not None:
             self.inner(task, done, total, **status)

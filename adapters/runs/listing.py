@@ -45,7 +45,7 @@ def list_runs(root: str | os.PathLike[str]) -> list[RunRow]:
     for provenance in _provenance_files(root, DEPTH):
         folder = RunFolder(provenance.parent)
         try:
-            record = folder.read_json("provenance.json")
+            record = folder.read_record("provenance.json")
         except (OSError, ValueError):
             rows.append(RunRow(folder.path, "?", "unreadable", None, None))
             continue

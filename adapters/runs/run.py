@@ -39,9 +39,10 @@ class Run:
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> Run:
         """The run written to `path` (a folder holding provenance.json)."""
-        record = RunFolder.existing(path).read_json("provenance.json")
+        record = RunFolder.existing(path).read_record("provenance.json")
         summary, verdict = record.get("summary", {}), record.get("verdict")
-        return cls(Path(path), record["method"], record["status"], summary, verdict)
+        method, status = record.get("method", "?"), record.get("status", "?")
+        return cls(Path(path), method, status, summary, verdict)
 
     @property
     def folder(self) -> RunFolder:
@@ -50,8 +51,7 @@ class Run:
     @property
     def provenance(self) -> dict[str, Any]:
         """provenance.json: config, backend, parameters, versions, seeds, timings."""
-        record: dict[str, Any] = self.folder.read_json("provenance.json")
-        return record
+        return self.folder.read_record("provenance.json")
 
     @property
     def results(self) -> pa.Table:

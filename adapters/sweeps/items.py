@@ -72,7 +72,7 @@ def _resume(method: Method[Any], parameters: Any, runs: Path) -> tuple[RunFolder
         folder = RunFolder(path)
         if not folder.file("provenance.json").is_file():
             continue
-        if folder.read_json("provenance.json").get("status") == "complete":
+        if folder.read_record("provenance.json").get("status") == "complete":
             return folder, "reused"
         jobs = recorded_jobs(folder)
         if jobs and method.collect is not None:

@@ -68,22 +68,32 @@ def read_nwb(path: str | os.PathLike[str], series: str | None = None) -> Recordi
             axis=1,
         )
         shape = data.data.shape
+        if len(shape) not in (1, 2):
+            raise RecordingError(
+                f"{path}: field 'data': shape {tuple(shape)}; an ElectricalSeries holds "
+                "(samples,) or (samples, channels)"
+            )
         width = 1 if len(shape) == 1 else shape[1]  # a 1-D series is one channel
-        if len(shape) not in (1, 2) or width != len(rows):
+        if width != len(rows):
             raise RecordingError(
                 f"{path}: field 'data': {width} channels but {len(rows)} electrodes"
             )
         if data.rate is None:
             raise RecordingError(f"{path}: field 'rate': the series has timestamps, not a rate")
         rate = check_sampling_hz(float(data.rate), f"{path}: field 'rate'")
-        gain = data.conversion * 1e6
+        gain = _scale(data.conversion, path, "conversion") * 1e6
         if data.channel_conversion is not None:
-            scales = np.asarray(data.channel_conversion[:])
+            scales = np.asarray(data.channel_conversion[:], dtype=float)
+            for scale in scales:
+                _scale(scale, path, "channel_conversion")
             if not np.allclose(scales, scales[0]):
                 raise RecordingError(f"{path}: field 'channel_conversion': unequal gains")
             gain *= float(scales[0])
+        offset_v = float(getattr(data, "offset", 0.0) or 0.0)
+        if not np.isfinite(offset_v):
+            raise RecordingError(f"{path}: field 'offset': non-finite ({offset_v})")
         stimulation = _stimulation(nwb, path, float(data.starting_time or 0.0))
-        offset = float(getattr(data, "offset", 0.0) or 0.0) * 1e6  # V -> µV
+        offset = offset_v * 1e6  # V -> µV
         return Recording(
             NWBSource(path, f"/acquisition/{name}/data"),
             shape[0],
@@ -94,6 +104,18 @@ def read_nwb(path: str | os.PathLike[str], series: str | None = None) -> Recordi
             stimulation,
             np.full(len(rows), offset) if offset else None,
         )
+
+
+def _scale(value: object, path: Path, field: str) -> float:
+    """A conversion factor (V per stored unit) that can turn data into volts: finite and
+    non-zero (a negative one, an inverting amplifier, is kept)."""
+    number = float(value)  # type: ignore[arg-type]  # path: an HDF5 scalar
+    if not np.isfinite(number) or number == 0:
+        kind = "zero" if number == 0 else "non-finite"
+        raise RecordingError(
+            f"{path}: field '{field}': {kind} ({number}); it scales stored values to volts"
+        )
+    return number
 
 
 def _stimulation(nwb: object, path: Path, starting_time_s: float) -> Stimulation:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pyarrow.parquet as pq
+import pytest
 
 from .cli import only_run_folder, substrates
 
@@ -91,6 +92,34 @@ def test_a_job_lost_with_its_local_process_is_reported(tmp_path) -> None:
     assert result.returncode == 2
     assert "local job gone-1 has no stored result" in result.stderr
     assert not (folder / "results.parquet").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "reason"),
+    [
+        ("jobs.json", '[{"job_id": "j-1"}]', "holds a JSON list where substrates writes an object"),
+        ("jobs.json", '{"jobs": {"job_id": "j-1"}}', 'its "jobs" must be a list of objects'),
+        ("jobs.json", '{"jobs": [{"id": "j-1"}]}', 'each with a "job_id" string'),
+        ("jobs.json", '{"jobs": [', "not JSON"),
+        ("provenance.json", '["sample"]', "holds a JSON list"),
+        ("provenance.json", "\x00\xff", "not JSON"),
+    ],
+)
+def test_a_damaged_journal_is_refused_by_name_with_how_to_recover(
+    tmp_path, name, text, reason
+) -> None:
+    folder = tmp_path / "run"
+    folder.mkdir()
+    record = {"method": "sample", "status": "running", "parameters": {"shots": 10}}
+    (folder / "provenance.json").write_text(json.dumps(record))
+    (folder / "jobs.json").write_text(json.dumps({"jobs": [{"job_id": "j-1"}]}))
+    (folder / name).write_bytes(text.encode("latin-1"))
+    for action in ("list", "collect"):
+        result = substrates("jobs", action, str(folder), cwd=tmp_path, check=False)
+        assert result.returncode == 2, result.stderr
+        (line,) = result.stderr.strip().splitlines()
+        assert f"{folder / name}: damaged" in line and reason in line
+        assert "run again" in line or "run the method again" in line, line
 
 
 def test_synchronous_runs_have_nothing_to_collect(tmp_path) -> None:

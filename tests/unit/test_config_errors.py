@@ -30,6 +30,21 @@ def test_unparsable_yaml(tmp_path, capsys) -> None:
     assert "not valid YAML (line 3" in line
 
 
+def test_a_repeated_key_is_refused_with_both_lines(tmp_path, capsys) -> None:
+    text = "substrate: quantum\nbackend: quantum.aer\noptions: {}\nbackend: quantum.ibm\n"
+    line = check(tmp_path, capsys, text)
+    assert "not valid YAML (line 4, column 1): duplicate key 'backend' (first on line 2)" in line
+    nested = "substrate: quantum\nbackend: quantum.aer\noptions:\n  shots: 1\n  shots: 2\n"
+    assert "(line 5, column 3): duplicate key 'shots' (first on line 4)" in check(
+        tmp_path, capsys, nested
+    )
+
+
+def test_a_control_character_is_one_line_naming_line_and_column(tmp_path, capsys) -> None:
+    line = check(tmp_path, capsys, "substrate: quantum\nbackend: quan\x00tum.aer\n")
+    assert "not valid YAML (line 2, column 14): the control character U+0000" in line
+
+
 def test_not_a_mapping(tmp_path, capsys) -> None:
     assert "expected a mapping" in check(tmp_path, capsys, "- quantum.aer\n")
 

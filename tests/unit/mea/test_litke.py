@@ -58,9 +58,7 @@ def test_bad_files_name_the_problem(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("length", [len(header(513, 10)) + 10 * 770 + 1, 2**31, 2**32 - 1])
-def test_a_header_length_past_the_file_is_refused_not_read_out_of_bounds(
-    tmp_path, length
-) -> None:
+def test_a_header_length_past_the_file_is_refused_not_read_out_of_bounds(tmp_path, length) -> None:
     """Once, a header length beyond the file made the sample count negative and the
     unchecked unpacking loop crashed the process (SIGSEGV)."""
     whole = bytearray(header(513, 10) + pack(np.zeros((10, 513), int)))

@@ -3,6 +3,8 @@ pynwb; files without an electrodes table or with a channel mismatch are refused.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -148,7 +150,16 @@ def test_files_missing_what_a_recording_needs_are_refused(tmp_path) -> None:
         read_nwb(tmp_path / "r.nwb", series="lfp")
 
 
-def _series_file(path, data, *, rate=20_000.0, offset=0.0, starting_time=0.0) -> None:
+def _series_file(
+    path,
+    data,
+    *,
+    rate=20_000.0,
+    offset=0.0,
+    starting_time=0.0,
+    conversion=2.5e-7,
+    channel_conversion=None,
+) -> None:
     """An NWB file written by pynwb: one ElectricalSeries (2-D, or 1-D for one channel) at
     0.25 µV per unit with `offset` (V), starting `starting_time` s into the session, and a
     stimulation interval at 1.5 s of session time on the first electrode."""
@@ -160,6 +171,8 @@ def _series_file(path, data, *, rate=20_000.0, offset=0.0, starting_time=0.0) ->
     nwb = pynwb.NWBFile("retina", "r1", datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC))
     group = nwb.create_electrode_group("array", "MEA", "retina", nwb.create_device("MEA"))
     channels = 1 if data.ndim == 1 else data.shape[1]
+    if data.ndim == 3:  # (samples, channels, bands): what an LFP decomposition writes
+        channels = data.shape[1]
     for i in range(channels):
         nwb.add_electrode(group=group, location="retina", rel_x=60.0 * i, rel_y=0.0)
     region = nwb.create_electrode_table_region(list(range(channels)), "all")
@@ -169,7 +182,8 @@ def _series_file(path, data, *, rate=20_000.0, offset=0.0, starting_time=0.0) ->
             data=data,
             electrodes=region,
             rate=rate,
-            conversion=2.5e-7,
+            conversion=conversion,
+            channel_conversion=channel_conversion,
             offset=offset,
             starting_time=starting_time,
         )
@@ -210,3 +224,40 @@ def test_a_sampling_rate_no_mea_has_is_refused(tmp_path) -> None:
     _series_file(tmp_path / "slow.nwb", np.zeros((100, 2), np.int16), rate=20.0)
     with pytest.raises(RecordingError, match=r"field 'rate': sampling rate 20 Hz; spikes need"):
         read_nwb(tmp_path / "slow.nwb")
+
+
+@pytest.mark.parametrize(
+    ("field", "changes", "reason"),
+    [
+        ("conversion", {"conversion": float("nan")}, "non-finite (nan)"),
+        ("conversion", {"conversion": float("inf")}, "non-finite (inf)"),
+        ("conversion", {"conversion": 0.0}, "zero (0.0)"),
+        ("offset", {"offset": float("nan")}, "non-finite (nan)"),
+        ("channel_conversion", {"channel_conversion": [1.0, float("nan")]}, "non-finite"),
+        ("channel_conversion", {"channel_conversion": [0.0, 0.0]}, "zero"),
+    ],
+)
+def test_scales_that_cannot_make_volts_are_refused_by_field(
+    tmp_path, field, changes, reason
+) -> None:
+    from substrates.datasets.mea.nwb import read_nwb
+
+    _series_file(tmp_path / "bad.nwb", np.zeros((100, 2), np.int16), **changes)
+    with pytest.raises(RecordingError, match=rf"field '{field}': {re.escape(reason)}"):
+        read_nwb(tmp_path / "bad.nwb")
+
+
+def test_an_inverting_amplifier_is_read_with_its_sign(tmp_path) -> None:
+    from substrates.datasets.mea.nwb import read_nwb
+
+    data = np.arange(200, dtype=np.int16).reshape(100, 2)
+    _series_file(tmp_path / "inv.nwb", data, conversion=-2.5e-7)
+    assert np.allclose(read_nwb(tmp_path / "inv.nwb").get_traces(), -0.25 * data)
+
+
+def test_data_of_three_dimensions_is_refused_naming_its_shape(tmp_path) -> None:
+    from substrates.datasets.mea.nwb import read_nwb
+
+    _series_file(tmp_path / "3d.nwb", np.zeros((100, 3, 3), np.int16))
+    with pytest.raises(RecordingError, match=r"field 'data': shape \(100, 3, 3\); an Elec"):
+        read_nwb(tmp_path / "3d.nwb")
