@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .events import EVENT_DTYPE, EventError, Events
+from .events import EVENT_DTYPE, EventError, Events, whole_numbers
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,9 @@ def _matlab(path: Path) -> tuple[np.ndarray, ...]:
             f"{path}: MATLAB arrays ts, x, y, pol expected; {', '.join(sorted(missing))} missing"
         )
     height = DATASETS["asl_dvs"].sensor[1]
-    t, x, y, p = (np.ravel(content[k]).astype(np.int64) for k in ("ts", "x", "y", "pol"))
+    t, x, y, p = (
+        whole_numbers(np.ravel(content[k]), str(path), k) for k in ("ts", "x", "y", "pol")
+    )
     return t, x, height - 1 - y, p
 
 
@@ -143,7 +145,10 @@ def read_sample(path: str | os.PathLike[str], dataset: str) -> Events:
     path = Path(path)
     layout = _layout(dataset, path)
     try:
-        t, x, y, p = (np.asarray(c).astype(np.int64) for c in layout.columns(path))
+        t, x, y, p = (
+            whole_numbers(c, str(path), name)
+            for c, name in zip(layout.columns(path), "txyp", strict=True)
+        )
     except EventError:
         raise
     except (TypeError, ValueError) as error:  # columns that are no numbers

@@ -1,4 +1,5 @@
-"""Prophesee DAT: after the `%` header, one byte event type and one byte event size (8), then
+"""Prophesee DAT: after the `%` header, one byte event type (0, Event2d, or 12, EventCd, as
+Metavision and faery write it: the same CD record) and one byte event size (8), then
 8-byte little-endian records: u32 t (µs), u32 with x [13:0], y [27:14], p [31:28]. The u32
 time wraps after 2^32 µs (71.6 min): a drop of more than 2^31 µs is read as a wrap."""
 
@@ -11,6 +12,10 @@ from .events import EVENT_DTYPE
 
 RECORD = np.dtype([("t", "<u4"), ("data", "<u4")])
 CD_TYPE, CD_SIZE = 0, 8
+"""What our writer writes: Event2d (0), the CD record every reader knows, 8 bytes."""
+CD_TYPES = {0: "Event2d", 12: "EventCd"}
+"""Event types whose records are CD events (Prophesee's DAT documentation)."""
+OTHER_TYPES = {14: "EventExtTrigger (external triggers)"}
 
 
 START = (0, -1)

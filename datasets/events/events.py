@@ -26,6 +26,21 @@ class EventError(InputFileError):
     """Events or an event file that break the rules; the message says where."""
 
 
+def whole_numbers(values: np.ndarray, source: str, field: str) -> np.ndarray:
+    """`values` as int64, refusing (EventError naming `field` and the first index) a
+    non-finite value of a floating-point column, which a cast would make -2⁶³."""
+    values = np.asarray(values)
+    if values.dtype.kind == "f":
+        bad = np.flatnonzero(~np.isfinite(values))
+        if bad.size:
+            i = int(bad[0])
+            raise EventError(
+                f"{source}: field {field!r}: non-finite value {values[i]} at event {i} "
+                f"({bad.size:,} such)"
+            )
+    return values.astype(np.int64)
+
+
 @dataclass(frozen=True)
 class Events:
     """Events (EVENT_DTYPE, t non-decreasing) of a sensor `width` × `height` pixels."""

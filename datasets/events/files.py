@@ -232,10 +232,11 @@ def open_layout(path: str | os.PathLike[str]) -> Layout:
                 "and size bytes after the header"
             )
         kind, size = marker
-        if (kind, size) != (dat.CD_TYPE, dat.CD_SIZE):
+        if kind not in dat.CD_TYPES or size != dat.CD_SIZE:
+            named = f" {dat.OTHER_TYPES[kind]}" if kind in dat.OTHER_TYPES else ""
             raise EventError(
-                f"{path}: byte {header.data_offset}: event type {kind}, size "
-                f"{size}; DAT CD events are type 0, size 8"
+                f"{path}: byte {header.data_offset}: event type {kind}{named}, size "
+                f"{size}; DAT CD events are type 0 (Event2d) or 12 (EventCd), size 8"
             )
         word = dat.CD_SIZE
     elif suffix == ".raw":

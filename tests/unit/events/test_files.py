@@ -131,7 +131,8 @@ def header(lines: str) -> bytes:
             + np.array([0x80000000, 0x10004801], "<u4").tobytes(),
             "x=9, y=1 lies outside the 8×8",
         ),
-        ("type.dat", header("% Version 2\n") + b"\x0c\x08", "event type 12, size 8"),
+        ("type.dat", header("% Version 2\n") + b"\x0e\x08", "event type 14 EventExtTrigger"),
+        ("size.dat", header("% Version 2\n") + b"\x0c\x10", "event type 12, size 16"),
         ("short.dat", header("% Version 2\n") + b"\x00\x08" + b"\x00" * 11, "cut word stream"),
         ("a.txt", b"", "unknown event file format"),
     ],
@@ -191,6 +192,90 @@ def test_hdf5_in_the_dsec_layout_written_by_h5py_reads_event_for_event(tmp_path)
     (tmp_path / "bad.h5").write_bytes(b"not hdf5")
     with pytest.raises(EventError, match="not a readable HDF5 file"):
         read_events(tmp_path / "bad.h5")
+
+
+def test_dat_written_by_faery_as_eventcd_reads_event_for_event(tmp_path) -> None:
+    """faery 0.7 writes DAT files with event type 12 (EventCd), Metavision's choice."""
+    faery = pytest.importorskip("faery")
+    events = random_events(3_000, seed=21, width=320, height=240)
+    theirs = np.zeros(len(events), faery.EVENTS_DTYPE)
+    for name in ("t", "x", "y"):
+        theirs[name] = events.array[name]
+    theirs["on"] = events.array["p"] == 1
+    stream = faery.events_stream_from_array(theirs, dimensions=(320, 240))
+    stream.to_file(tmp_path / "faery.dat", zero_t0=False)
+    data = (tmp_path / "faery.dat").read_bytes()
+    assert b"\n\x0c\x08" in data[:200]  # the type and size bytes after the header
+    ours, info = read_events(tmp_path / "faery.dat")
+    assert info.encoding == "dat" and (ours.width, ours.height) == (320, 240)
+    assert np.array_equal(ours.array, events.array)
+
+
+def _dsec_columns(path, count: int, *, written: int, chunks: int | None = 4096, **extra) -> None:
+    """A DSEC-layout file written by h5py declaring `count` events of which the first
+    `written` hold data (h5py leaves the other chunks unallocated)."""
+    import h5py
+
+    with h5py.File(path, "w") as handle:
+        group = handle.create_group("events")
+        for name, kind in (("x", "u2"), ("y", "u2"), ("t", "i8"), ("p", "u1")):
+            column = group.create_dataset(
+                name, shape=(count,), dtype=kind, chunks=chunks, **extra.get(name, {})
+            )
+            if written:
+                column[:written] = np.arange(written) % 2 if name == "p" else np.arange(written)
+
+
+@pytest.mark.parametrize("chunks", [4096, None])
+def test_hdf5_declaring_events_never_written_is_refused_before_allocation(tmp_path, chunks):
+    pytest.importorskip("h5py")
+    import resource
+
+    path = tmp_path / "bomb.h5"
+    _dsec_columns(path, 10**8, written=0, chunks=chunks)  # 1.6 GB declared, a few KB stored
+    assert path.stat().st_size < 10_000
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(EventError, match=r"field 'events/x': declares 100,000,000 events"):
+        read_events(path)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100_000  # KiB
+    _dsec_columns(tmp_path / "half.h5", 10_000, written=4096)  # chunks 2 and 3 missing
+    with pytest.raises(EventError, match="10,000 events in 3 chunks, but 1 were written"):
+        read_events(tmp_path / "half.h5")
+
+
+def test_hdf5_beyond_the_event_budget_is_refused_naming_it(tmp_path) -> None:
+    pytest.importorskip("h5py")
+    from substrates.datasets.events.hdf5 import read_hdf5
+
+    _dsec_columns(tmp_path / "e.h5", 10_000, written=10_000)
+    assert len(read_hdf5(tmp_path / "e.h5", max_events=10_000)) == 10_000
+    with pytest.raises(EventError, match=r"10,000 events, more than the 9,999 .*max_events"):
+        read_hdf5(tmp_path / "e.h5", max_events=9_999)
+
+
+def test_hdf5_windows_read_what_a_whole_read_reads(tmp_path, monkeypatch) -> None:
+    pytest.importorskip("h5py")
+    from substrates.datasets.events import hdf5
+
+    _dsec_columns(tmp_path / "e.h5", 10_001, written=10_001)
+    whole = hdf5.read_hdf5(tmp_path / "e.h5")
+    monkeypatch.setattr(hdf5, "WINDOW", 1000)
+    assert np.array_equal(hdf5.read_hdf5(tmp_path / "e.h5").array, whole.array)
+
+
+def test_hdf5_stored_outside_the_file_or_with_nan_times_is_refused(tmp_path) -> None:
+    h5py = pytest.importorskip("h5py")
+    outside = {"t": {"external": [(str(tmp_path / "raw.bin"), 0, h5py.h5f.UNLIMITED)]}}
+    _dsec_columns(tmp_path / "ext.h5", 100, written=100, chunks=None, **outside)
+    with pytest.raises(EventError, match="'events/t': stored outside the file"):
+        read_events(tmp_path / "ext.h5")
+    with h5py.File(tmp_path / "nan.h5", "w") as handle:
+        group = handle.create_group("events")
+        for name in "xyp":
+            group[name] = np.zeros(3, "u2")
+        group["t"] = np.array([0.0, np.nan, 2.0])
+    with pytest.raises(EventError, match="'events/t': non-finite value nan at event 1"):
+        read_events(tmp_path / "nan.h5")
 
 
 def _evt21_word(kind: int, ts: int, x: int, y: int, valid: int) -> int:
