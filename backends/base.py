@@ -18,11 +18,12 @@ Tier = Literal["simulator", "gpu", "hardware"]
 class BackendOptions(BaseModel):
     """Options of one backend, validated from a config's `options:` block.
 
-    Unknown fields are errors. Options never hold secrets: tokens come from the
-    environment or the vendor's saved-account mechanism.
+    Unknown fields are errors, and so are infinite or NaN numbers (`.inf`, `.nan` in YAML).
+    Options never hold secrets: tokens come from the environment or the vendor's
+    saved-account mechanism.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 @dataclass(frozen=True)

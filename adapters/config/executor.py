@@ -33,14 +33,15 @@ class LocalOptions(BaseModel):
 class DaskOptions(BaseModel):
     """address: a running scheduler (tcp://host:8786, or a dask-jobqueue / Kubernetes
     cluster's scheduler address); None starts a LocalCluster of `workers` processes with
-    `threads_per_worker` threads each. connect_timeout_s: how long to wait for the scheduler."""
+    `threads_per_worker` threads each. connect_timeout_s: how long to wait for the
+    scheduler, up to an hour (a scheduler not up by then is not coming)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     address: str | None = None
     workers: int = Field(2, ge=1, le=512)
     threads_per_worker: int = Field(1, ge=1, le=64)
-    connect_timeout_s: float = Field(10.0, gt=0)
+    connect_timeout_s: float = Field(10.0, gt=0, le=3600)
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,10 @@ _MPS_MAX_QUBITS = 63
 """Aer's limit for matrix_product_state (bit indices are 64-bit words)."""
 
 
+MAX_THREADS = 4096
+"""More CPU threads than any machine Aer runs on has."""
+
+
 class AerOptions(BackendOptions):
     """Options of `quantum.aer`.
 
@@ -44,13 +48,13 @@ class AerOptions(BackendOptions):
     precision: floating-point precision of the state.
     noise_model: name of an IBM device snapshot whose noise model, basis gates and
         coupling map to simulate (e.g. 'fake_brisbane'); None for an ideal simulation.
-    max_parallel_threads: CPU threads (0: all).
+    max_parallel_threads: CPU threads (0: all; at most MAX_THREADS).
     """
 
     method: AerMethod = "statevector"
     precision: Literal["double", "single"] = "double"
     noise_model: SnapshotName | None = None
-    max_parallel_threads: int = Field(0, ge=0)
+    max_parallel_threads: int = Field(0, ge=0, le=MAX_THREADS)
 
 
 def _memory_bytes() -> int:

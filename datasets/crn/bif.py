@@ -202,9 +202,13 @@ def _numbers(tokens: _Tokens, count: int, what: str) -> list[float]:
     if len(values) != count:
         raise tokens.error(f"{what}: {len(values)} values, expected {count}")
     try:
-        return [float(v) for v in values]
+        numbers = [float(v) for v in values]
     except ValueError:
         raise tokens.error(f"{what}: values must be numbers, got {values}") from None
+    if not all(math.isfinite(v) for v in numbers):
+        shown = ", ".join(v for v, n in zip(values, numbers, strict=True) if not math.isfinite(n))
+        raise tokens.error(f"{what}: non-finite probabilities ({shown})")
+    return numbers
 
 
 def _table(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from .factor_graph import FactorGraphError
@@ -13,7 +14,8 @@ MAX_TABLE_ENTRIES = 10_000_000
 
 
 class Tokens:
-    """Reads integers and numbers in order; errors name the file and line. Lines starting
+    """Reads integers and numbers in order, streamed from the file (a 256 MB file is never
+    held as tokens: one line at a time); errors name the file and line. Lines starting
     with '#' are comments."""
 
     def __init__(self, path: Path, max_bytes: int = MAX_FILE_BYTES) -> None:
@@ -22,28 +24,34 @@ class Tokens:
         size = path.stat().st_size
         if size > max_bytes:
             raise FactorGraphError(f"{path}: {size:,} bytes, more than the {max_bytes:,} read")
-        try:
-            text = path.read_text()
-        except UnicodeDecodeError:
-            raise FactorGraphError(f"{path}: not a text file (expected UTF-8 text)") from None
         self.path = path
-        self.items = [
-            (token, number)
-            for number, line in enumerate(text.splitlines(), start=1)
-            if not line.lstrip().startswith("#")
-            for token in line.split()
-        ]
-        self.position = 0
         self.line = 1
+        self._stream = self._read()
+        self._next: tuple[str, int] | None = self._pull()
+
+    def _read(self) -> Iterator[tuple[str, int]]:
+        with self.path.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.lstrip().startswith("#"):
+                    for token in line.split():
+                        yield token, number
+
+    def _pull(self) -> tuple[str, int] | None:
+        try:
+            return next(self._stream, None)
+        except UnicodeDecodeError:
+            raise FactorGraphError(
+                f"{self.path}: not a text file (expected UTF-8 text)"
+            ) from None
 
     def error(self, message: str) -> FactorGraphError:
         return FactorGraphError(f"{self.path}:{self.line}: {message}")
 
     def word(self, what: str) -> str:
-        if self.position >= len(self.items):
+        if self._next is None:
             raise FactorGraphError(f"{self.path}: file ends where {what} was expected")
-        token, self.line = self.items[self.position]
-        self.position += 1
+        token, self.line = self._next
+        self._next = self._pull()
         return token
 
     def integer(self, what: str, minimum: int) -> int:
@@ -64,6 +72,6 @@ class Tokens:
             raise self.error(f"{what}: expected a number, got {token!r}") from None
 
     def end(self) -> None:
-        if self.position < len(self.items):
-            token, self.line = self.items[self.position]
+        if self._next is not None:
+            token, self.line = self._next
             raise self.error(f"unexpected {token!r} after the last entry (wrong counts?)")

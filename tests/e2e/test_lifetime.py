@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -282,3 +283,25 @@ def test_sigterm_while_aer_simulates_gives_interrupted_within_two_seconds(tmp_pa
     _, stderr = run.communicate(timeout=30)
     assert marked_s < 2.0 + 1.0, marked_s  # 1.1 s on an idle machine
     assert run.returncode == 143, stderr
+
+
+_DRAWS = random.Random(43)
+SIGNAL_AT_S = sorted(round(_DRAWS.uniform(0.2, 12.0), 2) for _ in range(4))
+"""When SIGTERM reaches a long sample run: at random (seeded) points from its start, through
+imports, parsing and transpiling, into the simulation."""
+
+
+@pytest.mark.science
+@pytest.mark.parametrize("after_s", SIGNAL_AT_S)
+def test_sigterm_at_any_point_of_a_long_run_stops_it_within_two_seconds(tmp_path, after_s) -> None:
+    (tmp_path / "long.qasm").write_text(LONG_SIMULATION)
+    run = _start(["run", "sample", "--circuit", "long.qasm"], tmp_path)
+    time.sleep(after_s)
+    started = time.monotonic()
+    run.send_signal(signal.SIGTERM)
+    code = run.wait(timeout=30)
+    stopped_s = time.monotonic() - started
+    assert code == 143, run.stderr.read() if run.stderr else ""
+    assert stopped_s < 2.0 + 1.0, stopped_s  # the margin: two cores shared with other tests
+    for record in (tmp_path / "runs").glob("*/provenance.json"):
+        assert json.loads(record.read_text())["status"] == "interrupted"

@@ -1,5 +1,6 @@
 """One reader fuzzed in this process (run by test_fuzz.py under RLIMIT_AS): the corpus of
-earlier finds, every truncation of a valid file, declared sizes of 10^12, then random
+earlier finds, every truncation of a valid file, every declared size set to 0, -1, 2^31,
+2^63, 10^12 and beyond the file, expansion bombs of the textual formats, then random
 bytes and header mutations from hypothesis (a fixed stream by default, so a run passes or
 fails the same way on every machine; SUBSTRATES_FUZZ_SEED=random explores). Exits 0 when
 every input was read or refused with the reader's own error type; otherwise prints the
@@ -22,7 +23,7 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
-from readers import CORPUS, ENV_EXAMPLES, ENV_SEED, Reader, readers
+from readers import CORPUS, DECLARED, ENV_EXAMPLES, ENV_SEED, Reader, readers
 
 SECONDS_PER_INPUT = 20.0
 
@@ -92,9 +93,14 @@ def main(name: str, examples: int) -> int:
             attempt(reader, name, path.read_bytes(), folder)
         for cut in cuts(len(valid)):
             attempt(reader, name, valid[:cut], folder)
-        for field, huge in reader.huge:
-            assert field in valid, f"{name}: {field!r} is not in the valid file"
-            attempt(reader, name, valid.replace(field, huge, 1), folder)
+        for declared in reader.sizes:
+            assert declared.field in valid, f"{name}: {declared.field!r} is not in the seed"
+            for size in (*DECLARED, len(valid) + 1, 8 * len(valid)):
+                attempt(
+                    reader, name, valid.replace(declared.field, declared.render(size), 1), folder
+                )
+        for bomb in reader.bombs:
+            attempt(reader, name, bomb, folder)
 
         @explored(examples)
         @given(st.binary(max_size=2048))

@@ -5,12 +5,37 @@ type the reader may raise. Run inside a memory-limited subprocess by fuzz_worker
 from __future__ import annotations
 
 import os
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+DECLARED = (0, -1, 2**31, 2**63, 10**12)
+"""Values every declared size is set to (worker: also the file's length + 1 and × 8)."""
+
+
+@dataclass(frozen=True)
+class Declared:
+    """A declared size of the valid file: its bytes there, and the bytes declaring `n`."""
+
+    field: bytes
+    render: Callable[[int], bytes]
+
+
+def text(field: bytes, template: bytes) -> Declared:
+    """A size written in decimal: `template` % n replaces `field`."""
+    return Declared(field, lambda n: template % n)
+
+
+def be32(prefix: bytes, value: int) -> Declared:
+    """A big-endian unsigned 32-bit size after `prefix` (negative and wider values wrap, as
+    a careless writer would write them)."""
+    return Declared(
+        prefix + struct.pack(">I", value), lambda n: prefix + struct.pack(">I", n % 2**32)
+    )
 
 
 @dataclass(frozen=True)
@@ -22,8 +47,12 @@ class Reader:
     valid: Callable[[Path], bytes]
     read: Callable[[Path], Any]
     errors: tuple[type[BaseException], ...]
-    huge: tuple[tuple[bytes, bytes], ...] = ()
-    """(field text, replacement) pairs that declare a size of 10^12 in the valid file."""
+    sizes: tuple[Declared, ...] = ()
+    """The valid file's declared sizes (lengths, counts), each set in turn to every value
+    of DECLARED and to sizes beyond the file's."""
+    bombs: tuple[bytes, ...] = ()
+    """Small inputs that expand without bound if nothing checks them (the textual
+    formats: definitions calling each other, loops, aliases, entities)."""
     examples: int | None = None
     """Hypothesis examples per strategy (None: SUBSTRATES_FUZZ_EXAMPLES, default 60)."""
     place: Callable[[Path, bytes], Path] | None = None
@@ -347,44 +376,57 @@ def readers() -> dict[str, Reader]:
     from substrates.datasets.quantum.circuit_files import CircuitFileError
     from substrates.errors import SubstratesError
 
-    tera = b"1000000000000"
     return {
-        "config": Reader(".yaml", _config, _read_config, (ConfigError,)),
+        "config": Reader(".yaml", _config, _read_config, (ConfigError,), bombs=(ALIAS_BOMB,)),
         "grid": Reader(
-            ".yaml", _grid, _read_grid, (ConfigError,), ((b"seeds: 2", b"seeds: " + tera),)
+            ".yaml",
+            _grid,
+            _read_grid,
+            (ConfigError,),
+            (text(b"seeds: 2", b"seeds: %d"),),
+            (ALIAS_BOMB,),
         ),
         "qasm": Reader(
             ".qasm",
             _qasm,
             _read_circuits,
             (CircuitFileError,),
-            ((b"qubit[3]", b"qubit[" + tera + b"]"),),
+            (text(b"qubit[3]", b"qubit[%d]"), text(b"bit[3]", b"bit[%d]")),
+            QASM_BOMBS,
         ),
         "qpy": Reader(".qpy", _qpy, _read_circuits, (CircuitFileError,)),
-        "fg": Reader(
-            ".fg", _fg, _read_fg, (FactorGraphError,), ((b"\n2 2\n", b"\n" + tera + b" 2\n"),)
-        ),
+        "fg": Reader(".fg", _fg, _read_fg, (FactorGraphError,), (text(b"\n2 2\n", b"\n%d 2\n"),)),
         "uai": Reader(
             ".uai",
             _uai,
             _read_uai,
             (FactorGraphError,),
-            ((b"\n2 2 2\n", b"\n2 2 " + tera + b"\n"),),
+            (text(b"\n2 2 2\n", b"\n2 2 %d\n"),),
         ),
-        "sbml": Reader(".xml", _sbml, _read_sbml, (SBMLError,)),
+        "sbml": Reader(".xml", _sbml, _read_sbml, (SBMLError,), bombs=(XML_BOMB,)),
         "sbml_antimony": Reader(".xml", _sbml_antimony, _read_sbml, (SBMLError,)),
-        "bif": Reader(
-            ".bif", _bif, _read_bif, (FactorGraphError,), ((b"[ 2 ]", b"[ " + tera + b" ]"),)
-        ),
-        "xmlbif": Reader(".xml", _xmlbif, _read_xmlbif, (FactorGraphError,)),
+        "bif": Reader(".bif", _bif, _read_bif, (FactorGraphError,), (text(b"[ 2 ]", b"[ %d ]"),)),
+        "xmlbif": Reader(".xml", _xmlbif, _read_xmlbif, (FactorGraphError,), bombs=(XML_BOMB,)),
         "evt2": Reader(
-            ".raw", _events("evt2"), _read_events, (EventError,), ((b"width=32", b"width=" + tera),)
+            ".raw",
+            _events("evt2"),
+            _read_events,
+            (EventError,),
+            (text(b"width=32", b"width=%d"), text(b"height=24", b"height=%d")),
         ),
         "evt3": Reader(
-            ".raw", _events("evt3"), _read_events, (EventError,), ((b"width=32", b"width=" + tera),)
+            ".raw",
+            _events("evt3"),
+            _read_events,
+            (EventError,),
+            (text(b"width=32", b"width=%d"), text(b"height=24", b"height=%d")),
         ),
         "dat": Reader(
-            ".dat", _events("dat"), _read_events, (EventError,), ((b"Width 32", b"Width " + tera),)
+            ".dat",
+            _events("dat"),
+            _read_events,
+            (EventError,),
+            (text(b"Width 32", b"Width %d"), text(b"Height 24", b"Height %d")),
         ),
         "hdf5": Reader(".h5", _hdf5, _read_events, (EventError,)),
         "aedat3": Reader(".aedat", _aedat3, _read_events, (EventError,)),
@@ -393,13 +435,51 @@ def readers() -> dict[str, Reader]:
         ),  # each read spawns the decoder's process
         "dvs_lip": Reader(".npy", _npy_sample, _read_sample("dvs_lip"), (EventError,)),
         "asl_dvs": Reader(".mat", _mat_sample, _read_sample("asl_dvs"), (EventError,)),
-        "litke": Reader(".bin", _litke, _read_litke, (SubstratesError,)),
+        "litke": Reader(
+            ".bin",
+            _litke,
+            _read_litke,
+            (SubstratesError,),
+            (
+                be32(struct.pack(">II", 0, 4), 87),  # header length (bytes)
+                be32(struct.pack(">II", 4, 8), 513),  # electrodes
+                be32(struct.pack(">II", 5, 4), 20_000),  # sampling rate (Hz)
+                be32(struct.pack(">II", 499, 4), 10),  # samples
+            ),
+        ),
         "nwb": Reader(".nwb", _nwb, _read_nwb, (RecordingError,)),
         "opensense": Reader(".nc", _opensense, _read_opensense, (CMLDataError,)),
         "openmrg": Reader(
             ".csv", _openmrg_metadata, _read_opensense, (CMLDataError,), place=_openmrg_folder
         ),
     }
+
+
+ALIAS_BOMB = b"a: &a [x, x, x, x, x, x, x, x, x]\n" + b"".join(
+    b"%c: &%c [*%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c]\n" % ((98 + i, 98 + i) + (97 + i,) * 9)
+    for i in range(9)
+)
+"""Billion laughs in YAML: ten lines that would expand to 10^10 strings."""
+XML_BOMB = (
+    b'<?xml version="1.0"?>\n<!DOCTYPE lolz [\n<!ENTITY lol "lol">\n'
+    + b"".join(
+        b'<!ENTITY lol%d "%s">\n' % (i, (b"&lol%d;" % (i - 1) if i > 1 else b"&lol;") * 10)
+        for i in range(1, 10)
+    )
+    + b"]>\n<sbml>&lol9;</sbml>\n"
+)
+"""Billion laughs in XML: nine entities of ten, 10^9 'lol's."""
+QASM_BOMBS = (
+    b'OPENQASM 2.0;\ninclude "qelib1.inc";\ngate g0 a { x a; }\n'
+    + b"".join(b"gate g%d a { g%d a; g%d a; }\n" % (i, i - 1, i - 1) for i in range(1, 64))
+    + b"qreg q[1];\ncreg c[1];\ng63 q[0];\nmeasure q -> c;\n",
+    b'OPENQASM 3.0;\ninclude "stdgates.inc";\nqubit[1] q;\nbit[1] c;\n'
+    b"for uint i in [0:1000000000] { x q[0]; }\nc = measure q;\n",
+    b'OPENQASM 3.0;\ninclude "stdgates.inc";\nqubit[1] q;\nbit[99999] c;\nc[0] = measure q[0];\n',
+    b"OPENQASM 3.0;\n// " + b"x" * (60 << 20) + b"\nqubit[1] q;\n",
+)
+"""Gates calling the previous one twice (2^63 operations), a loop of 10^9 iterations, a
+circuit of 99,999 classical bits, a 60 MB comment: each must be refused, fast."""
 
 
 CORPUS = Path(__file__).with_name("corpus")

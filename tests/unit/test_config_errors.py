@@ -76,6 +76,37 @@ def test_option_of_the_wrong_type(tmp_path, capsys) -> None:
     assert "integer" in line
 
 
+@pytest.mark.parametrize(
+    ("text", "field", "reason"),
+    [
+        (
+            "substrate: quantum\nbackend: quantum.aer\noptions:\n  max_parallel_threads: 1e21\n",
+            "options.max_parallel_threads",
+            "",
+        ),
+        (
+            "substrate: quantum\nbackend: quantum.aer\noptions:\n  max_parallel_threads: 4097\n",
+            "options.max_parallel_threads",
+            "less than or equal to 4096",
+        ),
+        (
+            "substrate: crn\nbackend: crn.ssa\noptions:\n  volume: .inf\n",
+            "options.volume",
+            "finite number",
+        ),
+        (
+            "executor: dask\noptions:\n  connect_timeout_s: 1e8\n",
+            "options.connect_timeout_s",
+            "less than or equal to 3600",
+        ),
+        ("executor: dask\noptions:\n  connect_timeout_s: .nan\n", "options.connect_timeout_s", ""),
+    ],
+)
+def test_numbers_beyond_documented_bounds_are_refused(tmp_path, capsys, text, field, reason):
+    line = check(tmp_path, capsys, text)
+    assert f"field '{field}'" in line and reason in line
+
+
 def test_unknown_device_snapshot(tmp_path, capsys) -> None:
     text = "substrate: quantum\nbackend: quantum.aer\noptions:\n  noise_model: fake_atlantis\n"
     line = check(tmp_path, capsys, text)

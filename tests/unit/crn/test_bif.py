@@ -140,6 +140,15 @@ def test_default_rows_fill_the_configurations_not_listed(tmp_path) -> None:
             "probability ( a ) { table 0.5; }\nprobability ( b ) { table 0.5, 0.5; }\n",
             "1 values, expected 2",
         ),
+        (
+            "probability ( a ) { table 0.5, 0.5; }\nprobability ( b | a ) { (yes) NaN, nan; "
+            "(no) 0.5, 0.5; }\n",
+            "non-finite probabilities (NaN, nan)",
+        ),
+        (
+            "probability ( a ) { table inf, 0.5; }\nprobability ( b ) { table 0.5, 0.5; }\n",
+            "non-finite probabilities (inf)",
+        ),
     ],
 )
 def test_broken_networks_are_refused_naming_the_problem(tmp_path, body, message) -> None:
