@@ -40,9 +40,7 @@ class Tokens:
         try:
             return next(self._stream, None)
         except UnicodeDecodeError:
-            raise FactorGraphError(
-                f"{self.path}: not a text file (expected UTF-8 text)"
-            ) from None
+            raise FactorGraphError(f"{self.path}: not a text file (expected UTF-8 text)") from None
 
     def error(self, message: str) -> FactorGraphError:
         return FactorGraphError(f"{self.path}:{self.line}: {message}")
