@@ -8,6 +8,10 @@ from ...backends.events.base import EventsBackend
 from .method import SEED_MAX, Method, MethodParameters, implementation, option, summary_report
 from .summary import Entry
 
+MAX_SENSOR_PIXELS = 1 << 23
+"""The largest sensor event-layers decouples by default (its contrast images and the
+figure's take about 80 bytes a pixel: 670 MB here; a 1280 × 720 sensor is 921,600)."""
+
 
 class EventLayersParameters(MethodParameters):
     """Parameters of `substrates run event-layers`."""
@@ -33,6 +37,12 @@ class EventLayersParameters(MethodParameters):
         ge=0,
     )
     homography: bool = option(False, "simulated scenes: layers also zoom, turn and tilt")
+    max_sensor_pixels: int = option(
+        MAX_SENSOR_PIXELS,
+        "recordings: the largest sensor (width × height, pixels) decoupled; its images take "
+        "about 80 bytes a pixel (8,388,608 pixels: about 670 MB)",
+        ge=1,
+    )
     motion: Literal["translation", "affine"] = option(
         "translation",
         "each layer's motion model: a translation (px/s), or affine: a velocity at the image "

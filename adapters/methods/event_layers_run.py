@@ -29,7 +29,9 @@ def run_event_layers(p: EventLayersParameters, run: RunContext) -> Outcome:
     if p.start_ms and not isinstance(backend, FileBackend):
         message = f"is for recordings (an events.file source), not {backend.name}"
         raise OptionError(message, option="start_ms")
-    _ = backend.capabilities  # a recording is read, and refused if bad, before any folder
+    sensor = backend.capabilities  # a recording is read, and refused if bad, before any folder
+    if isinstance(backend, FileBackend):
+        _within_budget(sensor.width, sensor.height, p.max_sensor_pixels, backend)
     reading = {"file": backend.reading()} if isinstance(backend, FileBackend) else {}
     run.begin(p.model_dump(exclude={"hardware"}), **reading)
     affine = p.motion == "affine"
@@ -44,6 +46,18 @@ def run_event_layers(p: EventLayersParameters, run: RunContext) -> Outcome:
         summary = rows[0]
     figure = event_layers_figure(arrays, title)
     return Outcome(pa.Table.from_pylist(rows), summary, figures={"layers.png": figure})
+
+
+def _within_budget(width: int, height: int, max_pixels: int, backend: FileBackend) -> None:
+    """Refuse a recording whose sensor is larger than `max_pixels`: the images of the
+    decoupling cover the whole sensor (a small file may declare 8192 × 8192)."""
+    if width * height > max_pixels:
+        raise InputFileError(
+            f"sensor {width}×{height} = {width * height:,} pixels, more than the "
+            f"{max_pixels:,} event-layers images hold (about 80 bytes a pixel; budget "
+            "--max-sensor-pixels)",
+            path=getattr(backend, "path", None),
+        )
 
 
 def _recorded(

@@ -134,3 +134,23 @@ def test_start_ms_seeks_into_a_recording(tmp_path) -> None:
     assert row["events"] == int(np.sum((t >= t[0] + 60_000) & (t < t[0] + 140_000))) > 1000
     refused = substrates("run", "event-layers", "--start-ms", "5", cwd=tmp_path, check=False)
     assert refused.returncode == 2 and "--start-ms: is for recordings" in refused.stderr
+
+
+def test_a_sensor_beyond_the_image_budget_is_refused_before_allocation(tmp_path) -> None:
+    """A small EVT 3.0 file may declare an 8192 × 8192 sensor (the most the format allows):
+    its images would take 5 GB; the budget, named in the message, refuses it."""
+    from substrates.backends.registry import create_backend
+    from substrates.datasets.events.events import Events
+    from substrates.datasets.events.files import write_events
+    from substrates.models.events.scenes import ReflectionScene
+
+    rendered = ReflectionScene.random(9).render()
+    events = create_backend("events.sim", {"seed": 1}).simulate(rendered.frames, rendered.times)
+    write_events(Events(events.array, 8192, 8192), tmp_path / "wide.raw", "evt3")
+    args = ("run", "event-layers", "--source", "events_file", "--events", "wide.raw")
+    result = substrates(*args, cwd=tmp_path, check=False)
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert "sensor 8192×8192 = 67,108,864 pixels, more than the 8,388,608" in line
+    assert "budget --max-sensor-pixels" in line and "wide.raw" in line
+    assert not (tmp_path / "runs").exists()  # refused before the run folder
