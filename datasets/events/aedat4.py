@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +18,74 @@ expand), on top of MEMORY_BASE."""
 MEMORY_BASE = 1 << 30
 SECONDS_BASE = 60.0
 SECONDS_PER_MB = 2.0
+MAGIC = b"#!AER-DAT4.0\r\n"
+
+
+def check_layout(path: str | os.PathLike[str]) -> int:
+    """Walk the file's declared sizes before any decoding: the IOHeader's length, then
+    each packet's (stream id i32, size u32, little-endian) up to the data table the header
+    points at; a size that runs past the file is an EventError naming the packet and its
+    byte. Returns the number of packets."""
+    path = Path(path)
+    total = path.stat().st_size
+    with path.open("rb") as handle:
+        if handle.read(len(MAGIC)) != MAGIC:
+            raise EventError(f"{path}: not AEDAT4 (no '#!AER-DAT4.0' line)")
+        header_bytes = _u32(handle.read(4), path, "header length", len(MAGIC))
+        start = len(MAGIC) + 4
+        if header_bytes > total - start:
+            raise EventError(
+                f"{path}: field 'header length': {header_bytes:,} bytes at byte {start}, "
+                f"but the file holds {total - start:,} after it"
+            )
+        table = _data_table(handle.read(header_bytes), path)
+        end = table if 0 < table <= total else total
+        position, packets = start + header_bytes, 0
+        while position < end:
+            handle.seek(position)
+            head = handle.read(8)
+            if len(head) < 8:
+                raise EventError(
+                    f"{path}: cut at byte {position}, inside packet {packets}'s header"
+                )
+            size = struct.unpack("<I", head[4:])[0]
+            if size > end - position - 8:
+                raise EventError(
+                    f"{path}: field 'packet {packets} size': {size:,} bytes at byte "
+                    f"{position}, but {end - position - 8:,} remain before "
+                    f"{'the data table' if end == table else 'the end of the file'}"
+                )
+            position += 8 + size
+            packets += 1
+    return packets
+
+
+def _u32(data: bytes, path: Path, field: str, at: int) -> int:
+    if len(data) < 4:
+        raise EventError(f"{path}: cut at byte {at}, inside the {field}")
+    return int(struct.unpack("<I", data)[0])
+
+
+def _data_table(header: bytes, path: Path) -> int:
+    """The IOHeader's dataTablePosition (a FlatBuffers table: compression, dataTablePosition,
+    infoNode), -1 where the file has none."""
+    try:
+        root = struct.unpack_from("<I", header, 0)[0]
+        vtable = root - struct.unpack_from("<i", header, root)[0]
+        vtable_bytes = struct.unpack_from("<H", header, vtable)[0]
+        if vtable_bytes < 8:  # no dataTablePosition field: the default
+            return -1
+        offset = struct.unpack_from("<H", header, vtable + 6)[0]
+        return int(struct.unpack_from("<q", header, root + offset)[0]) if offset else -1
+    except struct.error:
+        raise EventError(f"{path}: field 'header': not an AEDAT4 IOHeader") from None
 
 
 def read_aedat4(path: str | os.PathLike[str]) -> Events:
     """The first event stream of an AEDAT4 file (t in µs as stored, Unix time).
 
-    The Rust decoder aborts the whole process on some damaged files (a panic that cannot
+    Every declared size is checked against the file first (`check_layout`). The Rust
+    decoder aborts the whole process on some damaged files (a panic that cannot
     unwind), and on others asks for tens of gigabytes from a file of a few kilobytes, so it
     runs in a child process limited to MEMORY_BASE + MEMORY_PER_BYTE × the file's size and
     to SECONDS_BASE + SECONDS_PER_MB per MB: a crash or a limit reached is an EventError.
@@ -33,6 +96,7 @@ def read_aedat4(path: str | os.PathLike[str]) -> Events:
         raise EventError(f"{path}: reading AEDAT4 needs the 'aedat' package") from None
     import multiprocessing
 
+    check_layout(path)
     size = Path(path).stat().st_size
     memory = MEMORY_BASE + MEMORY_PER_BYTE * size
     seconds = SECONDS_BASE + SECONDS_PER_MB * size / 1e6

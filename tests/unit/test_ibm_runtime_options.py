@@ -48,8 +48,10 @@ def test_initial_layout_places_the_circuit_and_is_checked() -> None:
     backend = _fake(initial_layout=[7, 8])
     (mapped,) = backend.compiled([bell()])
     assert mapped.layout.initial_index_layout()[:2] == [7, 8]
+    three = QuantumCircuit(3, 3)
+    three.measure(range(3), range(3))
     with pytest.raises(CapabilityError, match="initial_layout places 2"):
-        backend.sample([QuantumCircuit(3, 3)], shots=10)
+        backend.sample([three], shots=10)
     with pytest.raises(CapabilityError, match="initial_layout names qubit 500"):
         _fake(initial_layout=[0, 500]).sample([bell()], shots=10)
     with pytest.raises(ValueError, match="distinct device qubits"):

@@ -211,6 +211,28 @@ def test_dat_written_by_faery_as_eventcd_reads_event_for_event(tmp_path) -> None
     assert np.array_equal(ours.array, events.array)
 
 
+def test_aedat4_sizes_past_the_file_are_refused_before_decoding(tmp_path) -> None:
+    """The IOHeader length and each packet's size are walked from the byte layout
+    (iniVation's AEDAT 4.0 documentation) before the decoder's process starts."""
+    import struct
+
+    pytest.importorskip("aedat")
+    pytest.importorskip("dv_processing")
+    from substrates.datasets.events.aedat4 import MAGIC, check_layout
+
+    write_events(random_events(3_000, seed=5, width=64, height=48), tmp_path / "ok.aedat4")
+    data = (tmp_path / "ok.aedat4").read_bytes()
+    assert check_layout(tmp_path / "ok.aedat4") >= 1
+    header = struct.unpack("<I", data[len(MAGIC) : len(MAGIC) + 4])[0]
+    first = len(MAGIC) + 4 + header  # the first packet: stream id, then its size
+    for at, field in ((len(MAGIC), "header length"), (first + 4, "packet 0 size")):
+        for size in (2**31, 2**32 - 1, len(data)):
+            changed = data[:at] + struct.pack("<I", size) + data[at + 4 :]
+            (tmp_path / "bad.aedat4").write_bytes(changed)
+            with pytest.raises(EventError, match=rf"field '{field}': {size:,} bytes at byte"):
+                read_events(tmp_path / "bad.aedat4")
+
+
 def _dsec_columns(path, count: int, *, written: int, chunks: int | None = 4096, **extra) -> None:
     """A DSEC-layout file written by h5py declaring `count` events of which the first
     `written` hold data (h5py leaves the other chunks unallocated)."""
