@@ -8,6 +8,8 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -265,3 +267,144 @@ def test_links_whose_coordinates_contradict_their_length_are_one_line(folder: Pa
             cwd=folder,
         )
         one_line(result, "contradict their length", "cml_id a")
+
+
+ROUND_TWO: dict[str, bytes] = {
+    "doubling2.qasm": b'OPENQASM 2.0;\ninclude "qelib1.inc";\ngate g0 a { x a; }\n'
+    + b"".join(b"gate g%d a { g%d a; g%d a; }\n" % (i, i - 1, i - 1) for i in range(1, 40))
+    + b"qreg q[1];\ncreg c[1];\ng39 q[0];\nmeasure q -> c;\n",
+    "doubling3.qasm": b'OPENQASM 3.0;\ninclude "stdgates.inc";\ngate g0 a { x a; }\n'
+    + b"".join(b"gate g%d a { g%d a; g%d a; }\n" % (i, i - 1, i - 1) for i in range(1, 40))
+    + b"qubit[1] q;\nbit[1] c;\ng39 q[0];\nc = measure q;\n",
+    "loop.qasm": b'OPENQASM 3.0;\ninclude "stdgates.inc";\nqubit[1] q;\nbit[1] c;\n'
+    b"for uint i in [0:1000000000] { x q[0]; }\nc = measure q;\n",
+    "wide_creg.qasm": b'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[1];\ncreg c[99999];\n'
+    b"h q[0];\nmeasure q[0] -> c[0];\n",
+    "unmeasured.qasm": b'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[1];\nh q[0];\n',
+    "overflow.qasm": b'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[1];\ncreg c[1];\n'
+    b"rx(1e308*1e308) q[0];\nmeasure q -> c;\n",
+    "truncated.qasm": b'OPENQASM 3.0;\ninclude "stdgates.inc";\nqubit[2] q;\nh q[0];\ncx q[0],',
+    "twice.yaml": b"substrate: quantum\nbackend: quantum.aer\nbackend: quantum.ibm\n",
+    "nul.yaml": b"substrate: quantum\nbackend: quantum.a\x00er\n",
+    "slow_dask.yaml": b"executor: dask\noptions:\n  connect_timeout_s: 1e8\n",
+    "threads.yaml": b"substrate: quantum\nbackend: quantum.aer\noptions:\n"
+    b"  max_parallel_threads: 1e21\n",
+    "nan.bif": b"network n {}\nvariable a { type discrete [ 2 ] { y, n }; }\n"
+    b"probability ( a ) { table NaN, 0.5; }\n",
+}
+"""The second round's inputs (issue 43): expansion bombs, classical widths, ordinary
+mistakes, non-finite values; the binary ones are written by the test that uses them."""
+
+ROUND_TWO_CASES = [
+    (["check", "aer_statevector", "--circuit", "doubling2.qasm"], ["line 45", "max_operations"]),
+    (["run", "sample", "--circuit", "doubling3.qasm"], ["line 45", "max_operations"]),
+    (["run", "sample", "--circuit", "loop.qasm"], ["line 5", "max_loop_trips"]),
+    (["run", "sample", "--circuit", "wide_creg.qasm"], ["line 4", "99,999 classical bits"]),
+    (["run", "sample", "--circuit", "unmeasured.qasm"], ["measures nothing"]),
+    (["run", "sample", "--circuit", "overflow.qasm"], ["non-finite parameter"]),
+    (["run", "sample", "--circuit", "truncated.qasm"], ["truncated.qasm", "cannot parse: "]),
+    (["check", "twice.yaml"], ["duplicate key 'backend' (first on line 2)", "line 3"]),
+    (["check", "nul.yaml"], ["line 2, column 19", "control character U+0000"]),
+    (["check", "slow_dask.yaml"], ["connect_timeout_s", "less than or equal to 3600"]),
+    (["check", "threads.yaml"], ["max_parallel_threads"]),
+    (["run", "crn-validate", "--graph", "nan.bif"], ["non-finite probabilities (NaN)"]),
+]
+
+
+def measured(*args: str, cwd: Path) -> tuple[subprocess.CompletedProcess[str], float, int]:
+    """`substrates ARGS` under the address-space limit: the result, its wall time (s) and
+    the peak resident memory of the command and of everything it waited for (bytes)."""
+    began = time.monotonic()
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "substrates", *args],
+            cwd=cwd,
+            text=True,
+            stdout=out,
+            stderr=err,
+            preexec_fn=_limited,
+            env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
+        )
+        while True:  # wait4, not Popen.wait: it tells the peak memory
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() - began > 120:
+                process.kill()
+                raise AssertionError(f"{args} ran past 120 s")
+            time.sleep(0.05)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        result = subprocess.CompletedProcess(
+            process.args, process.returncode, out.read(), err.read()
+        )
+    return result, time.monotonic() - began, usage.ru_maxrss * 1024
+
+
+@pytest.fixture
+def round_two(tmp_path: Path) -> Path:
+    for name, data in ROUND_TWO.items():
+        (tmp_path / name).write_bytes(data)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"), ROUND_TWO_CASES, ids=[" ".join(a)[:48] for a, _ in ROUND_TWO_CASES]
+)
+def test_round_two_is_one_line_within_a_minute_and_1_5_gb(round_two: Path, args, needles) -> None:
+    result, seconds, peak = measured(*args, cwd=round_two)
+    one_line(result, *needles)
+    assert seconds < 60 and peak < 1.5 * 2**30, (seconds, peak)
+    assert not (round_two / "runs").exists()
+
+
+def test_round_two_recordings_are_refused_by_field(round_two: Path) -> None:
+    """A Litke header length past the file (SIGSEGV before), an HDF5 file declaring 10⁸
+    events never written (7.1 GB before), NWB scales that are NaN, 3-D NWB data, an EVT 3.0
+    file declaring 8192 × 8192 (5.1 GB before)."""
+    import h5py
+    import numpy as np
+
+    from substrates.datasets.events.events import EVENT_DTYPE, Events
+    from substrates.datasets.events.files import write_events
+    from substrates.testing.mea import litke_header, litke_pack, pynwb_file
+
+    samples = np.zeros((10, 513), np.int64)
+    header = bytearray(litke_header(513, 10) + litke_pack(samples))
+    header[8:12] = (10**9).to_bytes(4, "big")  # tag 0, the header length
+    (round_two / "long.bin").write_bytes(bytes(header))
+    with h5py.File(round_two / "bomb.h5", "w") as handle:
+        group = handle.create_group("events")
+        for name, kind in (("x", "u2"), ("y", "u2"), ("t", "i8"), ("p", "u1")):
+            group.create_dataset(
+                name, shape=(10**8,), dtype=kind, chunks=(65536,), compression="gzip"
+            )
+    pynwb_file(round_two / "nan.nwb", np.zeros((20, 3), np.int16))
+    with h5py.File(round_two / "nan.nwb", "a") as handle:
+        handle["acquisition/raw/data"].attrs["conversion"] = np.nan
+    events = np.zeros(500, EVENT_DTYPE)  # a few events in a corner of a declared 8192²
+    events["t"], events["x"], events["y"] = np.arange(500) * 100, np.arange(500) % 64, 7
+    write_events(Events(events, 8192, 8192), round_two / "wide.raw", "evt3")
+    config = "substrate: mea\nbackend: {backend}\noptions: {{path: {path}{extra}}}\n"
+    (round_two / "litke.yaml").write_text(
+        config.format(backend="mea.litke", path="long.bin", extra=", gain_uv: 0.5")
+    )
+    (round_two / "nwb.yaml").write_text(config.format(backend="mea.nwb", path="nan.nwb", extra=""))
+    cases = [
+        (["check", "litke.yaml"], ["long.bin", "header length"]),
+        (
+            ["run", "event-layers", "--source", "events_file", "--events", "bomb.h5"],
+            ["declares 100,000,000 events"],
+        ),
+        (["check", "nwb.yaml"], ["nan.nwb", "field 'conversion': non-finite"]),
+        (
+            ["run", "event-layers", "--source", "events_file", "--events", "wide.raw"],
+            ["budget --max-sensor-pixels"],
+        ),
+    ]
+    for args, needles in cases:
+        result, seconds, peak = measured(*args, cwd=round_two)
+        one_line(result, *needles)
+        assert seconds < 60 and peak < 1.5 * 2**30, (args, seconds, peak)
+    assert not (round_two / "runs").exists()
