@@ -44,7 +44,9 @@ class CmlReconstructParameters(MethodParameters):
         metavar="MIN",
         ge=1,
     )
-    cell_km: float | None = option(None, "grid cell for real data (default 2 km)", metavar="KM")
+    cell_km: float | None = option(
+        None, "grid cell for real data (default 2 km)", metavar="KM", gt=0
+    )
     methods: tuple[str, ...] = option(
         ("idw", "kriging", "bayes"),
         "comma-separated: idw, kriging, bayes (random-field prior, HMC), dps, pnp and smc "

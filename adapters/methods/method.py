@@ -36,10 +36,11 @@ SEED_MAX = 2**32 - 1
 
 class MethodParameters(BaseModel):
     """Base of every method's parameters: unknown names are errors, values are converted
-    and checked by their field types and constraints (a command line's strings too), and a
-    parameter declared `input="file"` must name a file or folder that exists."""
+    and checked by their field types and constraints (a command line's strings too; no
+    infinite or NaN numbers), and a parameter declared `input="file"` must name a file or
+    folder that exists."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     @field_validator("*")
     @classmethod

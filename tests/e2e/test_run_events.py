@@ -95,6 +95,7 @@ def test_the_same_code_runs_on_an_event_file(tmp_path) -> None:
             "cut word stream",
         ),
         (("--scenes", "0"), None, "--scenes: Input should be greater than or equal to 1"),
+        (("--window-ms", "inf"), None, "--window-ms: Input should be a finite number"),
         (("--motion", "projective"), None, "invalid choice: 'projective'"),
     ],
 )
