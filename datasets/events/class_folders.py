@@ -26,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -96,11 +97,27 @@ def _fields(path: Path) -> tuple[np.ndarray, ...]:
     return array["t"], array["x"], array["y"], array["p"]
 
 
+MAX_MAT_BYTES = 256 << 20
+"""What the arrays of one MATLAB sample may declare in all, uncompressed (bytes): an ASL-DVS
+sample holds a few hundred kilobytes; a 1.5 MB compressed file can declare gigabytes."""
+
+
 def _matlab(path: Path) -> tuple[np.ndarray, ...]:
-    from scipy.io import loadmat
+    from scipy.io import loadmat, whosmat
 
     try:
+        declared = whosmat(path)  # names, shapes and classes, from the headers alone
+        total = sum(math.prod(shape) * _itemsize(kind) for _, shape, kind in declared)
+        if total > MAX_MAT_BYTES:
+            name, shape, kind = max(declared, key=lambda v: math.prod(v[1]) * _itemsize(v[2]))
+            raise EventError(
+                f"{path}: field {name!r}: declares {math.prod(shape):,} {kind} values; the "
+                f"arrays would take {total:,} bytes, more than the {MAX_MAT_BYTES:,} a "
+                "sample is read into (MAX_MAT_BYTES)"
+            )
         content = loadmat(path)
+    except EventError:
+        raise
     except Exception as error:  # scipy's parser meets hostile bytes with any type
         raise _damaged(path, "MATLAB", error) from None
     missing = {"ts", "x", "y", "pol"} - set(content)
@@ -113,6 +130,14 @@ def _matlab(path: Path) -> tuple[np.ndarray, ...]:
         whole_numbers(np.ravel(content[k]), str(path), k) for k in ("ts", "x", "y", "pol")
     )
     return t, x, height - 1 - y, p
+
+
+def _itemsize(kind: str) -> int:
+    """Bytes per value of a MATLAB class as whosmat names it (8 where it names no dtype)."""
+    try:
+        return int(np.dtype(kind).itemsize)
+    except TypeError:
+        return 8
 
 
 def _table(path: Path) -> tuple[np.ndarray, ...]:

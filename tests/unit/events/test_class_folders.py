@@ -118,6 +118,17 @@ def test_class_folders_are_labels_in_sorted_order(tmp_path) -> None:
         ("h.mat", "asl_dvs", {"ts": np.zeros((2, 1)), "x": np.zeros((2, 1))}, "pol, y missing"),
         ("i.mat", "asl_dvs", b"not matlab at all", "not a readable MATLAB file"),
         (
+            "k.mat",
+            "asl_dvs",
+            {
+                "ts": np.array([[0.0], [np.nan]]),
+                "x": np.zeros((2, 1)),
+                "y": np.zeros((2, 1)),
+                "pol": np.zeros((2, 1)),
+            },
+            "field 'ts': non-finite value nan at event 1",
+        ),
+        (
             "j.mat",
             "asl_dvs",
             {
@@ -145,6 +156,24 @@ def test_broken_samples_are_one_line_naming_the_file(
     with pytest.raises(EventError, match=message) as caught:
         read_sample(path, dataset)
     assert str(path) in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_sample_declaring_gigabytes_is_refused_from_its_headers(tmp_path) -> None:
+    """A MATLAB array's dimensions are read before its data: 200,000,000 declared int64
+    timestamps are refused before anything is decompressed or allocated (a 1.5 MB zlib
+    stream of such a file took 3.2 GB)."""
+    import struct
+
+    from scipy.io import savemat
+
+    path = tmp_path / "big.mat"
+    savemat(path, {"ts": np.arange(10, dtype=np.int64), "x": [0], "y": [0], "pol": [0]})
+    data = path.read_bytes()
+    dims = struct.pack("<IIii", 5, 8, 1, 10)  # the miINT32 dimensions of ts: 1 × 10
+    assert data.count(dims) == 1
+    path.write_bytes(data.replace(dims, struct.pack("<IIii", 5, 8, 1, 2 * 10**8)))
+    with pytest.raises(EventError, match="field 'ts': declares 200,000,000 int64 values"):
+        read_sample(path, "asl_dvs")
 
 
 def test_unknown_datasets_and_empty_folders_are_one_line(tmp_path) -> None:
