@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..formats import FOLDER, Format, Formats
+from ..hdf5_storage import unwritten
 from .errors import CMLDataError
 
 DIMS = ("cml_id", "sublink_id", "time")
@@ -309,12 +310,54 @@ def _read_netcdf(path: Path) -> tuple[Any, Cleaning]:
     if not path.is_file():
         raise CMLDataError(f"{path}: no such file")
     _looks_like_netcdf(path)
+    _check_storage(path)
     try:
         dataset = xr.open_dataset(path)
     except (OSError, ValueError) as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise CMLDataError(f"{path}: not a readable netCDF file: {first}") from err
     return validate(dataset, source=str(path))
+
+
+UNWRITTEN_ALLOWANCE_BYTES = 64 << 20
+"""Values a netCDF-4 variable may declare without storing them (bytes): a writer may leave
+a dead link's chunks unwritten (they read as missing); more is refused."""
+
+
+def _check_storage(path: Path) -> None:
+    """A netCDF-4 file (HDF5) whose variables declare values the file does not hold (chunks
+    never written: a 15 KB file can declare 10⁸ samples a link) is refused naming the
+    variable, before xarray reads any of it; classic netCDF stores every value it declares."""
+    with path.open("rb") as handle:
+        if handle.read(8) != NETCDF_MAGIC[-1]:
+            return
+    import h5py
+
+    try:
+        handle = h5py.File(path, "r")
+    except OSError:
+        return  # xarray names what is wrong
+    found: list[tuple[str, str]] = []
+
+    def visit(name: str, item: Any) -> None:
+        if isinstance(item, h5py.Dataset) and not found and not _bare_dimension(item):
+            reason = unwritten(item, UNWRITTEN_ALLOWANCE_BYTES)
+            if reason is not None:
+                found.append((name, reason))
+
+    with handle:
+        handle.visititems(visit)
+    if found:
+        name, reason = found[0]
+        raise CMLDataError(f"{path}: field {name!r}: {reason}")
+
+
+def _bare_dimension(dataset: Any) -> bool:
+    """A dimension without a coordinate variable: netCDF-4 stores it as an HDF5 dataset it
+    never writes (no one reads its values)."""
+    name = dataset.attrs.get("NAME", b"")
+    text = name.decode(errors="replace") if isinstance(name, bytes) else str(name)
+    return text.startswith("This is a netCDF dimension but not a netCDF variable")
 
 
 def _read_openmrg_folder(path: Path) -> tuple[Any, Cleaning]:

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..hdf5_storage import unwritten
 from .events import EVENT_DTYPE, EventError, Events, whole_numbers
 
 MAX_EVENTS = 1 << 26
@@ -76,7 +77,9 @@ def _read_group(
         raise EventError(f"{path}: events/x, y, t, p differ in length: {sizes}")
     count = sizes["t"][0]
     for name in "xytp":
-        _check_stored(group[name], path, count)
+        reason = unwritten(group[name])
+        if reason is not None:
+            raise EventError(f"{path}: field 'events/{name}': {reason}")
     if count > limit:
         raise EventError(
             f"{path}: field 'events/t': {count:,} events, more than the {limit:,} read at "
@@ -94,36 +97,6 @@ def _read_group(
     width = int(group.attrs.get("width", width or 0)) or int(array["x"].max(initial=0)) + 1
     height = int(group.attrs.get("height", height or 0)) or int(array["y"].max(initial=0)) + 1
     return array, width, height
-
-
-def _check_stored(column: Any, path: str | os.PathLike[str], count: int) -> None:
-    """Refuse a column whose declared events are not all in the file: storage outside it,
-    chunks never written, or fewer bytes than a contiguous column needs."""
-    import h5py
-
-    where = f"{path}: field 'events/{column.name.rsplit('/', 1)[-1]}'"
-    if column.is_virtual or column.external:
-        raise EventError(f"{where}: stored outside the file (virtual or external); not read")
-    if count == 0:
-        return
-    layout = column.id.get_create_plist().get_layout()
-    if layout == h5py.h5d.CHUNKED:
-        per_chunk = column.chunks[0]
-        expected = -(-count // per_chunk)
-        written = column.id.get_num_chunks()
-        if written < expected:
-            raise EventError(
-                f"{where}: declares {count:,} events in {expected:,} chunks, but "
-                f"{written:,} were written (the rest would read as fill values)"
-            )
-    elif layout == h5py.h5d.CONTIGUOUS:
-        needed = count * column.dtype.itemsize
-        stored = column.id.get_storage_size()
-        if stored < needed:
-            raise EventError(
-                f"{where}: declares {count:,} events ({needed:,} bytes), but "
-                f"{stored:,} bytes are stored"
-            )
 
 
 def write_hdf5(events: Events, path: str | os.PathLike[str]) -> None:

@@ -395,7 +395,7 @@ def test_round_two_recordings_are_refused_by_field(round_two: Path) -> None:
         (["check", "litke.yaml"], ["long.bin", "header length"]),
         (
             ["run", "event-layers", "--source", "events_file", "--events", "bomb.h5"],
-            ["declares 100,000,000 events"],
+            ["declares 100,000,000 values"],
         ),
         (["check", "nwb.yaml"], ["nan.nwb", "field 'conversion': non-finite"]),
         (
