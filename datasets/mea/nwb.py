@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..hdf5_storage import unwritten
 from .recording import Recording, RecordingError, Stimulation, TraceSource, check_sampling_hz
 
 
@@ -73,6 +74,9 @@ def read_nwb(path: str | os.PathLike[str], series: str | None = None) -> Recordi
                 f"{path}: field 'data': shape {tuple(shape)}; an ElectricalSeries holds "
                 "(samples,) or (samples, channels)"
             )
+        stored = getattr(data.data, "id", None)  # an h5py dataset, not data in memory
+        if stored is not None and (reason := unwritten(data.data, UNWRITTEN_ALLOWANCE_BYTES)):
+            raise RecordingError(f"{path}: field 'data': {reason}")
         width = 1 if len(shape) == 1 else shape[1]  # a 1-D series is one channel
         if width != len(rows):
             raise RecordingError(
@@ -104,6 +108,11 @@ def read_nwb(path: str | os.PathLike[str], series: str | None = None) -> Recordi
             stimulation,
             np.full(len(rows), offset) if offset else None,
         )
+
+
+UNWRITTEN_ALLOWANCE_BYTES = 64 << 20
+"""Samples an ElectricalSeries may declare without storing them (bytes; they read as the
+fill value): more is a file that declares a recording it does not hold."""
 
 
 def _scale(value: object, path: Path, field: str) -> float:

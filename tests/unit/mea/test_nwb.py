@@ -261,3 +261,20 @@ def test_data_of_three_dimensions_is_refused_naming_its_shape(tmp_path) -> None:
     _series_file(tmp_path / "3d.nwb", np.zeros((100, 3, 3), np.int16))
     with pytest.raises(RecordingError, match=r"field 'data': shape \(100, 3, 3\); an Elec"):
         read_nwb(tmp_path / "3d.nwb")
+
+
+def test_a_series_declaring_samples_never_written_is_refused(tmp_path) -> None:
+    """An NWB file is HDF5: a series can declare 10⁹ samples in a file of kilobytes."""
+    import h5py
+
+    pynwb_file(tmp_path / "r.nwb", np.zeros((20, 3), np.int16))
+    with h5py.File(tmp_path / "r.nwb", "a") as handle:
+        group = handle["acquisition/raw"]
+        attributes = dict(group["data"].attrs)
+        del group["data"]
+        data = group.create_dataset("data", shape=(10**9, 3), dtype="i2", chunks=(65536, 3))
+        data.attrs.update(attributes)
+    from substrates.datasets.mea.nwb import read_nwb
+
+    with pytest.raises(RecordingError, match="field 'data': declares 3,000,000,000 values"):
+        read_nwb(tmp_path / "r.nwb")
