@@ -1,7 +1,8 @@
-"""Prompt stopping: the `substrates` command does its work in a worker process, under a
-supervisor that does nothing else, so SIGTERM and SIGINT end a run within GRACE_S even
-while a native library holds the worker's interpreter (Qiskit Aer simulates with the GIL
-held: no Python code of the worker, a watchdog thread included, runs until it returns).
+"""Prompt stopping: on Linux the `substrates` command does its work in a worker process,
+under a supervisor that does nothing else, so SIGTERM and SIGINT end a run within GRACE_S
+even while a native library holds the worker's interpreter (Qiskit Aer simulates with the
+GIL held: no Python code of the worker, a watchdog thread included, runs until it
+returns).
 
 The supervisor forwards SIGTERM (`kill`, `timeout`, SLURM and Kubernetes send it to one
 process) and SIGINT, except where the command runs in a terminal's foreground: there
@@ -9,8 +10,8 @@ Ctrl-C reaches the whole process group, the worker included, and once is enough.
 worker still alive GRACE_S after the signal is killed; the supervisor then marks its runs
 `interrupted`, with how far they came (the worker reports both: `lifetime.report_to`),
 and leaves with 143 or 130, as a shell reports a process stopped by the signal. The worker
-dies with the supervisor (PR_SET_PDEATHSIG on Linux): a SIGKILL of the command leaves no
-orphan.
+dies with the supervisor (PR_SET_PDEATHSIG): a SIGKILL of the command leaves no orphan.
+Elsewhere the command runs in one process and stops where Python can raise.
 
 Example, a script whose work stops within a second of SIGTERM (as `substrates` does it):
 
@@ -86,10 +87,11 @@ class _Reports:
 
 
 def run_supervised(work: Callable[[], int], grace_s: float = GRACE_S) -> int:
-    """`work()`'s exit status, computed in a forked worker process (where fork exists;
-    else in this one). Returns in both processes: the worker returns what `work` returned,
-    the supervisor the worker's status, or 143/130 when a signal stopped it."""
-    if not hasattr(os, "fork"):
+    """`work()`'s exit status, computed in a forked worker process on Linux (elsewhere in
+    this one: macOS forbids forking a process whose frameworks have started threads).
+    Returns in both processes: the worker returns what `work` returned, the supervisor the
+    worker's status, or 143/130 when a signal stopped it."""
+    if not sys.platform.startswith("linux"):
         return work()
     readable, writable = os.pipe()
     received: list[int] = []
@@ -197,7 +199,7 @@ def _in_foreground() -> bool:
 
 
 def _die_with(supervisor: int) -> None:
-    """Have the kernel SIGKILL this worker when its supervisor dies (Linux only)."""
+    """Have the kernel SIGKILL this worker when its supervisor dies."""
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
