@@ -10,7 +10,7 @@ when nothing is left to refuse: before that call nothing is written.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from .method import Method, MethodParameters
 
 B = TypeVar("B", bound=Backend)
+T = TypeVar("T")
 SUMMARY_FILE = "summary.json"
 """The summary with each figure's label, unit and text (summary.py)."""
 
@@ -255,6 +256,22 @@ def _kind(backend: type[Backend]) -> str:
     return f"{substrate} backend ({backend.__name__})"
 
 
+def loaded(method: Method[Any], load: Callable[[], T]) -> T:
+    """`load()`, a method's run or collect function; a third-party package its code needs
+    and this installation lacks is one line naming the extra that installs it."""
+    try:
+        return load()
+    except ModuleNotFoundError as error:
+        missing = (error.name or "").split(".")[0]
+        if not missing or missing == "substrates":
+            raise
+        extra = next(iter(method.backends.values())).extra
+        raise SubstratesError(
+            f"{method.name} needs the package {missing!r}, which the {extra!r} extra "
+            f"installs: pip install 'substrates[{extra}]'"
+        ) from None
+
+
 def execute(
     method: Method[Any],
     parameters: MethodParameters,
@@ -265,7 +282,7 @@ def execute(
     """Run `method` with validated `parameters`: backends resolved, the folder kept alive
     by a heartbeat while it runs, a failure recorded, the outcome written. `replay`: the
     jobs an interrupted execution submitted (for methods that replay). Returns the folder."""
-    function = method.run()
+    function = loaded(method, method.run)
     tracked = Tracked(progress)
     backends = resolve_backends(method, parameters)
     context = RunContext(method.name, out, backends, tracked, replay, method.summary)
@@ -295,6 +312,6 @@ def collect(method: Method[Any], run_dir: str | Path) -> tuple[RunFolder, bool]:
         return RunFolder.existing(run_dir), False
     folder, record, jobs = found
     context = RunContext.reopened(method, folder, record)
-    outcome = method.collect()(context, jobs)
+    outcome = loaded(method, method.collect)(context, jobs)
     context.record["collected_at"] = now()
     return context.finish(outcome), True

@@ -75,3 +75,21 @@ def test_a_config_of_a_missing_extra_is_one_line(config: str) -> None:
     result = _cli("check", config)
     assert result.returncode == 2 and "missing Python package" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("method", "extra"),
+    [
+        ("event-layers", "events"),
+        ("cml-reconstruct", "cml"),
+        ("crn-validate", "crn"),
+        ("hh-fit", "mea"),
+    ],
+)
+def test_every_method_of_a_missing_extra_is_one_line_naming_it(method: str, extra: str) -> None:
+    """Method modules import their substrate's packages when they run: a missing one is the
+    install hint (was exit 70: 'unexpected ModuleNotFoundError: numba')."""
+    result = _cli("run", method)
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert f"pip install 'substrates[{extra}]'" in line and "Traceback" not in line
