@@ -54,16 +54,17 @@ def handle(args: argparse.Namespace) -> int:
         print(f"  {key:<20} {_UNSET.get(key, 'none') if value is None else value}")
     if args.circuit:
         from ..backends.quantum.base import QuantumBackend
-        from ..datasets.quantum.circuit_files import load_circuits
+        from ..datasets.quantum.circuit_files import circuit_path, load_circuits
         from ..errors import CapabilityError
 
         assert isinstance(backend, QuantumBackend)
         circuits = load_circuits(args.circuit)
+        shown = circuit_path(args.circuit).name
         try:
             backend.validate(circuits)
         except CapabilityError as err:
             raise ConfigError(resolved.path, "backend", f"{args.circuit}: {err}") from None
-        print(f"  {'circuits':<20} {len(circuits)} in {args.circuit} fit")
+        print(f"  {'circuits':<20} {len(circuits)} in {shown} fit")
     return 0
 
 

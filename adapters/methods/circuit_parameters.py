@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ...datasets.quantum.circuit_files import DEFAULT_BUDGET, MAX_QUBITS
+from pydantic import field_validator
+
+from ...datasets.quantum.circuit_files import DEFAULT_BUDGET, MAX_QUBITS, circuit_path
 from ...datasets.quantum.qasm_budget import QasmBudget
 from .method import SEED_MAX, MethodParameters, option
 
@@ -18,7 +20,8 @@ class CircuitFileParameters(MethodParameters):
     )
     circuit: str | None = option(
         None,
-        "circuit file: QASM 3, QASM 2 or QPY (default: the shipped grover3.qasm)",
+        "circuit file: QASM 3, QASM 2 or QPY, or a shipped example by name (default: the "
+        "shipped grover3.qasm)",
         metavar="FILE",
         input="file",
     )
@@ -40,6 +43,12 @@ class CircuitFileParameters(MethodParameters):
         "holds every one), before parsing it",
         ge=1,
     )
+
+    @field_validator("circuit", mode="before")
+    @classmethod
+    def _shipped(cls, value: object) -> object:
+        """A shipped example named without its folder ('grover3') becomes its path."""
+        return str(circuit_path(value)) if isinstance(value, str) else value
 
     def budget(self) -> QasmBudget:
         """The QASM budget these options set (the rest as QasmBudget's defaults)."""

@@ -41,6 +41,22 @@ def example_path(name: str = "grover3.qasm") -> Path:
     return Path(str(files("substrates.datasets.quantum") / "examples" / name))
 
 
+def circuit_path(name_or_path: str | os.PathLike[str]) -> Path:
+    """A circuit file as given, or, where no such file exists and the name has no folder,
+    the shipped example of that name, with or without its ending ('grover3').
+
+    >>> circuit_path("grover3").name
+    'grover3.qasm'
+    """
+    path = Path(name_or_path)
+    if path.exists() or path.parent != Path():
+        return path
+    for candidate in (example_path(path.name), example_path(f"{path.name}.qasm")):
+        if candidate.is_file():
+            return candidate
+    return path
+
+
 def load_circuits(
     path: str | os.PathLike[str],
     max_qubits: int = MAX_QUBITS,
@@ -59,9 +75,10 @@ def load_circuits(
     >>> [circuit.name for circuit in load_circuits(example_path())]
     ['grover3']
     """
-    path = Path(path)
+    path = circuit_path(path)
     if not path.is_file():
-        raise CircuitFileError("no such circuit file", path=path)
+        shipped = ", ".join(sorted(p.stem for p in example_path().parent.glob("*.qasm")))
+        raise CircuitFileError(f"no such circuit file, nor a shipped one ({shipped})", path=path)
     size = path.stat().st_size
     if size > max_bytes:
         raise CircuitFileError(f"{size:,} bytes, more than the {max_bytes:,} read", path=path)

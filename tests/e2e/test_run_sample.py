@@ -157,3 +157,18 @@ def test_help_explains_commands(tmp_path) -> None:
         assert command in out
     sample_help = substrates("run", "sample", "--help", cwd=tmp_path).stdout
     assert "--hardware" in sample_help and "Grover" in sample_help
+
+
+@pytest.mark.parametrize("name", ["grover3", "grover3.qasm"])
+def test_a_shipped_circuit_is_found_by_name_from_any_folder(tmp_path, name) -> None:
+    """The tour's `check aer_noisy_brisbane --circuit grover3.qasm` works outside the
+    examples folder; a file of that name in the working folder would win."""
+    checked = substrates("check", "aer_noisy_brisbane", "--circuit", name, cwd=tmp_path)
+    assert "1 in grover3.qasm fit" in checked.stdout
+    substrates("run", "sample", "--circuit", name, "--shots", "10", cwd=tmp_path)
+    record = json.loads((only_run_folder(tmp_path / "runs") / "provenance.json").read_text())
+    assert record["parameters"]["circuit_file"].endswith("examples/grover3.qasm")
+    missing = substrates(
+        "check", "aer_statevector", "--circuit", "nothere", cwd=tmp_path, check=False
+    )
+    assert missing.returncode == 2 and "nor a shipped one (grover3)" in missing.stderr
