@@ -193,7 +193,9 @@ def mea() -> None:
     rng = np.random.default_rng(0)
     low = np.array([p.low for p in model_cpu.parameters])
     high = np.array([p.high for p in model_cpu.parameters])
-    print("| mea simulations | batch | CPU sims / s | GPU sims / s | max |Δ template| µV |")
+    print(
+        "| mea simulations | batch | CPU sims / s | GPU sims / s | largest Δ template (abs), µV |"
+    )
     print("|---|---|---|---|---|")
     for batch in (64, 1024):
         gpu = create_backend("mea.jaxley_gpu", {"batch": batch})

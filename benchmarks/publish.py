@@ -49,6 +49,32 @@ def published(name: str) -> Iterator[None]:
         replace_block(name, captured.getvalue())
 
 
+SEPARATOR = re.compile(r"^\|(\s*:?-+:?\s*\|)+\s*$")
+BARS = re.compile(r"(?<![\\|])\|([A-Za-z]\w*)\|(?!\|)")
+"""|U| (a size written between bars): escaped, so a table does not read it as cells."""
+
+
+def as_markdown(text: str) -> str:
+    """Printed output as Markdown renders it: a blank line around each table (a table right
+    under its caption line renders as a paragraph of bars), and |U| escaped in captions
+    and cells, where its bars would start a table or shift the columns."""
+    lines = text.splitlines()
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        table = line.startswith("|") and (
+            (i + 1 < len(lines) and SEPARATOR.match(lines[i + 1]))
+            or (out and out[-1].startswith("|"))
+        )
+        if not SEPARATOR.match(line):
+            line = BARS.sub(r"\|\1\|", line)
+        if table and out and out[-1].strip() and not out[-1].startswith("|"):
+            out.append("")
+        if not table and out and out[-1].startswith("|") and line.strip():
+            out.append("")
+        out.append(line)
+    return "\n".join(out)
+
+
 def replace_block(name: str, output: str) -> None:
     """Swap the page's block for `name` with `output`, dated, naming the command."""
     start, end = f"<!-- benchmark: {name} -->", f"<!-- /benchmark: {name} -->"
@@ -60,7 +86,7 @@ def replace_block(name: str, output: str) -> None:
         script.relative_to(PAGE.parents[1]) if script.is_relative_to(PAGE.parents[1]) else script
     )
     command = " ".join(["python", str(shown), *sys.argv[1:]])
-    body = f"`{command}`, {datetime.date.today().isoformat()}:\n\n{output.strip()}\n"
+    body = f"`{command}`, {datetime.date.today().isoformat()}:\n\n{as_markdown(output.strip())}\n"
     pattern = re.compile(re.escape(start) + ".*?" + re.escape(end), re.DOTALL)
     PAGE.write_text(pattern.sub(lambda _: f"{start}\n{body}{end}", text, count=1))
     print(f"wrote the '{name}' block of {PAGE}", file=sys.stderr)

@@ -10,18 +10,45 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import sys
+import tempfile
 import typing
+from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-from pydantic_core import PydanticUndefined
+# MkDocs puts this folder first on sys.path, where `substrates/` holds the guides: with a
+# plain (non-strict) editable install that folder would be imported as a namespace package
+# in place of the installed one. The hook imports the package, never its own folder.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _HERE]
+if getattr(sys.modules.get("substrates"), "__file__", "") is None:  # imported as namespace
+    del sys.modules["substrates"]
 
-import substrates
-from substrates.adapters.config.load import read_yaml, shipped_configs
-from substrates.backends.registry import get_backend_class, names
-from substrates.cli import build_parser
+from mkdocs.plugins import event_priority  # noqa: E402
+from pydantic import BaseModel  # noqa: E402
+from pydantic_core import PydanticUndefined  # noqa: E402
+
+import substrates  # noqa: E402
+from substrates.adapters.config.load import read_yaml, shipped_configs  # noqa: E402
+from substrates.backends.registry import get_backend_class, names  # noqa: E402
+from substrates.cli import build_parser  # noqa: E402
 
 WIDTH = 100
+
+
+@event_priority(100)  # before mkdocstrings reads its handlers' options
+def on_config(config: Any) -> Any:
+    """Let mkdocstrings find the package as installed: in this repository the package is
+    the checkout's root, a folder not named `substrates`, which a plain editable install
+    maps by an import hook that mkdocstrings' static loader does not follow (a strict one
+    links a `substrates/` folder, which it finds)."""
+    package = Path(str(substrates.__file__)).resolve().parent
+    if package.name != "substrates":
+        link = Path(tempfile.mkdtemp(prefix="substrates-docs-")) / "substrates"
+        link.symlink_to(package, target_is_directory=True)
+        python = config["plugins"]["mkdocstrings"].config["handlers"].setdefault("python", {})
+        python["paths"] = [str(link.parent), *python.get("paths", [])]
+    return config
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
