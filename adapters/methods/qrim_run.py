@@ -41,6 +41,8 @@ def run_qrim(p: QrimParameters, run: RunContext) -> Outcome:
         def report(i: int, change: float) -> None:
             run.report(label, i, None, change=change)
 
+        run.report(label, 0, None)  # the bar from the start: a sweep can take minutes
+
         if p.outer == "value_iteration":
             return robust_value_iteration(mdp, minimizer, progress=report)
         return robust_q_learning(mdp, minimizer, steps=p.steps, seed=p.seed, progress=report)

@@ -51,6 +51,7 @@ def reconstruct(
     prior = None
     for method in methods:
         began = time.perf_counter()
+        progress(method, 0, None)  # the bar from the start: a method can take minutes
         if method == "bayes":
             operator = PathOperator.from_dataset(
                 inputs.links, grid, device=device, dtype=getattr(torch, precision)

@@ -161,6 +161,8 @@ def score_scenes(
     per scene (its seed in `scene`), and the first scene's arrays for a figure."""
     rows: list[dict[str, Any]] = []
     first: dict[str, Any] = {}
+    if progress is not None:  # the bar from the start: a scene takes tens of seconds
+        progress("scenes", 0, len(seeds))
     for k, seed in enumerate(seeds):
         scene = ReflectionScene.random(seed, homography=homography)
         row, arrays = evaluate_scene(scene, backend, affine)

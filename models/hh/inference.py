@@ -94,6 +94,8 @@ def npe(
     theta = rng.uniform(low, high, (simulations, len(low)))
     chunk = max(1, simulations // 10)
     xs = []
+    if progress:  # the bar from the start: a chunk takes seconds to minutes
+        progress(0, simulations)
     for start in range(0, simulations, chunk):
         xs.append(simulate(model, theta[start : start + chunk], observation, rng))
         if progress:
