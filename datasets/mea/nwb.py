@@ -1,8 +1,9 @@
 """NWB recordings (pynwb): an ElectricalSeries in /acquisition with its electrodes table
-(positions in the rel_x, rel_y columns, µm) and, optionally, a 'stimulation' TimeIntervals
-table. Samples are read lazily from the HDF5 dataset, a block at a time, as data ×
-conversion (× channel_conversion) + offset; a 1-D series is one channel; stimulation times
-are taken from the series' first sample (its starting_time is subtracted).
+(positions in the rel_x, rel_y columns, else x, y; µm) and, optionally, a 'stimulation'
+TimeIntervals table. Samples are read lazily from the HDF5 dataset, a block at a time, as
+data × conversion (× channel_conversion) + offset; a 1-D series is one channel;
+stimulation times are taken from the series' first sample (its starting_time is
+subtracted).
 
 The stimulation table, as NWB users write it: start_time (s); `electrodes`, a
 DynamicTableRegion into the electrodes table (one row, or ragged with an index for
@@ -14,6 +15,7 @@ weights as '1.0 -1.0') stay readable; we now write the standard layout."""
 from __future__ import annotations
 
 import datetime
+import logging
 import os
 from pathlib import Path
 
@@ -61,13 +63,17 @@ def read_nwb(path: str | os.PathLike[str], series: str | None = None) -> Recordi
         if nwb.electrodes is None or data.electrodes is None:
             raise RecordingError(f"{path}: field 'electrodes': no electrodes table")
         table = nwb.electrodes
-        if not {"rel_x", "rel_y"} <= set(table.colnames):
-            raise RecordingError(f"{path}: field 'electrodes': no rel_x, rel_y positions (µm)")
+        columns = next((pair for pair in POSITIONS if set(pair) <= set(table.colnames)), None)
+        if columns is None:
+            raise RecordingError(
+                f"{path}: field 'electrodes': no positions (rel_x, rel_y or x, y columns, µm)"
+            )
+        if columns != POSITIONS[0]:
+            log.info(
+                "%s: electrode positions from the %s, %s columns (no rel_x, rel_y)", path, *columns
+            )
         rows = np.asarray(data.electrodes.data[:])
-        positions = np.stack(
-            [np.asarray(table["rel_x"].data[:])[rows], np.asarray(table["rel_y"].data[:])[rows]],
-            axis=1,
-        )
+        positions = np.stack([np.asarray(table[c].data[:], float)[rows] for c in columns], axis=1)
         shape = data.data.shape
         if len(shape) not in (1, 2):
             raise RecordingError(
@@ -109,6 +115,12 @@ def read_nwb(path: str | os.PathLike[str], series: str | None = None) -> Recordi
             np.full(len(rows), offset) if offset else None,
         )
 
+
+POSITIONS = (("rel_x", "rel_y"), ("x", "y"))
+"""The electrodes table's columns read as positions, in this order of preference: both
+pairs are in µm (NWB's schema), rel_* within the electrode group (an array's layout), x, y
+in the brain (a probe registered to an atlas, or an array described only there)."""
+log = logging.getLogger("substrates")
 
 UNWRITTEN_ALLOWANCE_BYTES = 64 << 20
 """Samples an ElectricalSeries may declare without storing them (bytes; they read as the

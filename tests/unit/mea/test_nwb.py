@@ -140,7 +140,9 @@ def test_files_missing_what_a_recording_needs_are_refused(tmp_path) -> None:
 
     data = np.zeros((10, 3), np.int16)
     pynwb_file(tmp_path / "nopos.nwb", data, positions=False)
-    with pytest.raises(RecordingError, match="field 'electrodes': no rel_x, rel_y"):
+    with pytest.raises(
+        RecordingError, match=r"field .electrodes.: no positions \(rel_x, rel_y or x, y"
+    ):
         read_nwb(tmp_path / "nopos.nwb")
     (tmp_path / "junk.nwb").write_bytes(b"junk")
     with pytest.raises(RecordingError, match="not a readable NWB file"):
@@ -278,3 +280,30 @@ def test_a_series_declaring_samples_never_written_is_refused(tmp_path) -> None:
 
     with pytest.raises(RecordingError, match="field 'data': declares 3,000,000,000 values"):
         read_nwb(tmp_path / "r.nwb")
+
+
+def test_positions_from_the_standard_x_y_columns_where_rel_are_absent(tmp_path, caplog) -> None:
+    """NWB's electrodes table has x, y, z (µm, in the brain) as well as rel_x, rel_y (µm,
+    in the group): a file with only the first reads, saying which columns it used."""
+    import datetime
+    import logging
+
+    from pynwb.ecephys import ElectricalSeries
+
+    from substrates.datasets.mea.nwb import read_nwb
+
+    nwb = pynwb.NWBFile("retina", "r1", datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC))
+    group = nwb.create_electrode_group("array", "MEA", "retina", nwb.create_device("MEA"))
+    for i in range(3):
+        nwb.add_electrode(group=group, location="retina", x=60.0 * i, y=30.0, z=0.0)
+    region = nwb.create_electrode_table_region([0, 1, 2], "all")
+    data = np.arange(60, dtype=np.int16).reshape(20, 3)
+    nwb.add_acquisition(
+        ElectricalSeries(name="raw", data=data, electrodes=region, rate=20_000.0, conversion=1e-6)
+    )
+    with pynwb.NWBHDF5IO(str(tmp_path / "xy.nwb"), "w") as io:
+        io.write(nwb)
+    with caplog.at_level(logging.INFO, logger="substrates"):
+        recording = read_nwb(tmp_path / "xy.nwb")
+    assert np.allclose(recording.positions_um, [[0, 30], [60, 30], [120, 30]])
+    assert "electrode positions from the x, y columns" in caplog.text
