@@ -53,6 +53,24 @@ def session_nwb(mea_session, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def _with_x_y_columns(path: Path, folder: Path) -> Path:
+    """A copy of an NWB file whose electrodes table names its positions by NWB's standard
+    x, y columns (µm) instead of rel_x, rel_y, as files of other writers do."""
+    import shutil
+
+    import h5py
+
+    copy = folder / "x_y.nwb"
+    shutil.copy(path, copy)
+    with h5py.File(copy, "a") as handle:
+        table = handle["general/extracellular_ephys/electrodes"]
+        for axis in "xy":
+            table.move(f"rel_{axis}", axis)
+        names = [str(n.decode() if isinstance(n, bytes) else n) for n in table.attrs["colnames"]]
+        table.attrs["colnames"] = [n.removeprefix("rel_") for n in names]
+    return copy
+
+
 def test_every_reader_gives_the_fit_the_same_observations(session_nwb, tmp_path) -> None:
     """The session's NWB file as hh-fit reads it three ways: with the stimulation table
     inside it (mea_nwb), with the same pulses from a BIDS events.tsv written by pandas (an
@@ -78,12 +96,14 @@ def test_every_reader_gives_the_fit_the_same_observations(session_nwb, tmp_path)
             "gain_uv": gain_uv,
         },
     )
+    xy = create_backend("mea.nwb", {"path": str(_with_x_y_columns(session_nwb, tmp_path))})
     read = {
         "table": recorded(nwb, None, None),
         "sidecar": recorded(nwb, str(tmp_path / "events.tsv"), None),
         "litke": recorded(litke, str(tmp_path / "protocol.tsv"), "ttl"),
+        "x_y": recorded(xy, None, None),
     }
-    assert [skipped for _, skipped in read.values()] == [None, 1, 0]
+    assert [skipped for _, skipped in read.values()] == [None, 1, 0, None]
     reference = read["table"][0]
     model = create_backend("mea.jaxley", {}).cell_model(reference.positions_um)
     seen = {}
@@ -102,7 +122,7 @@ def test_every_reader_gives_the_fit_the_same_observations(session_nwb, tmp_path)
         assert [r.pattern for r in found.held_out] == [r.pattern for r in expected.held_out]
         assert [r.pattern for r in found.fitting] == [r.pattern for r in expected.fitting]
         assert found.channel == expected.channel
-        if name == "sidecar":  # the same samples: the same observation, number for number
+        if name in ("sidecar", "x_y"):  # the same samples: the same observation, exactly
             assert found.spikes == expected.spikes
             assert [r.spikes for r in found.held_out] == [r.spikes for r in expected.held_out]
             assert found.thresholds_ua == expected.thresholds_ua
