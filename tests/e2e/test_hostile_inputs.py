@@ -24,15 +24,8 @@ def _limited() -> None:
 
 
 def cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "substrates", *args],
-        cwd=cwd,
-        text=True,
-        capture_output=True,
-        timeout=timeout,
-        preexec_fn=_limited,
-        env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
-    )
+    """`substrates ARGS` under the address-space limit (see `measured`)."""
+    return measured(*args, cwd=cwd, timeout=timeout)[0]
 
 
 def one_line(result: subprocess.CompletedProcess[str], *needles: str) -> None:
@@ -311,7 +304,9 @@ ROUND_TWO_CASES = [
 ]
 
 
-def measured(*args: str, cwd: Path) -> tuple[subprocess.CompletedProcess[str], float, int]:
+def measured(
+    *args: str, cwd: Path, timeout: float = 120
+) -> tuple[subprocess.CompletedProcess[str], float, int]:
     """`substrates ARGS` under the address-space limit: the result, its wall time (s) and
     the peak resident memory of the command and of everything it waited for (bytes)."""
     began = time.monotonic()
@@ -329,9 +324,9 @@ def measured(*args: str, cwd: Path) -> tuple[subprocess.CompletedProcess[str], f
             pid, status, usage = os.wait4(process.pid, os.WNOHANG)
             if pid:
                 break
-            if time.monotonic() - began > 120:
+            if time.monotonic() - began > timeout:
                 process.kill()
-                raise AssertionError(f"{args} ran past 120 s")
+                raise AssertionError(f"{args} ran past {timeout:g} s")
             time.sleep(0.05)
         process.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
