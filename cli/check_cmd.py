@@ -58,13 +58,13 @@ def handle(args: argparse.Namespace) -> int:
         from ..errors import CapabilityError
 
         assert isinstance(backend, QuantumBackend)
-        circuits = load_circuits(args.circuit)
-        shown = circuit_path(args.circuit).name
+        path = circuit_path(args.circuit)
+        circuits = load_circuits(path)
         try:
             backend.validate(circuits)
         except CapabilityError as err:
             raise ConfigError(resolved.path, "backend", f"{args.circuit}: {err}") from None
-        print(f"  {'circuits':<20} {len(circuits)} in {shown} fit")
+        print(f"  {'circuits':<20} {len(circuits)} in {path.name} fit")
     return 0
 
 

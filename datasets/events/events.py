@@ -38,7 +38,7 @@ def whole_numbers(values: np.ndarray, source: str, field: str) -> np.ndarray:
                 f"{source}: field {field!r}: non-finite value {values[i]} at event {i} "
                 f"({bad.size:,} such)"
             )
-    return values.astype(np.int64)
+    return values.astype(np.int64, copy=False)
 
 
 @dataclass(frozen=True)

@@ -93,7 +93,9 @@ class _Scanner:
     def advance(self) -> None:
         self.token, self.line = next(self.stream, ("", self.line))
 
-    def refuse(self, line: int, what: str, limit: str, value: int) -> CircuitFileError:
+    def refuse(self, line: int, what: str, limit: str) -> CircuitFileError:
+        """The refusal of `what` on `line`, beyond the budget's field `limit`."""
+        value = getattr(self.budget, limit)
         return CircuitFileError(
             f"line {line}: {what}, more than the {value:,} allowed (budget {limit})", path=self.path
         )
@@ -108,7 +110,6 @@ class _Scanner:
                     line,
                     f"the circuit unrolls to at least {_big(total)} operations",
                     "max_operations",
-                    self.budget.max_operations,
                 )
         return total
 
@@ -172,7 +173,6 @@ class _Scanner:
                 line,
                 f"gate {name!r} is defined {depth + 1} gates deep",
                 "max_expansion_depth",
-                self.budget.max_expansion_depth,
             )
 
     def control(self, word: str, line: int) -> tuple[int, int]:
@@ -191,7 +191,6 @@ class _Scanner:
                     line,
                     f"a for loop of {trips:,} iterations",
                     "max_loop_trips",
-                    self.budget.max_loop_trips,
                 )
             cost *= trips
         return cost, depth
@@ -267,7 +266,6 @@ class _Scanner:
                     line,
                     f"{self.clbits:,} classical bits, each in every shot's result",
                     "max_clbits",
-                    self.budget.max_clbits,
                 )
 
 
