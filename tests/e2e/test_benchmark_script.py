@@ -126,3 +126,11 @@ def test_the_gpu_benchmark_says_in_one_line_that_no_gpu_was_lent() -> None:
     lines = result.stdout.splitlines()
     assert lines[-1].startswith("No GPU was lent: ")
     assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_sbml_benchmark_compares_both_writers_on_one_document() -> None:
+    pytest.importorskip("libsbml")
+    pytest.importorskip("pgmpy")
+    stdout = _smoke("crn_sbml.py")
+    rows = [line.split("|")[1].strip() for line in stdout.splitlines() if line[:2] == "| "]
+    assert rows == ["network (Napp–Adams CRN)", "asia"]
