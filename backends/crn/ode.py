@@ -83,14 +83,27 @@ class OdeBackend(CRNBackend):
         """Continuation and Newton, or (`steady: integrate`, or when the continuation gives
         up) integration over doubling horizons, until max |dx/dt| < tolerance."""
         from .mass_action import MassAction
-        from .steady import steady_state
+        from .steady import Rest, Stall, steady_state
 
         model = MassAction(network)  # built once: stoichiometry and Jacobian pattern
         start = np.asarray(network.initial, dtype=float)
         if self.options.steady == "continuation":
-            rest = steady_state(model, start, tolerance)
-            if rest is not None:
-                return SteadyState(rest.x, rest.time, rest.residual, rest.verified)
+            found = steady_state(model, start, tolerance)
+            if isinstance(found, Rest):
+                return SteadyState(found.x, found.time, found.residual, found.verified)
+            if (
+                isinstance(found, Stall)
+                and found.distance is not None
+                and found.time_left > self.options.max_time
+            ):
+                raise NoSteadyStateError(
+                    f"crn.ode: no steady state: the continuation stalls in a slow mode (max "
+                    f"|dx/dt| = {found.residual:.2e} > {tolerance:g}, with Newton's step from "
+                    f"there {found.distance:.2g} long: about {found.time_left:.1e} time units "
+                    f"at that speed, beyond max_time {self.options.max_time:g}); raise "
+                    "max_time or loosen the tolerance",
+                    found.residual,
+                )
         x, elapsed, horizon = start, 0.0, 10.0
         while True:
             solution = self._solve(model, x, (0.0, horizon))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ...datasets.crn.factor_graph import FactorGraph
@@ -17,12 +19,17 @@ class TooWideError(SubstratesError, ValueError):
 
 
 def marginals(
-    graph: FactorGraph, max_width: int = 20, max_entries: int = MAX_ENTRIES
+    graph: FactorGraph,
+    max_width: int = 20,
+    max_entries: int = MAX_ENTRIES,
+    variables: Sequence[int] | None = None,
 ) -> list[np.ndarray]:
-    """P(x_i) for every variable. Raises TooWideError when an elimination step would build
-    a table over more than `max_width` variables or `max_entries` entries (the graph is too
-    wide for exact inference); a graph whose product is zero everywhere gives NaN."""
-    return [_eliminate(graph, query, max_width, max_entries)[0] for query in range(graph.variables)]
+    """P(x_i) for each of `variables` (default: every variable), one elimination each.
+    Raises TooWideError when an elimination step would build a table over more than
+    `max_width` variables or `max_entries` entries (the graph is too wide for exact
+    inference); a graph whose product is zero everywhere gives NaN."""
+    chosen = range(graph.variables) if variables is None else variables
+    return [_eliminate(graph, query, max_width, max_entries)[0] for query in chosen]
 
 
 def log_partition(graph: FactorGraph, max_width: int = 20, max_entries: int = MAX_ENTRIES) -> float:
@@ -37,21 +44,12 @@ def _eliminate(
     """(P(x_query), log Z): every other variable eliminated in greedy min-fill order, each
     new table rescaled to max 1 with the scale kept in log Z."""
     pool = [(f.scope, f.table) for f in graph.factors]
-    remaining = [v for v in range(graph.variables) if v != query]
     log_z = 0.0
-    while remaining:
-        variable = min(remaining, key=lambda v: _fill(pool, v))
-        remaining.remove(variable)
+    for variable in elimination_order(graph, query, max_width, max_entries):
         touching = [f for f in pool if variable in f[0]]
         if not touching:
             log_z += float(np.log(graph.cardinalities[variable]))
             continue
-        union = {v for scope, _ in touching for v in scope}
-        entries = int(np.prod([graph.cardinalities[v] for v in union], dtype=float))
-        if len(union) > max_width or entries > max_entries:
-            raise TooWideError(
-                f"exact inference needs a table over {len(union)} variables ({entries:,} entries)"
-            )
         pool = [f for f in pool if variable not in f[0]]
         scope, table = sum_out(*product(touching), [variable])
         peak = float(table.max())
@@ -75,6 +73,38 @@ def _eliminate(
     return table / total, log_z + float(np.log(total * constant))
 
 
-def _fill(pool: list[tuple[tuple[int, ...], np.ndarray]], variable: int) -> int:
-    """Size of the scope an elimination of `variable` would create."""
-    return len({v for scope, _ in pool if variable in scope for v in scope})
+def elimination_order(
+    graph: FactorGraph, query: int | None, max_width: int, max_entries: int
+) -> list[int]:
+    """Every variable but `query`, in greedy min-fill order (the one creating the smallest
+    scope first; ties to the lowest index), found on the interaction graph alone — a
+    variable's neighbours are merged as it is eliminated — so a graph too wide is refused
+    (TooWideError, before any table is built) in O(V²) set operations: the order picked by
+    scanning the factor pool at every step took 40 s to refuse munin's 1,041 variables."""
+    neighbours: list[set[int]] = [set() for _ in range(graph.variables)]
+    present = [False] * graph.variables
+    for factor in graph.factors:
+        for v in factor.scope:
+            present[v] = True
+            neighbours[v].update(factor.scope)
+    for v, adjacent in enumerate(neighbours):
+        adjacent.discard(v)
+    remaining = [v for v in range(graph.variables) if v != query]
+    order = []
+    while remaining:
+        variable = min(remaining, key=lambda v: len(neighbours[v]) + 1 if present[v] else 0)
+        remaining.remove(variable)
+        order.append(variable)
+        union = neighbours[variable]
+        if present[variable]:
+            entries = int(np.prod([graph.cardinalities[v] for v in union], dtype=float))
+            entries *= graph.cardinalities[variable]
+            if len(union) + 1 > max_width or entries > max_entries:
+                raise TooWideError(
+                    f"exact inference needs a table over {len(union) + 1} variables "
+                    f"({entries:,} entries)"
+                )
+        for v in union:
+            neighbours[v].discard(variable)
+            neighbours[v].update(u for u in union if u != v)
+    return order

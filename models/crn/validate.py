@@ -246,8 +246,7 @@ def validate_reduction(
         except (TooLargeForTRWError, FloatingPointError):  # too large; a message vanished
             results["trw"] = None  # the second opinion is left out, never the run
     try:
-        exact = marginals(original, max_width=EXACT_LIMIT)
-        results["exact"] = [exact[r] for r in survivors]
+        results["exact"] = marginals(original, max_width=EXACT_LIMIT, variables=survivors)
     except TooWideError:
         results["exact"] = None
     return Validation(
