@@ -348,6 +348,15 @@ def _diagnosis(s: dict) -> list[str]:
         shown = ", ".join(f"{robust[k]['basins']['fixed_points']} ({k})" for k in labels)
         starts = robust[labels[0]]["basins"]["starts"]
         lines.append(f"fixed points reached from uniform and {starts} random starts: {shown}")
+        for k in labels:
+            points = robust[k]["basins"].get("points", [])
+            if len(points) > 1:
+                lines += [
+                    f"  {k} fixed point {n + 1}{' (the uniform start’s)' if n == 0 else ''}: "
+                    f"reached from {point['reached_from']} of {starts} random starts, "
+                    f"{point['distance_from_uniform']:.2e} from the uniform start’s"
+                    for n, point in enumerate(points)
+                ]
     for k in labels:
         for row in robust[k].get("noise", []):
             lines.append(

@@ -114,8 +114,11 @@ def basins(
     seed: int,
     tolerance: float,
 ) -> dict[str, Any]:
-    """Steady states from `starts` random initial conditions: the number of distinct fixed
-    points among them, and the largest distance from the uniform start's."""
+    """Steady states from `starts` random initial conditions (each conserved group drawn
+    from a flat Dirichlet): the distinct fixed points among them, the uniform start's
+    first, each with its basin evidence — how many random starts reached it and its
+    distance (max |belief difference| on `rows`) from the uniform start's — and the
+    beliefs on `rows` it holds; their number, the largest distance, the failed starts."""
     rng = np.random.default_rng(seed)
     initial = np.repeat(compiled.network.initial[None, :], starts, axis=0)
     for group in compiled.conserved:
@@ -123,13 +126,26 @@ def basins(
     base, _ = _rest(simulator, compiled, rows, tolerance)
     found, failures = _rest(simulator, compiled, rows, tolerance, initial=initial)
     distinct: list[np.ndarray] = [base[0]]
+    reached = [0]
     for beliefs in found:
-        if all(np.abs(beliefs - d).max() > DISTINCT for d in distinct):
+        near = [k for k, d in enumerate(distinct) if np.abs(beliefs - d).max() <= DISTINCT]
+        if near:
+            reached[near[0]] += 1
+        else:
             distinct.append(beliefs)
+            reached.append(1)
     spread = float(np.abs(found - base[0]).max()) if len(found) else float("nan")
     return {
         "starts": starts,
         "fixed_points": len(distinct),
+        "points": [
+            {
+                "reached_from": count,
+                "distance_from_uniform": float(np.abs(point - base[0]).max()),
+                "beliefs": [float(b) for b in point],
+            }
+            for point, count in zip(distinct, reached, strict=True)
+        ],
         "largest_distance": spread,
         "failed": failures,
     }

@@ -264,3 +264,23 @@ def test_a_slow_mode_below_the_residual_tolerance_is_followed_to_its_rest() -> N
     network = build.build()
     rest = create_backend("crn.ode").steady_state(network, 1e-13).concentrations
     assert rest[b] == pytest.approx(0.25, abs=1e-9) and rest[a] == pytest.approx(0.75, abs=1e-9)
+
+
+def test_a_continuation_that_gives_up_reports_where_it_stalled() -> None:
+    """Stopped early, the continuation returns its best point, that point's residual and
+    Newton's step from it (the distance to the rest it estimates): crn.ode compares
+    distance / residual with max_time to tell a slow mode it need not integrate."""
+    from substrates.backends.crn.mass_action import MassAction
+    from substrates.backends.crn.steady import Rest, Stall, steady_state
+
+    network = compile_graph(loopy_six()).network
+    model = MassAction(network)
+    start = np.asarray(network.initial, dtype=float)
+    stall = steady_state(model, start, 1e-13, max_steps=2)
+    assert isinstance(stall, Stall)
+    assert stall.residual == pytest.approx(np.abs(model.derivative(stall.x)).max(), rel=1e-12)
+    assert stall.distance is not None and stall.distance > 0
+    assert stall.time_left == pytest.approx(stall.distance / stall.residual)
+    rest = steady_state(model, start, 1e-13)
+    assert isinstance(rest, Rest) and rest.verified
+    assert np.abs(rest.x - stall.x).max() > 0  # it had not arrived

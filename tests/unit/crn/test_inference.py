@@ -52,3 +52,27 @@ def test_bad_settings_are_refused() -> None:
         belief_propagation(loopy_six(), damping=1.0)
     with pytest.raises(ValueError, match="schedule"):
         belief_propagation(loopy_six(), schedule="random")
+
+
+def test_marginals_of_chosen_variables_are_those_of_the_whole() -> None:
+    graph = loopy_six(1)
+    every = marginals(graph)
+    chosen = marginals(graph, variables=[4, 0])
+    assert np.allclose(chosen[0], every[4]) and np.allclose(chosen[1], every[0])
+
+
+def test_a_graph_too_wide_is_refused_from_its_interaction_graph_alone() -> None:
+    """A 12 × 12 Ising grid has treewidth 12: min-fill elimination needs a table over 13
+    variables. The order is found on the interaction graph, so the refusal names that
+    table before any is built; the same order eliminates a wide-enough budget exactly."""
+    from substrates.datasets.crn.generators import ising_grid
+    from substrates.models.crn.exact import TooWideError, elimination_order
+
+    grid = ising_grid(12, 12, 0.5, 0.3, 0)
+    with pytest.raises(TooWideError, match=r"a table over 1[3-9] variables"):
+        elimination_order(grid, None, max_width=12, max_entries=10**12)
+    order = elimination_order(grid, 5, max_width=20, max_entries=10**12)
+    assert sorted(order) == [v for v in range(144) if v != 5]
+    small = ising_grid(3, 4, 0.5, 0.3, 1)
+    for ours, reference in zip(marginals(small), brute_force(small), strict=True):
+        assert np.allclose(ours, reference, atol=1e-12)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from substrates.backends.registry import create_backend
 from substrates.datasets.crn.generators import ferromagnet
@@ -97,3 +98,51 @@ def test_perturbed_networks_are_new_networks_not_the_original() -> None:
     network = compile_graph(random_tree(3, seed=5)).network
     changed = replace(network, rates=network.rates * 2)
     assert np.array_equal(network.rates * 2, changed.rates) and changed is not network
+
+
+def test_each_fixed_point_is_reported_with_its_basin_evidence() -> None:
+    """A ferromagnet without field is symmetric under flipping every spin, so the fixed
+    points the random starts find come in mirror pairs (the uniform start rests at the
+    symmetric one): each is listed with how many starts reached it and its distance from
+    the uniform start's, and every successful start is counted once."""
+    grid = compile_graph(ferromagnet(3, 3, 1.5, 0.0))
+    found = basins(grid, [0, 4], create_backend("crn.torch"), starts=12, seed=0, tolerance=1e-11)
+    points = found["points"]
+    assert len(points) == found["fixed_points"] >= 3
+    assert sum(p["reached_from"] for p in points) == 12 - found["failed"]
+    assert points[0]["distance_from_uniform"] == 0.0
+    assert np.allclose(points[0]["beliefs"], 0.5, atol=1e-8)  # the symmetric point
+    magnetised = [np.array(p["beliefs"]) for p in points[1:]]
+    for beliefs in magnetised:
+        flipped = beliefs.reshape(2, 2)[:, ::-1].ravel()
+        assert any(np.allclose(flipped, other, atol=1e-6) for other in magnetised)
+    assert max(p["distance_from_uniform"] for p in points) == pytest.approx(
+        found["largest_distance"], abs=1e-6
+    )
+
+
+def test_the_report_lists_each_fixed_point_with_its_basin() -> None:
+    """Several fixed points: a line each under the count, the uniform start's first; one
+    fixed point: the count alone."""
+    from substrates.adapters.methods.crn_validate import _diagnosis
+
+    points = [
+        {"reached_from": 1, "distance_from_uniform": 0.0, "beliefs": [0.5, 0.5]},
+        {"reached_from": 7, "distance_from_uniform": 0.497, "beliefs": [0.997, 0.003]},
+    ]
+    several = {"starts": 8, "fixed_points": 2, "points": points}
+    one = {"starts": 8, "fixed_points": 1, "points": points[:1]}
+    summary = {
+        "differences": {},
+        "robustness": {"crn_original": {"basins": several}, "crn_reduced": {"basins": one}},
+    }
+    lines = _diagnosis(summary)
+    assert lines[0] == (
+        "fixed points reached from uniform and 8 random starts: 2 (crn_original), 1 (crn_reduced)"
+    )
+    assert lines[1:] == [
+        "  crn_original fixed point 1 (the uniform start’s): reached from 1 of 8 random "
+        "starts, 0.00e+00 from the uniform start’s",
+        "  crn_original fixed point 2: reached from 7 of 8 random starts, 4.97e-01 from the "
+        "uniform start’s",
+    ]
