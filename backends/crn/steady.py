@@ -18,8 +18,11 @@ that leaves the positive orthant or lets the residual grow tenfold (the rules cr
 uses). Each step lies in range(N): conserved sums stay conserved. Small h follows the
 trajectory from x₀, so on graphs with several fixed points the continuation tends to the
 one the trajectory reaches (not guaranteed: integrate when it matters). Once the residual is
-below `NEWTON_FROM`, Newton steps on F finish the job; a Newton step that leaves the positive
-orthant or does not reduce the residual hands back to PTC. A point is the rest when both its
+below `NEWTON_FROM`, Newton steps on F finish the job; a Newton step is accepted when it
+reduces the residual or passes Deuflhard's natural monotonicity test (the next step under
+half this one: a slow mode's residual rises on the way to the rest), and Newton goes on
+from an accepted step whatever the residual; one that leaves the positive orthant, beyond
+round-off, or fails both tests hands back to PTC. A point is the rest when both its
 residual is below the tolerance and Newton's step from it, the distance to the rest it
 estimates, is below `REST_STEP`: a residual alone is fooled by a slow mode (hailfinder's
 CRN moved at ~1e-16 per time unit 0.48 away from its rest).
@@ -173,6 +176,7 @@ def steady_state(
     speed = float(np.abs(f).max(initial=0.0))
     h, elapsed = 1e-2, 0.0
     best, best_speed, best_step = x, speed, 0
+    newton = False  # the last step was Newton's: the next is Newton's too, whatever the speed
     for step in range(max_steps):
         if speed < best_speed:
             best, best_speed, best_step = x, speed, step
@@ -192,15 +196,16 @@ def steady_state(
             speed = float(np.abs(f).max(initial=0.0))
             continue
         jacobian = model.jacobian(x)
-        if speed < NEWTON_FROM:
-            newton = _newton_step(jacobian, x, f, kept, laws.laws, totals)
-            trial = None if newton is None else x - newton  # None: singular, not hyperbolic
+        if speed < NEWTON_FROM or newton:
+            newton = False
+            jump = _newton_step(jacobian, x, f, kept, laws.laws, totals)
+            trial = None if jump is None else x - jump  # None: singular, not hyperbolic
             if trial is not None and trial.min() >= -tolerance:
                 trial = np.maximum(trial, 0.0)
                 f_trial = model.derivative(trial)
                 new_speed = float(np.abs(f_trial).max(initial=0.0))
-                if new_speed < speed:
-                    x, f, speed = trial, f_trial, new_speed
+                if new_speed < speed or _contracts(model, trial, f_trial, jump, laws, totals):
+                    x, f, speed, newton = trial, f_trial, new_speed, True
                     continue
         try:
             change = splu((eye - h * jacobian).tocsc()).solve(h * f)
@@ -221,6 +226,28 @@ def steady_state(
             h = max(h / 4, 1e-8)
     jump = _newton_step(model.jacobian(best), best, model.derivative(best), kept, laws.laws, totals)
     return Stall(best, best_speed, None if jump is None else float(np.abs(jump).max()))
+
+
+def _contracts(
+    model: Any,
+    trial: np.ndarray,
+    f_trial: np.ndarray,
+    jump: np.ndarray,
+    laws: Conservation,
+    totals: np.ndarray,
+) -> bool:
+    """Deuflhard's natural monotonicity test: Newton's step from `trial` is under half of
+    the `jump` that led there. It accepts a step whose residual rose — crossing a slow mode,
+    where |dx/dt| is ~1e-12 on the way and larger near the rest: pigs' CRN sat 0.21 from
+    its rest, every residual-decreasing step refused — and refuses a diverging one."""
+    keep = np.ones(len(trial), dtype=bool)
+    keep[laws.replaced] = False
+    following = _newton_step(
+        model.jacobian(trial), trial, f_trial, np.flatnonzero(keep), laws.laws, totals
+    )
+    if following is None:
+        return False
+    return float(np.abs(following).max(initial=0.0)) < 0.5 * float(np.abs(jump).max(initial=0.0))
 
 
 def _newton_step(

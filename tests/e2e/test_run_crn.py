@@ -375,3 +375,37 @@ def test_water_validates_where_trw_vanishes_and_conservation_holds(tmp_path) -> 
     assert summary["differences"]["crn_reduced vs bp"] < 1e-8
     assert "bp vs trw" not in summary["differences"]
     assert max(summary["conservation_error"].values()) < 1e-12
+
+
+@pytest.mark.science
+def test_pigs_crn_crosses_its_slow_mode_to_bps_answer(tmp_path) -> None:
+    """pgmpy's pigs with three drawn observations (benchmarks/crn_networks.py, seed 45 + 10):
+    the messages of a pig in forty factors (p82140988) sit at 1/3 with |dx/dt| ~1e-19
+    while their rest is 0.21 away; the continuation stalled there at a residual of 3e-12
+    for 2,000 steps, integration ran to t = 1e7, and the run ended `cannot tell` after
+    7 minutes. Newton steps accepted by natural monotonicity cross the slow mode: both
+    CRNs rest at BP's beliefs, BP's equations hold at their messages — `valid`, exit 0."""
+    result = substrates(
+        "run",
+        "crn-validate",
+        "--graph",
+        str(pgmpy_network("pigs")),
+        "--evidence",
+        "p277195791=2,p88127791=0,p630311090=2",
+        "--samples",
+        "0",
+        "--starts",
+        "0",
+        "--perturbation",
+        "none",
+        cwd=tmp_path,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-2000:]
+    assert result.stdout.strip().splitlines()[-1].startswith("verdict: valid: ")
+    summary = json.loads((only_run_folder(tmp_path / "runs") / "provenance.json").read_text())[
+        "summary"
+    ]
+    assert summary["differences"]["crn_original vs bp"] < 1e-9
+    assert max(summary["bp_residual_at_rest"].values()) < 1e-9
+    assert all(summary["rest_verified"].values())
