@@ -15,7 +15,10 @@
    volume; kinetic laws × the compartment, initial amounts in molecules), to the same end
    time: both fire about as many events (checked: the script stops if they differ by more
    than 25 %), so the ratio is at equal event counts; libRoadRunner's load is reported
-   apart. Asia, cancer and alarm (reduced).
+   apart. Asia, cancer and alarm (reduced). Then the same runs on GillesPy2's compiled
+   SSA (SSACSolver) when GillesPy2 is installed (not a dependency): the same propensities
+   written out, a counter species every reaction produces for its exact event count, the
+   C++ build reported apart.
 4. crn.torch: steady states per second at batch 1, 16 and 64 (random initial messages) on
    insurance's reduced CRN, against crn.ode solving the same number one at a time.
 
@@ -28,6 +31,7 @@ import argparse
 import functools
 import sys
 import time
+from typing import Any
 
 import numpy as np
 from publish import published
@@ -166,6 +170,7 @@ def ssa_speed() -> None:
     alarm = compile_graph(reduce(alarm_graph, evidence=alarm_evidence).graph).network
     cancer = compile_graph(read_bif(pgmpy_network("cancer"))).network
     volume = 1000.0
+    measured = []
     for name, network in (
         ("Asia, observed", asia),
         ("cancer (pgmpy)", cancer),
@@ -181,6 +186,7 @@ def ssa_speed() -> None:
             _, _, events = ssa._run(network, t_end, np.inf, np.empty(0))
             rates.append(events / (time.perf_counter() - start))
             fired = fired or events
+        measured.append((name, network, t_end, fired, rates[0]))
         theirs = _roadrunner_gillespie(network, volume, t_end, LIMIT_S)
         if theirs is None:  # a lower bound: not done in LIMIT_S
             print(
@@ -200,6 +206,86 @@ def ssa_speed() -> None:
             f"{rates[1]:,.0f} | {events:,} | {per_second:,.0f} | {load:.1f} | "
             f"{rates[0] / per_second:.1f}x |"
         )
+    gillespy2_speed(measured, volume)
+
+
+def gillespy2_speed(measured: list[tuple[str, object, float, int, float]], volume: float) -> None:
+    """The same runs on GillesPy2's compiled SSA (SSACSolver), when GillesPy2 is installed
+    (`pip install gillespy2`; not a dependency): the same propensities (written out, with
+    the volume), to the same end time; a counter species every reaction produces gives its
+    events exactly; the C++ build is reported apart."""
+    try:
+        import gillespy2
+    except ImportError:
+        print("\nGillesPy2 is not installed (pip install gillespy2): its table is left out.")
+        return
+    print(
+        f"\n| SSA against GillesPy2 {gillespy2.__version__} SSACSolver (volume "
+        f"{volume:g}) | reactions | crn.ssa events | crn.ssa events / s | GillesPy2 events | "
+        "its events / s | its build s | ratio (events / s) |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for name, network, t_end, fired, rate in measured:
+        theirs = _in_child(_gillespy2_worker, (network, volume, t_end), LIMIT_S)
+        if theirs is None:
+            print(
+                f"| {name} | {network.reactions:,} | {fired:,} | {rate:,.0f} | not done in "  # type: ignore[attr-defined]
+                f"{LIMIT_S:.0f} s | — | — | > {rate * LIMIT_S / fired:,.0f}x |"
+            )
+            continue
+        events, per_second, build = theirs
+        if not 0.8 < events / fired < 1.25:
+            raise SystemExit(
+                f"{name}: GillesPy2 fired {events:,} events, crn.ssa {fired:,}: the two runs "
+                "are not the same stochastic model"
+            )
+        print(
+            f"| {name} | {network.reactions:,} | {fired:,} | {rate:,.0f} | {events:,} | "  # type: ignore[attr-defined]
+            f"{per_second:,.0f} | {build:.1f} | {rate / per_second:.1f}x |"
+        )
+
+
+def _gillespy2_worker(network: object, volume: float, t_end: float, out: object) -> None:
+    """Build the stochastic model as crn.ssa sees it — propensity k·V·Π_s Π_{m<ν}(n_s − m)/V
+    — compile GillesPy2's C++ SSA for it, run one trajectory to t_end, count events."""
+    import gillespy2
+
+    n: Any = network
+    model = gillespy2.Model(name="crn")
+    counts = np.rint(n.initial * volume).astype(int)
+    species = [
+        gillespy2.Species(name=f"s{i}", initial_value=int(c), mode="discrete")
+        for i, c in enumerate(counts)
+    ]
+    fired = gillespy2.Species(name="fired", initial_value=0, mode="discrete")
+    model.add_species([*species, fired])
+    for r in range(n.reactions):
+        reactants: dict[object, int] = {}
+        factors: list[str] = []
+        for e in range(n.reactant_offsets[r], n.reactant_offsets[r + 1]):
+            which, power = int(n.reactant_species[e]), int(n.reactant_coefficients[e])
+            reactants[species[which]] = power
+            factors += [f"s{which}" if m == 0 else f"(s{which} - {m})" for m in range(power)]
+        products: dict[object, int] = {fired: 1}
+        for e in range(n.product_offsets[r], n.product_offsets[r + 1]):
+            products[species[int(n.product_species[e])]] = int(n.product_coefficients[e])
+        scale = float(n.rates[r]) * volume ** (1 - len(factors))
+        model.add_reaction(
+            gillespy2.Reaction(
+                name=f"r{r}",
+                reactants=reactants,
+                products=products,
+                propensity_function=" * ".join([repr(scale), *factors]),
+            )
+        )
+    model.timespan(gillespy2.TimeSpan.linspace(t=t_end, num_points=2))
+    start = time.perf_counter()
+    solver = gillespy2.SSACSolver(model=model)
+    build = time.perf_counter() - start
+    start = time.perf_counter()
+    result = model.run(solver=solver, number_of_trajectories=1, seed=1)
+    events = int(result["fired"][-1])
+    out.put((events, events / (time.perf_counter() - start), build))  # type: ignore[attr-defined]
 
 
 LIMIT_S = 300.0
@@ -249,18 +335,33 @@ def _roadrunner_gillespie(
     """(events fired, events per second, load s) of libRoadRunner's Gillespie integrator
     over [0, t_end] at `volume`, in a child process (the load timed apart), or None when it
     has not finished within `limit`."""
+    counts = np.rint(network.initial * volume).tolist()  # type: ignore[attr-defined]
+    sbml = _stochastic_sbml(network, volume)
+    return _in_child(_gillespie_worker, (sbml, counts, t_end), limit)
+
+
+def _in_child(
+    worker: Any, arguments: tuple[object, ...], limit: float
+) -> tuple[int, float, float] | None:
+    """worker(*arguments, queue) in a spawned process: what it puts on the queue, or None
+    when it has not answered within `limit` (+ 120 s for its start-up); the script stops
+    when the child dies without an answer."""
     import multiprocessing
+    import queue as queue_module
 
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
-    counts = np.rint(network.initial * volume).tolist()  # type: ignore[attr-defined]
-    sbml = _stochastic_sbml(network, volume)
-    child = context.Process(target=_gillespie_worker, args=(sbml, counts, t_end, queue))
+    child = context.Process(target=worker, args=(*arguments, queue))
     child.start()
+    deadline = time.monotonic() + limit + 120
     try:
-        events, per_second, load = queue.get(timeout=limit + 120)  # + its load
-        return int(events), float(per_second), float(load)
-    except Exception:
+        while time.monotonic() < deadline:
+            try:
+                events, per_second, start_up = queue.get(timeout=1.0)
+                return int(events), float(per_second), float(start_up)
+            except queue_module.Empty:
+                if not child.is_alive() and queue.empty():
+                    raise SystemExit(f"{worker.__name__} died (exit {child.exitcode})") from None
         return None
     finally:
         child.kill()
