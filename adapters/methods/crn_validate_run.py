@@ -10,7 +10,7 @@ from ...backends.registry import create_backend
 from ...datasets.crn.files import example_path, read_graph
 from ...datasets.crn.sbml import read_sbml, to_sbml
 from ...errors import InputFileError
-from ...models.crn.recovery import recover
+from ...models.crn.recovery import RecoveryError, recover
 from ...models.crn.validate import Analyses, preflight, validate_reduction
 from ...models.crn.verdict import judge
 from .crn_validate import CrnValidateParameters
@@ -26,9 +26,22 @@ def run_crn_validate(p: CrnValidateParameters, run: RunContext) -> Outcome:
     if p.crn:
         path = Path(p.crn)
         try:
-            recovered = recover(read_sbml(path))
+            network = read_sbml(path)
         except InputFileError as error:
             raise error.about(path) from None
+        try:
+            recovered = recover(network)
+        except RecoveryError as error:
+            raise RecoveryError(
+                f"not a Napp–Adams CRN (a factor graph compiled into reactions), so there is "
+                f"no graph to reduce or BP to compare with: {error}. It is a valid "
+                f"mass-action model of {len(network.species):,} species and "
+                f"{network.reactions:,} reaction{'' if network.reactions == 1 else 's'}: "
+                "simulate it from Python with "
+                "substrates.datasets.crn.read_sbml and a CRN backend (crn.ode, "
+                "crn.roadrunner, crn.ssa), e.g. create_backend('crn.ode')"
+                ".steady_state(network, 1e-12)"
+            ).about(path) from None
         model, given = recovered.graph, recovered.compiled
     else:
         path = Path(p.graph) if p.graph else example_path()
