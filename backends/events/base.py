@@ -7,6 +7,7 @@ simulators, `_simulate`); a backend implements only those and `capabilities`.
 
 from __future__ import annotations
 
+import warnings
 from abc import abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -63,8 +64,17 @@ class EventsBackend(Backend):
     def _packets(self, window_us: int, limit_us: int | None) -> Iterator[Events]: ...
 
 
+class FrameRangeWarning(UserWarning):
+    """Frames whose brightest pixel is at most 1 DN: most likely normalised to [0, 1]."""
+
+
 class EventSimulatorBackend(EventsBackend):
     """A simulator: frames (T, H, W) in DN with their times in µs become events."""
+
+    @property
+    def intensity_scale(self) -> float:
+        """DN per unit of the frames given to `simulate` (1: they are in DN)."""
+        return 1.0
 
     def validate_frames(self, frames: np.ndarray, times_us: np.ndarray) -> None:
         """Raise CapabilityError unless frames are (T ≥ 2, H, W) finite intensities ≥ 0 DN
@@ -78,9 +88,24 @@ class EventSimulatorBackend(EventsBackend):
             raise CapabilityError("frame intensities must be finite and ≥ 0 DN")
 
     def simulate(self, frames: np.ndarray, times_us: np.ndarray) -> Events:
-        """Events of the sensor watching `frames` (T ≥ 2, times strictly increasing)."""
+        """Events of the sensor watching `frames` (T ≥ 2, times strictly increasing), in DN
+        times `intensity_scale`. Frames whose brightest pixel is then at most 1 DN give a
+        FrameRangeWarning: the pixel model is linear below 20 DN (0.15 log units per DN),
+        so frames normalised to [0, 1] change by less than a contrast threshold and fire
+        few events or none."""
         self.validate_frames(frames, times_us)
-        return self._simulate(np.asarray(frames, np.float64), np.asarray(times_us, np.float64))
+        scaled = np.asarray(frames, np.float64) * self.intensity_scale
+        brightest = float(scaled.max())
+        if 0 < brightest <= 1.0:
+            warnings.warn(
+                f"{self.name}: the frames' brightest pixel is {brightest:g} DN — frames "
+                "normalised to [0, 1]? The pixel model reads 0–255 DN and fires few or no "
+                "events at this contrast: pass frames × 255, or set the option "
+                "intensity_scale: 255",
+                FrameRangeWarning,
+                stacklevel=2,
+            )
+        return self._simulate(scaled, np.asarray(times_us, np.float64))
 
     @abstractmethod
     def _simulate(self, frames: np.ndarray, times_us: np.ndarray) -> Events: ...

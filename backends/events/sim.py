@@ -23,7 +23,8 @@ class SimOptions(BackendOptions):
     override the preset; seed: thresholds and noise. What `packets` serves: the frames of
     `video` (a video file, `upsample` − 1 frames interpolated between each pair; width and
     height then come from the video), else a drifting texture of width × height px at
-    velocity_px_s (vx, vy)."""
+    velocity_px_s (vx, vy). intensity_scale: DN per unit of the frames given (255 for frames
+    normalised to [0, 1]; the video and the synthetic scene are in DN already)."""
 
     preset: Preset = "clean"
     dvs: dict[str, float] = Field(default_factory=dict)
@@ -33,6 +34,7 @@ class SimOptions(BackendOptions):
     velocity_px_s: tuple[float, float] = (200.0, 50.0)
     video: str | None = None
     upsample: int = Field(1, ge=1, le=64)
+    intensity_scale: float = Field(1.0, gt=0)
 
     @property
     def params(self) -> DVSParams:
@@ -54,6 +56,10 @@ class SimBackend(EventSimulatorBackend):
     requires: ClassVar[tuple[str, ...]] = ("numba",)
 
     options: SimOptions
+
+    @property
+    def intensity_scale(self) -> float:
+        return self.options.intensity_scale
 
     @cached_property
     def video(self) -> tuple[np.ndarray, np.ndarray]:
@@ -104,4 +110,6 @@ class SimBackend(EventSimulatorBackend):
             frames, times = drifting_texture(
                 o.width, o.height, (limit_us or 1_000_000) * 1e-6, o.velocity_px_s, seed=o.seed
             )
-        yield from self.simulate(frames, times).windows(duration_us=window_us)
+        self.validate_frames(frames, times)  # in DN already: intensity_scale is for callers'
+        events = self._simulate(np.asarray(frames, np.float64), np.asarray(times, np.float64))
+        yield from events.windows(duration_us=window_us)

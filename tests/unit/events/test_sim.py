@@ -251,3 +251,26 @@ def test_a_video_file_drives_the_simulator(tmp_path) -> None:
     broken = create_backend("events.sim", {"video": str(tmp_path / "junk.mkv")})
     with pytest.raises(SubstratesError, match="not a readable video"):
         _ = broken.capabilities
+
+
+def test_frames_normalised_to_unit_range_are_named_and_scaled_by_option() -> None:
+    """A drifting texture divided by 255 changes by under a contrast threshold (the model
+    is linear below 20 DN): a FrameRangeWarning names the brightest pixel and the fix;
+    `intensity_scale: 255` gives exactly the events of the frames in DN, without warning."""
+    import warnings
+
+    from substrates.backends.events.base import FrameRangeWarning
+
+    frames, times = drifting_texture(40, 30, 0.06, (300, -120), seed=2)
+    in_dn = create_backend("events.sim", {"seed": 5}).simulate(frames, times)
+    unit = frames / 255.0
+    with pytest.warns(FrameRangeWarning, match=r"brightest pixel is 0\.\d+ DN.*× 255"):
+        dim = create_backend("events.sim", {"seed": 5}).simulate(unit, times)
+    assert len(dim) < len(in_dn) / 100
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FrameRangeWarning)
+        scaled = create_backend("events.sim", {"seed": 5, "intensity_scale": 255}).simulate(
+            unit, times
+        )
+    assert len(in_dn) > 1000 and len(scaled) == len(in_dn)
+    assert np.array_equal(scaled.array, in_dn.array)
