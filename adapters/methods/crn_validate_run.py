@@ -13,6 +13,7 @@ from ...errors import InputFileError
 from ...models.crn.recovery import RecoveryError, recover
 from ...models.crn.validate import Analyses, preflight, validate_reduction
 from ...models.crn.verdict import judge
+from ..runs.plots import beliefs_figure
 from .crn_validate import CrnValidateParameters
 from .lifecycle import Outcome, RunContext
 
@@ -77,7 +78,11 @@ def run_crn_validate(p: CrnValidateParameters, run: RunContext) -> Outcome:
     )
     texts = {f"{label}.xml": to_sbml(crn, label) for label, crn in result.networks.items()}
     verdict = judge(result, p.tolerances(), stochastic=backend.capabilities.stochastic)
-    return Outcome(result.table(), result.summary(), texts=texts, verdict=verdict)
+    table = result.table()
+    figure = beliefs_figure(table, f"beliefs of the survivors of {path.name}: {verdict.outcome}")
+    return Outcome(
+        table, result.summary(), figures={"beliefs.png": figure}, texts=texts, verdict=verdict
+    )
 
 
 def _ssa(volume: float, seed: int) -> CRNBackend:

@@ -267,3 +267,64 @@ def hh_fit_figure(fits: list[tuple[Any, dict[str, float] | None]], title: str) -
     )
     figure.suptitle(title, fontsize=11)
     return figure
+
+
+BELIEF_METHODS = {
+    "crn_original": ("original CRN at rest", "tab:blue"),
+    "crn_reduced": ("reduced CRN at rest", "tab:orange"),
+    "crn_elementary": ("elementary CRN at rest", "tab:purple"),
+    "bp": ("belief propagation", "tab:green"),
+    "trw": ("tree-reweighted BP", "tab:olive"),
+    "exact": ("exact marginals", "black"),
+}
+"""The methods a crn-validate results table may hold: legend label and colour."""
+MAX_VARIABLES = 12
+
+
+def beliefs_figure(table: pa.Table, title: str) -> Any:
+    """One panel per surviving variable (the first MAX_VARIABLES): P(state) from each
+    method in the results table side by side per state (a method not computed, e.g.
+    exact marginals on a graph too wide, is left out), one legend for all panels. Where
+    the reduction is valid, the bars of a state stand level."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = table.to_pylist()
+    names = list(dict.fromkeys(r["variable"] for r in rows))
+    shown = names[:MAX_VARIABLES]
+    methods = [m for m in BELIEF_METHODS if m in table.column_names]
+    methods = [m for m in methods if any(r[m] is not None for r in rows)]
+    columns = min(3, len(shown))
+    lines = -(-len(shown) // columns)
+    figure, axes = plt.subplots(
+        lines, columns, figsize=(3.8 * columns, 2.5 * lines), squeeze=False, layout="constrained"
+    )
+    width = 0.8 / max(len(methods), 1)
+    for axis, name in zip(axes.ravel(), shown, strict=False):
+        mine = [r for r in rows if r["variable"] == name]
+        states = np.arange(len(mine))
+        for k, method in enumerate(methods):
+            label, color = BELIEF_METHODS[method]
+            values = [np.nan if r[method] is None else r[method] for r in mine]
+            axis.bar(
+                states + (k - (len(methods) - 1) / 2) * width,
+                values,
+                width,
+                color=color,
+                label=label,
+            )
+        axis.set_xticks(states, [str(r["state"]) for r in mine], fontsize=7)
+        axis.set_ylim(0, 1)
+        axis.set_title(name, fontsize=9)
+        axis.tick_params(labelsize=7)
+    for axis in axes.ravel()[len(shown) :]:
+        axis.set_axis_off()
+    for axis in axes[:, 0]:
+        axis.set_ylabel("P(state)", fontsize=8)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="outside lower center", ncol=len(methods), fontsize=8)
+    more = f" (first {MAX_VARIABLES} of {len(names)} survivors)" if len(names) > len(shown) else ""
+    figure.suptitle(f"{title}{more}", fontsize=11)
+    return figure
