@@ -254,8 +254,11 @@ def _numbers(text: str) -> tuple[float, ...]:
 
 
 def report(run: Run) -> str:
-    """Sizes of both CRNs, the moves applied and the largest belief differences."""
+    """Sizes of both CRNs, the moves applied and the largest belief differences (or, for a
+    given CRN that is not Napp–Adams, what it is and where it rests)."""
     s = run.summary
+    if "not_napp_adams" in s:
+        return _simulated_report(run)
     lines = [f"{'':<13}{'variables':>10}{'factors':>9}{'species':>9}{'reactions':>11}"]
     for label in [k for k in ("crn_original", "crn_reduced", "crn_elementary") if k in s["sizes"]]:
         size = s["sizes"][label]
@@ -305,6 +308,27 @@ def report(run: Run) -> str:
     conservation = ", ".join(f"{k} {v:.1e}" for k, v in s["conservation_error"].items())
     lines.append(f"BP residual {s['bp_residual']:.1e}; conservation error {conservation}")
     lines += _diagnosis(s)
+    return "\n".join([*lines, f"run folder: {run.path}"])
+
+
+def _simulated_report(run: Run) -> str:
+    """A given mass-action model that is not a Napp–Adams CRN, simulated as it is."""
+    s = run.summary
+    size = s["sizes"]["crn_given"]
+    lines = [
+        f"not a Napp–Adams CRN: {s['not_napp_adams']}",
+        "there is no factor graph to reduce and no BP to compare with: the model was "
+        f"simulated as given ({size['species']:,} species, {size['reactions']:,} "
+        f"reaction{'' if size['reactions'] == 1 else 's'})",
+    ]
+    if "unrested" in s:
+        lines.append(f"no steady state: {s['unrested']['crn_given']}")
+    else:
+        lines.append(
+            f"steady state after {s['steady_time']['crn_given']:.3g} time units, max |dx/dt| "
+            f"{s['rest_residual']['crn_given']:.1e}: concentrations per species in "
+            "results.parquet (species, initial, steady_state)"
+        )
     return "\n".join([*lines, f"run folder: {run.path}"])
 
 
@@ -368,6 +392,7 @@ def _diagnosis(s: dict) -> list[str]:
 
 SUMMARY = (
     Entry("survivors", "variables compared"),
+    Entry("not_napp_adams", "why the given CRN is not a Napp–Adams compiled factor graph"),
     Entry("loopy", "the graph has cycles"),
     Entry("differences.{pair}", "max |belief difference|, {pair}", format=".2e"),
     Entry("bp_residual", "BP's fixed-point residual", format=".1e"),
@@ -407,7 +432,9 @@ METHOD = Method(
         "propagation and with exact marginals. "
         "With --crn, the chemical route: the factor graph is recovered from a Napp–Adams "
         "CRN in SBML (names ignored), reduced and recompiled, and the given CRN is "
-        "simulated as it is. Without --graph or --crn: the Asia network shipped with the "
+        "simulated as it is; a valid mass-action model that is not a Napp–Adams CRN is "
+        "simulated to its steady state and explained (verdict: cannot tell). "
+        "Without --graph or --crn: the Asia network shipped with the "
         "package. Both CRNs are written to the run folder as SBML. "
         "The run ends with a verdict line: valid (exit 0), not valid (exit 3: the CRNs "
         "disagree with each other or with BP beyond --belief-tolerance) or cannot tell "

@@ -4,15 +4,20 @@ Napp–Adams CRN on the configured backend, and compare their beliefs with BP an
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from ...backends.crn.base import CRNBackend
+import pyarrow as pa
+
+from ...backends.crn.base import CRNBackend, NoSteadyStateError
 from ...backends.registry import create_backend
 from ...datasets.crn.files import example_path, read_graph
+from ...datasets.crn.reaction_network import ReactionNetwork
 from ...datasets.crn.sbml import read_sbml, to_sbml
 from ...errors import InputFileError
 from ...models.crn.recovery import RecoveryError, recover
 from ...models.crn.validate import Analyses, preflight, validate_reduction
 from ...models.crn.verdict import judge
+from ...verdicts import Check, Verdict
 from ..runs.plots import beliefs_figure
 from .crn_validate import CrnValidateParameters
 from .lifecycle import Outcome, RunContext
@@ -33,16 +38,7 @@ def run_crn_validate(p: CrnValidateParameters, run: RunContext) -> Outcome:
         try:
             recovered = recover(network)
         except RecoveryError as error:
-            raise RecoveryError(
-                f"not a Napp–Adams CRN (a factor graph compiled into reactions), so there is "
-                f"no graph to reduce or BP to compare with: {error}. It is a valid "
-                f"mass-action model of {len(network.species):,} species and "
-                f"{network.reactions:,} reaction{'' if network.reactions == 1 else 's'}: "
-                "simulate it from Python with "
-                "substrates.datasets.crn.read_sbml and a CRN backend (crn.ode, "
-                "crn.roadrunner, crn.ssa), e.g. create_backend('crn.ode')"
-                ".steady_state(network, 1e-12)"
-            ).about(path) from None
+            return _simulated_only(network, path, str(error), p, run, backend)
         model, given = recovered.graph, recovered.compiled
     else:
         path = Path(p.graph) if p.graph else example_path()
@@ -83,6 +79,50 @@ def run_crn_validate(p: CrnValidateParameters, run: RunContext) -> Outcome:
     return Outcome(
         table, result.summary(), figures={"beliefs.png": figure}, texts=texts, verdict=verdict
     )
+
+
+def _simulated_only(
+    network: ReactionNetwork,
+    path: Path,
+    reason: str,
+    p: CrnValidateParameters,
+    run: RunContext,
+    backend: CRNBackend,
+) -> Outcome:
+    """A valid mass-action model that is not a Napp–Adams CRN (`reason` names the reaction
+    that does not fit): there is no factor graph to reduce and no BP to compare with, so
+    it is simulated as given to its steady state — concentrations in results.parquet —
+    and the verdict is `cannot tell`, saying why."""
+    run.begin({"crn": str(path), "tolerance": p.tolerance, "simulated_only": True})
+    summary: dict[str, Any] = {
+        "not_napp_adams": reason,
+        "sizes": {"crn_given": {"species": len(network.species), "reactions": network.reactions}},
+    }
+    try:
+        rest = backend.steady_state(network, p.tolerance)
+        steady: list[float | None] = [float(c) for c in rest.concentrations]
+        summary["steady_time"] = {"crn_given": rest.time}
+        summary["rest_residual"] = {"crn_given": rest.residual}
+        summary["rest_verified"] = {"crn_given": rest.verified}
+    except NoSteadyStateError as error:
+        steady = [None] * len(network.species)
+        summary["unrested"] = {"crn_given": str(error)}
+        summary["rest_residual"] = {"crn_given": error.residual}
+    table = pa.table(
+        {
+            "species": network.species,
+            "initial": [float(c) for c in network.initial],
+            "steady_state": pa.array(steady, pa.float64()),
+        }
+    )
+    check = Check(
+        "crn_given vs bp",
+        None,
+        p.tolerances().beliefs,
+        where="not a Napp–Adams CRN: no factor graph to run BP on or to reduce",
+        fails="cannot tell",
+    )
+    return Outcome(table, summary, verdict=Verdict.judge([check]))
 
 
 def _ssa(volume: float, seed: int) -> CRNBackend:
