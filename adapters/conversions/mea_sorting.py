@@ -1,7 +1,7 @@
 """Spike sorting for recordings that hold several cells, through SpikeInterface's own
-sorters (tridesclous2, spykingcircus2: pure Python, `pip install hdbscan` beside
-SpikeInterface), and sorting scored against a simulator's truth with SpikeInterface's
-ground-truth comparison.
+sorters (tridesclous2, spykingcircus2: pure Python, needing hdbscan beside SpikeInterface;
+the [mea] extra installs both), and sorting scored against a simulator's truth with
+SpikeInterface's ground-truth comparison.
 
 Only the quiet recording before stimulation is sorted: after it every pulse leaves an
 artefact and evoked spikes locked to it, which sorters are not built for; each unit's
@@ -44,7 +44,7 @@ def sort_spontaneous(detection: Recording, sorter: str, end: int) -> tuple[list[
     if sorter not in SORTERS:
         raise SortingError(f"unknown sorter {sorter!r}: {', '.join(SORTERS)}")
     if not ss.sorter_dict[sorter].is_installed():
-        raise SortingError(f"{sorter} needs hdbscan: pip install hdbscan")
+        raise SortingError(f"{sorter} needs hdbscan: pip install 'substrates[mea]'")
     with tempfile.TemporaryDirectory(prefix="substrates-sort-") as scratch:
         source = lazy_spikeinterface(detection).frame_slice(0, end)
         saved = source.save(

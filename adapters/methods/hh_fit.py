@@ -60,7 +60,7 @@ class HhFitParameters(MethodParameters):
     sorter: Literal["none", "tridesclous2", "spykingcircus2"] = option(
         "none",
         "none: the recording holds one cell; or a SpikeInterface sorter run on the "
-        "quiet recording before stimulation (needs `pip install hdbscan`), each unit with "
+        "quiet recording before stimulation (hdbscan, which [mea] installs), each unit with "
         "enough spikes and evoked responses then fitted; a simulated session's sorting is "
         "scored against its cells (set array_cells in the simulator config)",
     )

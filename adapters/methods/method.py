@@ -120,6 +120,11 @@ class Method(Generic[P]):
     summary: Sequence[Entry] = ()
     sweep_rows: Callable[[Run], list[dict[str, Any]]] = lambda run: [flatten(run.summary)]
 
+    def __repr__(self) -> str:
+        """One line: `<Method crn-validate: compile a factor graph to ...>` (the generated
+        repr printed every parameter model, summary entry and lambda: kilobytes)."""
+        return f"<Method {self.name}: {self.help}>"
+
     def execute(
         self,
         parameters: P,

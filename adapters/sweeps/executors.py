@@ -4,6 +4,7 @@ as they complete."""
 
 from __future__ import annotations
 
+import logging
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
@@ -118,6 +119,7 @@ class Dask(Executor):
                 threads_per_worker=options.threads_per_worker,
                 processes=True,
                 dashboard_address=None,
+                silence_logs=logging.ERROR,  # distributed.nanny's shutdown warnings
             )
             self.client = Client(self.cluster)
         else:

@@ -152,3 +152,12 @@ def test_check_with_a_circuit_is_one_line_where_it_does_not_apply(config, capsys
             assert "--circuit applies to quantum" in err
         else:  # a quantum backend that cannot run here says why
             assert "cannot run here" in err
+
+
+def test_listed_methods_print_a_line_each_not_their_whole_declaration() -> None:
+    import substrates
+
+    methods = substrates.list_methods()
+    shown = repr(methods)
+    assert len(shown) < 150 * len(methods)
+    assert repr(methods[0]) == f"<Method {methods[0].name}: {methods[0].help}>"
