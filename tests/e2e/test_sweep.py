@@ -377,4 +377,3 @@ def test_an_output_folder_of_another_sweep_is_left_untouched(tmp_path) -> None:
     write(tmp_path / "other" / "notes.txt", "mine")
     result = sweep(tmp_path, "--out", "other", check=False)
     assert result.returncode == 2 and "holds no sweep" in result.stderr
-
