@@ -58,8 +58,10 @@ def estimates_figure(table: pa.Table, title: str) -> Any:
             yerr=errors if any(errors) else None,
             color="tab:blue",
             capsize=3,
+            label="estimate ± target standard error" if any(errors) else "exact value",
         )
         axis.axhline(0.0, color="k", lw=0.6)
+        axis.legend(loc="upper right", fontsize=8)
         axis.set_ylim(-1.05, 1.05)  # a Pauli's expectation value lies in [-1, 1]
         exact = "exact" if not any(errors) else f"target standard error {errors[0]:g}"
         axis.set_title(f"{name} ({exact})", fontsize=10)
@@ -92,8 +94,12 @@ def qrim_figure(mdp: Any, robust: Any, nominal: Any, title: str) -> Any:
     width = 0.4
     left.bar(members - width / 2, returns_robust, width, label="QRIM robust policy")
     left.bar(members + width / 2, returns_nominal, width, label="nominal policy")
-    left.axhline(returns_robust.min(), color="tab:blue", ls="--", lw=1)
-    left.axhline(returns_nominal.min(), color="tab:orange", ls="--", lw=1)
+    left.axhline(
+        returns_robust.min(), color="tab:blue", ls="--", lw=1, label="QRIM's worst case over U"
+    )
+    left.axhline(
+        returns_nominal.min(), color="tab:orange", ls="--", lw=1, label="nominal's worst case"
+    )
     left.set_xlabel("member u of the uncertainty set")
     left.set_ylabel("expected discounted return")
     left.legend(fontsize=8)
@@ -190,7 +196,11 @@ def event_layers_figure(arrays: dict[str, Any], title: str) -> Any:
         iwe = cloud.iwe(motions[k], (layer == k).astype(float)).sum(axis=0)
         axes[0, k].imshow(iwe, cmap="magma")
         vx, vy = motions[k][:2]
-        label = f"layer {k}: {int((layer == k).sum()):,} events warped by ({vx:.0f}, {vy:.0f}) px/s"
+        named = ("named the transmission", "named the reflection")[k]
+        label = (
+            f"layer {k}, {named}: {int((layer == k).sum()):,} events\nwarped by "
+            f"({vx:.0f}, {vy:.0f}) px/s"
+        )
         if np.any(motions[k][2:]):
             label += "\nand gradient [" + ", ".join(f"{a:.2f}" for a in motions[k][2:]) + "] /s"
         axes[0, k].set_title(label, fontsize=9)
@@ -244,6 +254,12 @@ def hh_fit_figure(fits: list[tuple[Any, dict[str, float] | None]], title: str) -
     left.set_ylabel("estimate (fraction of prior)")
     for k, p in enumerate(parameters):
         left.scatter([], [], color=colors[k], label=p.name, s=12)
+    if fits[0][1] is not None:
+        left.scatter([], [], facecolors="none", edgecolors="gray", s=30, label="NPE estimate")
+        left.scatter([], [], color="gray", s=18, label="fitted")
+    else:
+        left.errorbar([], [], [], fmt="none", ecolor="gray", label="posterior mean ± SD")
+        left.scatter([], [], color="gray", s=18, label="fitted")
     left.legend(fontsize=6, loc="upper left", ncol=2)
     for fit, _ in fits:
         for r, spike in zip(fit.held_out, fit.predicted_held_out, strict=True):
@@ -257,6 +273,15 @@ def hh_fit_figure(fits: list[tuple[Any, dict[str, float] | None]], title: str) -
                 edgecolors="black" if wrong else "none",
             )
     right.axhline(0.5, color="gray", lw=0.8)
+    for label, style in (
+        ("predicted: spike", {"c": "tab:red"}),
+        ("predicted: none", {"c": "tab:blue"}),
+        ("prediction wrong", {"facecolors": "none", "edgecolors": "black"}),
+        ("one electrode", {"c": "gray", "marker": "o"}),
+        ("several electrodes", {"c": "gray", "marker": "s"}),
+    ):
+        right.scatter([], [], s=16, label=label, **style)
+    right.legend(fontsize=6, loc="center right")
     right.set_xlabel("total |current| of the pattern (µA)")
     right.set_ylabel("observed spike probability")
     accuracy = np.nanmean([f.accuracy_held_out for f, _ in fits])
