@@ -45,16 +45,11 @@ def _loaded_before(first: str, second: str) -> bool:
 class RoadRunnerOptions(BackendOptions):
     """presimulation_time: simulated before the steady-state solve (picks the basin the
     trajectory from the initial state reaches); relative_tolerance, absolute_tolerance:
-    CVODE's; jit_optimization: LLVM optimisation level (0–3) of the model libRoadRunner
-    compiles, with its LLJIT backend. Compiling dominates on large CRNs, and level 0
-    compiles alarm's reduced CRN (2,078 reactions) in 6.8 s where libRoadRunner's default
-    (MCJIT, optimised) took 23 s, with its steady state (0.033 s) and a trajectory as fast;
-    the setting is libRoadRunner's global Config, for the whole process."""
+    CVODE's."""
 
     presimulation_time: float = Field(200.0, ge=0)
     relative_tolerance: float = Field(1e-10, gt=0)
     absolute_tolerance: float = Field(1e-14, gt=0)
-    jit_optimization: int = Field(0, ge=0, le=3)
 
 
 @dataclass
@@ -136,9 +131,6 @@ class RoadRunnerBackend(CRNBackend):
 
         from ...datasets.crn.sbml import to_sbml
 
-        config = roadrunner.Config
-        config.setValue(config.LLVM_BACKEND, config.LLJIT)
-        config.setValue(config.LLJIT_OPTIMIZATION_LEVEL, self.options.jit_optimization)
         options = roadrunner.LoadSBMLOptions()
         options.conservedMoieties = moieties
         runner = roadrunner.RoadRunner(to_sbml(network, global_rates=True), options)

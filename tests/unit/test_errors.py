@@ -17,6 +17,7 @@ CODE = ("adapters", "backends", "cli", "datasets", "models", "testing", "errors.
 OUTSIDE = {
     "Terminated": "SIGTERM as an exception, a BaseException like KeyboardInterrupt",
     "_ParseTimeout": "SIGALRM's, turned into a CircuitFileError where it is caught",
+    "FrameRangeWarning": "a warning (UserWarning), not an error: the simulation goes on",
 }
 """Exceptions of the package that are not its user's errors, each with the reason."""
 
