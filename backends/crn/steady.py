@@ -200,7 +200,7 @@ def steady_state(
             newton = False
             jump = _newton_step(jacobian, x, f, kept, laws.laws, totals)
             trial = None if jump is None else x - jump  # None: singular, not hyperbolic
-            if trial is not None and trial.min() >= -tolerance:
+            if jump is not None and trial is not None and trial.min() >= -tolerance:
                 trial = np.maximum(trial, 0.0)
                 f_trial = model.derivative(trial)
                 new_speed = float(np.abs(f_trial).max(initial=0.0))
