@@ -370,20 +370,16 @@ def test_a_crn_the_simulator_brings_to_no_rest_cannot_tell(tmp_path) -> None:
     }
 
 
-@pytest.mark.science
-def test_water_validates_where_trw_vanishes_and_conservation_holds(tmp_path) -> None:
-    """pgmpy's water with three drawn observations (benchmarks/crn_networks.py, seed 45 + 14):
-    tree-reweighted BP's messages vanish (its second opinion is left out, the run goes on:
-    it crashed with exit 70 before), and both CRNs rest at BP's beliefs with every
-    conserved sum kept (the reduced CRN lost 4e-2 of one before the conservation analysis
-    counted shared reactions in 32 bits) — `valid`, exit 0."""
+def _valid_without_analyses(tmp_path, network: str, evidence: str) -> dict:
+    """crn-validate on a pgmpy network with `evidence`, as benchmarks/crn_networks.py runs
+    it (no rate-noise or random-start runs): it must end `valid`, exit 0; its summary."""
     result = substrates(
         "run",
         "crn-validate",
         "--graph",
-        str(pgmpy_network("water")),
+        str(pgmpy_network(network)),
         "--evidence",
-        "C_NI_12_00=5,CKNI_12_15=40_MG_L,CNOD_12_45=0_5_MG_L",
+        evidence,
         "--samples",
         "0",
         "--starts",
@@ -395,9 +391,20 @@ def test_water_validates_where_trw_vanishes_and_conservation_holds(tmp_path) -> 
     )
     assert result.returncode == 0, result.stdout[-2000:]
     assert result.stdout.strip().splitlines()[-1].startswith("verdict: valid: ")
-    summary = json.loads((only_run_folder(tmp_path / "runs") / "provenance.json").read_text())[
-        "summary"
-    ]
+    record = json.loads((only_run_folder(tmp_path / "runs") / "provenance.json").read_text())
+    return record["summary"]
+
+
+@pytest.mark.science
+def test_water_validates_where_trw_vanishes_and_conservation_holds(tmp_path) -> None:
+    """pgmpy's water with three drawn observations (benchmarks/crn_networks.py, seed 45 + 14):
+    tree-reweighted BP's messages vanish (its second opinion is left out, the run goes on:
+    it crashed with exit 70 before), and both CRNs rest at BP's beliefs with every
+    conserved sum kept (the reduced CRN lost 4e-2 of one before the conservation analysis
+    counted shared reactions in 32 bits) — `valid`, exit 0."""
+    summary = _valid_without_analyses(
+        tmp_path, "water", "C_NI_12_00=5,CKNI_12_15=40_MG_L,CNOD_12_45=0_5_MG_L"
+    )
     assert summary["differences"]["crn_reduced vs bp"] < 1e-8
     assert "bp vs trw" not in summary["differences"]
     assert max(summary["conservation_error"].values()) < 1e-12
@@ -411,27 +418,7 @@ def test_pigs_crn_crosses_its_slow_mode_to_bps_answer(tmp_path) -> None:
     for 2,000 steps, integration ran to t = 1e7, and the run ended `cannot tell` after
     7 minutes. Newton steps accepted by natural monotonicity cross the slow mode: both
     CRNs rest at BP's beliefs, BP's equations hold at their messages — `valid`, exit 0."""
-    result = substrates(
-        "run",
-        "crn-validate",
-        "--graph",
-        str(pgmpy_network("pigs")),
-        "--evidence",
-        "p277195791=2,p88127791=0,p630311090=2",
-        "--samples",
-        "0",
-        "--starts",
-        "0",
-        "--perturbation",
-        "none",
-        cwd=tmp_path,
-        check=False,
-    )
-    assert result.returncode == 0, result.stdout[-2000:]
-    assert result.stdout.strip().splitlines()[-1].startswith("verdict: valid: ")
-    summary = json.loads((only_run_folder(tmp_path / "runs") / "provenance.json").read_text())[
-        "summary"
-    ]
+    summary = _valid_without_analyses(tmp_path, "pigs", "p277195791=2,p88127791=0,p630311090=2")
     assert summary["differences"]["crn_original vs bp"] < 1e-9
     assert max(summary["bp_residual_at_rest"].values()) < 1e-9
     assert all(summary["rest_verified"].values())
