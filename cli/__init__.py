@@ -7,6 +7,7 @@ import contextlib
 import logging
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -55,6 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ..adapters.runs.lifetime import Terminated, terminating
 
     _log_to_stderr()
+    _quiet_dependencies(args.debug)
     try:
         with terminating():
             return int(args.handler(args))
@@ -96,6 +98,20 @@ def _log_to_stderr() -> None:
     if not any(isinstance(h, _Stderr) for h in log.handlers):
         log.addHandler(_Stderr())
         log.setLevel(logging.INFO)
+
+
+def _quiet_dependencies(debug: bool) -> None:
+    """What the libraries underneath say for their own developers — deprecations (pandas'
+    in jaxley, pgmpy's renames) and records on the root logger (sbi's proposal-acceptance
+    notes) — is left out of the command line's output (all of it with --debug); warnings
+    that stay (a warning of this package: frames in [0, 1]) print as one line."""
+    if debug:
+        return
+    for category in (DeprecationWarning, PendingDeprecationWarning, FutureWarning):
+        warnings.filterwarnings("ignore", category=category)
+    warnings.filterwarnings("ignore", message=r".*(deprecat|will be removed).*")
+    logging.getLogger().setLevel(logging.ERROR)
+    warnings.formatwarning = lambda message, category, *_: f"warning: {message}\n"
 
 
 class _Stderr(logging.Handler):

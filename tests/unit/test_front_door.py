@@ -161,3 +161,28 @@ def test_listed_methods_print_a_line_each_not_their_whole_declaration() -> None:
     shown = repr(methods)
     assert len(shown) < 150 * len(methods)
     assert repr(methods[0]) == f"<Method {methods[0].name}: {methods[0].help}>"
+
+
+def test_the_command_line_keeps_dependencies_notes_out_and_warnings_to_one_line() -> None:
+    """As the CLI sets it up: a dependency's deprecation and a root-logger note (sbi's
+    proposal acceptance) print nothing; a warning that stays prints as one line; --debug
+    leaves everything as Python would."""
+    import subprocess
+    import sys
+
+    script = (
+        "import logging, warnings\n"
+        "from substrates.cli import _quiet_dependencies\n"
+        "_quiet_dependencies({debug})\n"
+        "warnings.warn('DataFrame.join lsuffix is deprecated', FutureWarning)\n"
+        "logging.getLogger().warning('Only 0.3% proposal samples are accepted')\n"
+        "warnings.warn('the brightest pixel is 1 DN', UserWarning)\n"
+    )
+    quiet = subprocess.run(
+        [sys.executable, "-c", script.format(debug=False)], capture_output=True, text=True
+    )
+    assert quiet.stderr == "warning: the brightest pixel is 1 DN\n"
+    loud = subprocess.run(
+        [sys.executable, "-c", script.format(debug=True)], capture_output=True, text=True
+    )
+    assert "deprecated" in loud.stderr and "proposal samples" in loud.stderr
