@@ -156,7 +156,7 @@ class RunContext:
     def forecast(self, task: str, done: int, total: int) -> None:
         """Once per task: after FORECAST_AFTER_S of it, its pace since its first report
         gives the time left; from FORECAST_FROM_S on, that is logged (the command line
-        prints it: 'simulations: 64 of 1,000 in 9 s; about 2 min 12 s more at this pace')
+        prints it: 'simulations: 64 of 1,000 in 9 s; about 2 min 11 s more at this pace')
         and kept in provenance.json's `forecast_s`."""
         now = time.perf_counter()
         pace = self._paces.setdefault(task, (now, done))
