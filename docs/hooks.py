@@ -36,6 +36,33 @@ from substrates.cli import build_parser  # noqa: E402
 WIDTH = 100
 
 
+API_FOLDER = "reference/api"
+"""Where the generated page of each subpackage goes (`reference/api/datasets.crn.md`)."""
+
+
+def api_pages() -> dict[str, str]:
+    """One page per subpackage: its module docstring, then every public noun of its
+    `__all__` rendered by mkdocstrings (signature, docstring, examples). Path → Markdown."""
+    import importlib
+
+    pages = {}
+    for name in SUBPACKAGES:
+        package = importlib.import_module(f"substrates.{name}")
+        lead = inspect.cleandoc(package.__doc__ or "")
+        nouns = "\n\n".join(f"::: substrates.{name}.{noun}" for noun in package.__all__)
+        pages[f"{API_FOLDER}/{name}.md"] = f"# `substrates.{name}`\n\n{lead}\n\n{nouns}\n"
+    return pages
+
+
+def on_files(files: Any, config: Any) -> Any:
+    """Add the generated API pages (never written into docs/)."""
+    from mkdocs.structure.files import File
+
+    for path, content in api_pages().items():
+        files.append(File.generated(config, path, content=content))
+    return files
+
+
 @event_priority(100)  # before mkdocstrings reads its handlers' options
 def on_config(config: Any) -> Any:
     """Let mkdocstrings find the package as installed: in this repository the package is
@@ -48,6 +75,15 @@ def on_config(config: Any) -> Any:
         link.symlink_to(package, target_is_directory=True)
         python = config["plugins"]["mkdocstrings"].config["handlers"].setdefault("python", {})
         python["paths"] = [str(link.parent), *python.get("paths", [])]
+    for section in config["nav"]:  # the generated API pages, under Reference
+        if isinstance(section, dict) and "Reference" in section:
+            section["Reference"].append(
+                {
+                    "API by subpackage": [
+                        {f"substrates.{name}": f"{API_FOLDER}/{name}.md"} for name in SUBPACKAGES
+                    ]
+                }
+            )
     return config
 
 

@@ -72,8 +72,9 @@ def load_circuits(
     classical bits: see `qasm_budget`), and parsed within `budget.max_parse_s`; a refusal
     names the line and the budget.
 
-    >>> [circuit.name for circuit in load_circuits(example_path())]
-    ['grover3']
+    Examples:
+        >>> [circuit.name for circuit in load_circuits(example_path())]
+        ['grover3']
     """
     path = circuit_path(path)
     if not path.is_file():

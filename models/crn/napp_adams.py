@@ -43,7 +43,7 @@ def belief(i: int, k: int) -> str:
 
 @dataclass(frozen=True)
 class CompiledGraph:
-    """The CRN, where each variable's belief species sit (belief[i][k] = index), and the
+    """The CRN, where each variable's belief species sit (`belief[i][k]` = index), and the
     species of every conserved message and belief (each sums to 1)."""
 
     network: ReactionNetwork
