@@ -40,12 +40,12 @@ if TYPE_CHECKING:
 B = TypeVar("B", bound=Backend)
 T = TypeVar("T")
 SUMMARY_FILE = "summary.json"
+"""The summary with each figure's label, unit and text (summary.py)."""
 FORECAST_AFTER_S = 2.0
 """A task's pace is measured over at least this long before its remaining time is said."""
 FORECAST_FROM_S = 60.0
 """A task with at least this much time left (at its measured pace) is announced, once."""
 log = logging.getLogger("substrates")
-"""The summary with each figure's label, unit and text (summary.py)."""
 
 
 @dataclass(frozen=True)

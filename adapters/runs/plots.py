@@ -256,10 +256,9 @@ def hh_fit_figure(fits: list[tuple[Any, dict[str, float] | None]], title: str) -
         left.scatter([], [], color=colors[k], label=p.name, s=12)
     if fits[0][1] is not None:
         left.scatter([], [], facecolors="none", edgecolors="gray", s=30, label="NPE estimate")
-        left.scatter([], [], color="gray", s=18, label="fitted")
     else:
         left.errorbar([], [], [], fmt="none", ecolor="gray", label="posterior mean ± SD")
-        left.scatter([], [], color="gray", s=18, label="fitted")
+    left.scatter([], [], color="gray", s=18, label="fitted")
     left.legend(fontsize=6, loc="upper left", ncol=2)
     for fit, _ in fits:
         for r, spike in zip(fit.held_out, fit.predicted_held_out, strict=True):

@@ -34,7 +34,7 @@ def to_sbml(network: ReactionNetwork, model_id: str = "crn", global_rates: bool 
     reads it back and its consistency check passes: `tests/unit/crn/test_sbml.py`):
     building libsbml's object tree first took 23 s and 4 GB for water's two CRNs
     (132,344 reactions), this takes about a second and the document's own size
-    (`benchmarks/crn.py`). Rates and concentrations are written with Python's shortest
+    (`benchmarks/crn_sbml.py`). Rates and concentrations are written with Python's shortest
     round-trip repr, so a file read back holds the same doubles.
 
     Example:

@@ -128,9 +128,11 @@ def basins(
     distinct: list[np.ndarray] = [base[0]]
     reached = [0]
     for beliefs in found:
-        near = [k for k, d in enumerate(distinct) if np.abs(beliefs - d).max() <= DISTINCT]
-        if near:
-            reached[near[0]] += 1
+        near = next(
+            (k for k, d in enumerate(distinct) if np.abs(beliefs - d).max() <= DISTINCT), None
+        )
+        if near is not None:
+            reached[near] += 1
         else:
             distinct.append(beliefs)
             reached.append(1)
