@@ -7,9 +7,9 @@
    pgmpy's alarm and insurance (BIF from its wheel) with the tests' observations, kept
    variables by default (one per connected component), moves priced by size.
 2. Steady state: crn.ode (continuation + Newton, numba Jacobian; and integrating, the old
-   path, where it takes seconds) against libRoadRunner at its fastest (a fresh load of the
-   SBML with its rates compiled in and conserved-moiety analysis, presimulation, NLEQ2 —
-   called directly, not through crn.roadrunner), both from uniform messages.
+   path, where it takes seconds) against libRoadRunner at its fastest we know: a fresh
+   crn.roadrunner's first steady state (LLJIT at level 0 in its own process: load with
+   conserved-moiety analysis, presimulation, NLEQ2), both from uniform messages.
 3. SSA: events per second, crn.ssa (exact; and tau-leaping's reactions fired per second)
    against libRoadRunner's Gillespie integrator on the same stochastic model (the same
    volume; kinetic laws × the compartment, initial amounts in molecules), to the same end
@@ -19,7 +19,13 @@
    SSA (SSACSolver) when GillesPy2 is installed (not a dependency): the same propensities
    written out, a counter species every reaction produces for its exact event count, the
    C++ build reported apart.
-4. crn.torch: steady states per second at batch 1, 16 and 64 (random initial messages) on
+4. crn.roadrunner's kept model: the calls of one validation of a CRN (a steady state, a
+   trajectory, 8 perturbed rate sets), each on a fresh libRoadRunner load with the rates
+   compiled in (the anchor: MCJIT, libRoadRunner's default, as crn.roadrunner loaded
+   before; its per-call time measured on two calls, the total is 10 of them) against
+   crn.roadrunner's one load (LLJIT at level 0, rates as parameters, in its own process)
+   and its later calls, measured.
+5. crn.torch: steady states per second at batch 1, 16 and 64 (random initial messages) on
    insurance's reduced CRN, against crn.ode solving the same number one at a time.
 
     python benchmarks/crn.py --repeats 3 [--full] [--docs]
@@ -107,12 +113,12 @@ def real_networks() -> list[tuple[str, object]]:
     return out
 
 
-def steady_states(repeats: int, full: bool) -> None:
+def steady_states(repeats: int) -> None:
     ode = create_backend("crn.ode")
     integrate = create_backend("crn.ode", {"steady": "integrate"})
     print(
         "\n| steady state | species | reactions | crn.ode s | crn.ode integrating s | "
-        "libRoadRunner s (load + solve) | ratio |"
+        "libRoadRunner s (crn.roadrunner: load + solve) | ratio |"
     )
     print("|---|---|---|---|---|---|---|")
     small = [
@@ -126,23 +132,23 @@ def steady_states(repeats: int, full: bool) -> None:
         stepped = (
             "—" if slow else f"{best(lambda n=network: integrate.steady_state(n, 1e-10), 1):.2f}"
         )
-        if network.reactions > 6000 and not full:
-            print(
-                f"| {name} | {len(network.species):,} | {network.reactions:,} | {ours:.3f} | "
-                f"{stepped} | not run (over 5 min; --full) | — |"
-            )
-            continue
-        theirs = best(lambda n=network: _roadrunner_steady(n), 1 if slow else repeats)
+        theirs = best(lambda n=network: _roadrunner_first(n), 1 if slow else repeats)
         print(
             f"| {name} | {len(network.species):,} | {network.reactions:,} | {ours:.3f} | "
             f"{stepped} | {theirs:.1f} | {theirs / ours:,.0f}x |"
         )
 
 
+def _roadrunner_first(network: Any) -> None:
+    """A fresh crn.roadrunner's first steady state: its process started, the model loaded,
+    presimulated and solved."""
+    create_backend("crn.roadrunner").steady_state(network, 1e-10)
+
+
 def _roadrunner_steady(network: object) -> None:
-    """libRoadRunner at its fastest, not through crn.roadrunner (which loads rates as
-    parameters to reuse one model for many rate sets): the SBML with its rates compiled in,
-    loaded with conserved-moiety analysis, presimulated 200 time units, then NLEQ2."""
+    """libRoadRunner as crn.roadrunner called it before it kept models: its defaults
+    (MCJIT), the SBML with its rates compiled in, loaded with conserved-moiety analysis,
+    presimulated 200 time units, then NLEQ2 — a fresh load per call."""
     import roadrunner
 
     options = roadrunner.LoadSBMLOptions()
@@ -370,6 +376,49 @@ def _in_child(
         child.join()
 
 
+ROBUSTNESS_SAMPLES = 8
+"""Perturbed rate sets a validation runs per CRN by default (crn-validate --samples)."""
+
+
+def roadrunner_reuse(full: bool) -> None:
+    """The kept model against a load per call (see the module docstring, part 4)."""
+    from dataclasses import replace
+
+    print(
+        f"\n| crn.roadrunner: a validation's 10 calls (steady state, trajectory, "
+        f"{ROBUSTNESS_SAMPLES} rate sets) | reactions | a load per call: s each | its 10 calls s "
+        "| crn.roadrunner: first call s (load) | later calls s each | its 10 calls s | ratio |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    rng = np.random.default_rng(0)
+    for name, network in real_networks():
+        if network.reactions > 6000 and not full:
+            skipped = "not run (minutes a load; --full) |" + " — |" * 5
+            print(f"| {name} | {network.reactions:,} | {skipped}")
+            continue
+        rated = [network] + [
+            replace(network, rates=network.rates * rng.uniform(0.9, 1.1, network.reactions))
+            for _ in range(ROBUSTNESS_SAMPLES)
+        ]
+        per_call = best(lambda n=network: _roadrunner_steady(n), 2)
+        kept = create_backend("crn.roadrunner")
+        start = time.perf_counter()
+        kept.steady_state(network, 1e-10)
+        first = time.perf_counter() - start
+        start = time.perf_counter()
+        kept.simulate(network, np.linspace(0.0, 10.0, 11))
+        for variant in rated[1:]:
+            kept.steady_state(variant, 1e-10)
+        later = (time.perf_counter() - start) / (len(rated))
+        assert kept.loads == 1, kept.loads
+        ours = first + later * len(rated)
+        theirs = per_call * (len(rated) + 1)
+        print(
+            f"| {name} | {network.reactions:,} | {per_call:.1f} | {theirs:.0f} | {first:.1f} | "
+            f"{later:.2f} | {ours:.1f} | {theirs / ours:.1f}x |"
+        )
+
+
 def torch_batches(repeats: int) -> None:
     ode, torch_backend = create_backend("crn.ode"), create_backend("crn.torch")
     graph, evidence = classic("insurance")
@@ -397,23 +446,25 @@ def torch_batches(repeats: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parts = {"sizes": None, "steady": None, "ssa": None, "torch": None}
+    parts = {"sizes": None, "steady": None, "ssa": None, "roadrunner": None, "torch": None}
     parser.add_argument(
         "--part", choices=list(parts), action="append", help="only these tables (default: all)"
     )
     parser.add_argument(
         "--full",
         action="store_true",
-        help="also libRoadRunner on CRNs over 6,000 reactions (minutes each)",
+        help="also a load per call on CRNs over 6,000 reactions (MCJIT: minutes a load)",
     )
     args = parser.parse_args()
     chosen = set(args.part or parts)
     if "sizes" in chosen:
         size_table()
     if "steady" in chosen:
-        steady_states(args.repeats, args.full)
+        steady_states(args.repeats)
     if "ssa" in chosen:
         ssa_speed()
+    if "roadrunner" in chosen:
+        roadrunner_reuse(args.full)
     if "torch" in chosen:
         torch_batches(args.repeats)
 

@@ -61,7 +61,6 @@ def neuron_cell(
     morphology: Morphology, theta: np.ndarray, celsius: float, extracellular: bool = False
 ) -> NeuronCell:
     """The default cell with parameters theta (cell.NAMES order) in NEURON."""
-    _roadrunner_first()
     from neuron import h
 
     h.load_file("stdrun.hoc")
@@ -93,14 +92,3 @@ def neuron_cell(
         sections.append(section)
         segments += list(section)
     return NeuronCell(sections, segments)
-
-
-def _roadrunner_first() -> None:
-    """Load libRoadRunner, where it is installed, before NEURON: in a process that loaded
-    NEURON first, libRoadRunner crashes building any model (segmentation fault; measured
-    with neuron 9.0 and libroadrunner 2.10), and the CRN backend then refuses to start.
-    Loaded in this order, both work in one process (a test worker runs both)."""
-    import contextlib
-
-    with contextlib.suppress(ImportError):
-        import roadrunner  # noqa: F401

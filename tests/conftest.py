@@ -33,8 +33,9 @@ os.environ.setdefault(
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
 
-# libRoadRunner crashes building any model in a process that imported NEURON before it
-# (backends/crn/roadrunner.py refuses then); a test worker runs tests of both, in any order.
+# libRoadRunner crashes building any model in a process that imported NEURON before it; the
+# crn.roadrunner backend runs it in a process of its own, but test_sbml's reference runs it
+# in the test worker, which also runs NEURON's tests, in any order.
 with contextlib.suppress(ImportError):
     import roadrunner  # noqa: F401
 

@@ -16,6 +16,7 @@ from .base import CRNBackend, CRNCapabilities, NoSteadyStateError, SteadyState
 
 if TYPE_CHECKING:
     from ...datasets.crn.reaction_network import ReactionNetwork
+    from .steady import Stall
 
 
 class OdeOptions(BackendOptions):
@@ -91,19 +92,8 @@ class OdeBackend(CRNBackend):
             found = steady_state(model, start, tolerance)
             if isinstance(found, Rest):
                 return SteadyState(found.x, found.time, found.residual, found.verified)
-            if (
-                isinstance(found, Stall)
-                and found.distance is not None
-                and found.time_left > self.options.max_time
-            ):
-                raise NoSteadyStateError(
-                    f"crn.ode: no steady state: the continuation stalls in a slow mode (max "
-                    f"|dx/dt| = {found.residual:.2e} > {tolerance:g}, with Newton's step from "
-                    f"there {found.distance:.2g} long: about {found.time_left:.1e} time units "
-                    f"at that speed, beyond max_time {self.options.max_time:g}); raise "
-                    "max_time or loosen the tolerance",
-                    found.residual,
-                )
+            if isinstance(found, Stall):
+                self._explain(found, tolerance)
         x, elapsed, horizon = start, 0.0, 10.0
         while True:
             solution = self._solve(model, x, (0.0, horizon))
@@ -118,3 +108,36 @@ class OdeBackend(CRNBackend):
                     speed,
                 )
             horizon *= 2
+
+    def _explain(self, stall: Stall, tolerance: float) -> None:
+        """Raise NoSteadyStateError saying why, where integrating from the continuation's
+        stall would not reach the rest either (round-off at the rest, creeping at the
+        longest step, a slow mode beyond max_time); return where it might."""
+        from .steady import CREEP_STEPS, LONGEST_STEP, REST_STEP
+
+        at = f"max |dx/dt| = {stall.residual:.2e} > {tolerance:g}"
+        if stall.distance is not None and stall.distance <= REST_STEP:
+            raise NoSteadyStateError(
+                f"crn.ode: no steady state to {tolerance:g}: max |dx/dt| stays at "
+                f"{stall.residual:.2e} where Newton's step is {stall.distance:.1e} long — "
+                "round-off at the rest; loosen the tolerance",
+                stall.residual,
+            )
+        if stall.creeping:  # before the slow mode: a creeping Newton step can be 1e46 long
+            length = "singular" if stall.distance is None else f"{stall.distance:.2g} long"
+            raise NoSteadyStateError(
+                f"crn.ode: no steady state: the continuation creeps at its longest step "
+                f"({at}, not fallen tenfold in {CREEP_STEPS} steps of {LONGEST_STEP:g} "
+                f"time units; Newton's step from there {length}): a rest that is not "
+                "isolated, or modes too slow for any simulation to reach; loosen the "
+                "tolerance",
+                stall.residual,
+            )
+        if stall.distance is not None and stall.time_left > self.options.max_time:
+            raise NoSteadyStateError(
+                f"crn.ode: no steady state: the continuation stalls in a slow mode ({at}, "
+                f"with Newton's step from there {stall.distance:.2g} long: about "
+                f"{stall.time_left:.1e} time units at that speed, beyond max_time "
+                f"{self.options.max_time:g}); raise max_time or loosen the tolerance",
+                stall.residual,
+            )

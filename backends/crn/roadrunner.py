@@ -1,24 +1,31 @@
 """`crn.roadrunner`: the network exported to SBML and run by libRoadRunner (LLVM-compiled
 model; CVODE trajectories; steady state by NLEQ2 with conserved-moiety analysis, which the
 one-conservation-law-per-message structure of Napp–Adams CRNs needs). Loading is
-libRoadRunner's LLVM compilation and grows faster than linearly with the reactions: about
-12 s for 2,000 reactions on two cores, minutes for 6,000 (shared/notes/crn.md §6.3) — so a
-loaded model is kept and reused for later calls on a network of the same structure (see
-`RoadRunnerBackend`)."""
+libRoadRunner's LLVM compilation and its conserved-moiety QR, and grows faster than
+linearly with the reactions: on two cores, with LLJIT at optimisation level 0, 5.2 s for
+alarm's reduced CRN (2,078 reactions; 22 s with libRoadRunner's default MCJIT), 21 s for
+insurance's (4,314) and 166 s for its original (11,109) — so a loaded model is kept and
+reused for later calls on a network of the same structure (see `RoadRunnerBackend`).
+libRoadRunner runs in a process of its own (`roadrunner_process`): a crash there is an
+error here, and NEURON, which makes it segfault in a shared process, is no concern."""
 
 from __future__ import annotations
 
 import hashlib
+import os
+import socket
+import subprocess
 import sys
+import weakref
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from pydantic import Field
 
-from ...errors import BackendUnavailableError
+from ...errors import SubstratesError
 from ..base import BackendOptions
 from .base import CRNBackend, CRNCapabilities, NoSteadyStateError, SteadyState
 
@@ -26,40 +33,28 @@ if TYPE_CHECKING:
     from ...datasets.crn.reaction_network import ReactionNetwork
 
 
-NEURON_FIRST = (
-    "NEURON was loaded in this process before libRoadRunner, which then crashes building "
-    "any model (a segmentation fault; neuron 9.0, libroadrunner 2.10): import roadrunner "
-    "before neuron, or run the CRN work in a process of its own"
-)
-"""Why a libRoadRunner load is refused when NEURON was imported first (otherwise a crash,
-not an error: importing roadrunner after neuron is not enough, it must come before)."""
+class RoadRunnerError(SubstratesError, RuntimeError):
+    """libRoadRunner refused a request (`reason`: its message), or its process ended while
+    serving one (`crashed`: a segfault or other signal, or an exit)."""
 
-
-def _loaded_before(first: str, second: str) -> bool:
-    """Whether module `first` was imported in this process and `second` after it or not
-    yet (sys.modules keeps the order modules were first imported in)."""
-    order = {name: k for k, name in enumerate(sys.modules) if name in (first, second)}
-    return first in order and order[first] < order.get(second, len(sys.modules))
+    def __init__(self, reason: str, *, crashed: bool = False) -> None:
+        super().__init__(f"crn.roadrunner: {reason}")
+        self.reason = reason
+        self.crashed = crashed
 
 
 class RoadRunnerOptions(BackendOptions):
     """presimulation_time: simulated before the steady-state solve (picks the basin the
     trajectory from the initial state reaches); relative_tolerance, absolute_tolerance:
-    CVODE's."""
+    CVODE's; jit_optimization: the LLVM optimisation level (0–3) libRoadRunner's LLJIT
+    compiles models at. Compiling dominates on large CRNs: at level 0 alarm's reduced CRN
+    (2,078 reactions) loads in 5.2 s where libRoadRunner's default (MCJIT) takes 22 s, and
+    its steady state is as fast (0.033 s)."""
 
     presimulation_time: float = Field(200.0, ge=0)
     relative_tolerance: float = Field(1e-10, gt=0)
     absolute_tolerance: float = Field(1e-14, gt=0)
-
-
-@dataclass
-class _Loaded:
-    """A compiled model whose rate constants are the global parameters at `slots` of its
-    parameter values; order: the network's species index of each floating species."""
-
-    runner: Any
-    slots: np.ndarray
-    order: np.ndarray
+    jit_optimization: int = Field(0, ge=0, le=3)
 
 
 KEPT = 2
@@ -70,15 +65,62 @@ to the asked tolerance (insurance's 11,109 reactions: 1.1e-13 after the first, 2
 after the second)."""
 
 
+class _Process:
+    """libRoadRunner's process (`python -m ...roadrunner_process`), over a socket pair."""
+
+    def __init__(self, jit_optimization: int) -> None:
+        ours, theirs = socket.socketpair()
+        with theirs:
+            self.process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    f"{__package__}.roadrunner_process",
+                    str(theirs.fileno()),
+                    str(jit_optimization),
+                ],
+                pass_fds=[theirs.fileno()],
+                env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
+            )  # this process's module path, as multiprocessing gives a spawned child
+        self.channel = Connection(ours.detach())
+
+    def call(self, operation: str, key: tuple[bytes, bool] | None, *arguments: Any) -> Any:
+        try:
+            self.channel.send((operation, key, arguments))
+            status, value = self.channel.recv()
+        except (EOFError, OSError):
+            code = self.process.wait()
+            how = f"signal {-code}" if code < 0 else f"exit status {code}"
+            raise RoadRunnerError(
+                f"libRoadRunner's process ended ({how}) during '{operation}'; "
+                "the next call starts a new one",
+                crashed=True,
+            ) from None
+        if status == "error":
+            raise RoadRunnerError(f"libRoadRunner: {value}")
+        return value
+
+    def close(self) -> None:
+        """Close the socket (the process then returns) and wait for it; kill a stuck one."""
+        self.channel.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
 class RoadRunnerBackend(CRNBackend):
-    """libRoadRunner on the SBML export of the network.
+    """libRoadRunner on the SBML export of the network, in a process of its own.
 
     One compiled model per network structure (species and reactions) serves every call:
     steady states, trajectories and the perturbed rate sets of a robustness check. Its rate
     constants are global parameters, set per call with the initial concentrations, and the
     model reset (which recomputes the conserved totals). Such a model is about 1.6x slower
     to load than one with the rates compiled in (alarm's reduced CRN, 2,078 reactions: 27 s
-    against 17 s), and saves the second load every rate change needed before (44 s in all).
+    against 17 s, both MCJIT), and saves the second load every rate change needed before.
+    The process starts with the first load and ends with the backend; a crash there
+    raises `RoadRunnerError` and the next call starts a fresh one.
     """
 
     name: ClassVar[str] = "crn.roadrunner"
@@ -90,7 +132,8 @@ class RoadRunnerBackend(CRNBackend):
 
     def __init__(self, options: BackendOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
-        self._loaded: OrderedDict[tuple[bytes, bool], _Loaded] = OrderedDict()
+        self._loaded: OrderedDict[tuple[bytes, bool], None] = OrderedDict()
+        self._process: _Process | None = None
         self.loads = 0
         """Models compiled so far (each a libRoadRunner load)."""
 
@@ -98,77 +141,63 @@ class RoadRunnerBackend(CRNBackend):
     def capabilities(self) -> CRNCapabilities:
         return CRNCapabilities(stochastic=False, batched=False)
 
-    def _prepared(self, network: ReactionNetwork, moieties: bool | None) -> _Loaded:
-        """A compiled model of the network, reset to its initial concentrations and rates;
-        with `moieties`, conserved-moiety analysis is part of the load (setting it afterwards
-        compiles the model a second time); None: either (a trajectory runs on both, so it
-        reuses the steady state's model rather than compiling another)."""
+    def _call(self, operation: str, key: tuple[bytes, bool] | None, *arguments: Any) -> Any:
+        """One request to libRoadRunner's process, started if need be; after a crash the
+        models it held are gone, so none is counted as loaded."""
+        if self._process is None:
+            self._process = _Process(self.options.jit_optimization)
+            weakref.finalize(self, self._process.close)
+        try:
+            return self._process.call(operation, key, *arguments)
+        except RoadRunnerError as error:
+            if error.crashed:
+                self._process, self._loaded = None, OrderedDict()
+            raise
+
+    def _prepared(self, network: ReactionNetwork, moieties: bool | None) -> tuple[bytes, bool]:
+        """The key of a compiled model of the network, reset to its initial concentrations
+        and rates; with `moieties`, conserved-moiety analysis is part of the load (setting
+        it afterwards compiles the model a second time); None: either (a trajectory runs on
+        both, so it reuses the steady state's model rather than compiling another)."""
+        from ...datasets.crn.sbml import to_sbml
+
         structure = _structure(network)
         if moieties is None:
             moieties = (structure, True) in self._loaded
         key = (structure, moieties)
-        loaded = self._loaded.get(key)
-        if loaded is None:
-            loaded = self._load(network, moieties)
-            self._loaded[key] = loaded
+        if key not in self._loaded:
+            sbml = to_sbml(network, global_rates=True)
+            options = self.options
+            tolerances = (options.relative_tolerance, options.absolute_tolerance)
+            self._call("load", key, sbml, network.reactions, moieties, *tolerances)
+            self.loads += 1
+            self._loaded[key] = None
             while len(self._loaded) > KEPT:
-                self._loaded.popitem(last=False)
+                self._call("drop", self._loaded.popitem(last=False)[0])
         self._loaded.move_to_end(key)
-        model = loaded.runner.model
-        values = np.array(model.getGlobalParameterValues())
-        values[loaded.slots] = np.asarray(network.rates, dtype=float)
-        model.setGlobalParameterValues(values)
-        model.setFloatingSpeciesInitConcentrations(
-            np.asarray(network.initial, dtype=float)[loaded.order]
-        )
-        loaded.runner.reset()  # state to the initial values; conserved totals recomputed
-        return loaded
-
-    def _load(self, network: ReactionNetwork, moieties: bool) -> _Loaded:
-        if _loaded_before("neuron", "roadrunner"):
-            raise BackendUnavailableError(self.name, "missing-package", NEURON_FIRST)
-        import roadrunner
-
-        from ...datasets.crn.sbml import to_sbml
-
-        options = roadrunner.LoadSBMLOptions()
-        options.conservedMoieties = moieties
-        runner = roadrunner.RoadRunner(to_sbml(network, global_rates=True), options)
-        self.loads += 1
-        integrator = runner.getIntegrator()
-        integrator.setValue("relative_tolerance", self.options.relative_tolerance)
-        integrator.setValue("absolute_tolerance", self.options.absolute_tolerance)
-        order = np.array([int(s[1:]) for s in runner.model.getFloatingSpeciesIds()])
-        position = {p: i for i, p in enumerate(runner.model.getGlobalParameterIds())}
-        slots = np.array([position[f"k{r}"] for r in range(network.reactions)], dtype=int)
-        return _Loaded(runner, slots, order)
-
-    @staticmethod
-    def _ids(network: Any) -> list[str]:
-        return [f"[s{i}]" for i in range(len(network.species))]
+        rates = np.asarray(network.rates, dtype=float)
+        self._call("prepare", key, rates, np.asarray(network.initial, dtype=float))
+        return key
 
     def _simulate(self, network: ReactionNetwork, times: np.ndarray) -> np.ndarray:
-        runner = self._prepared(network, moieties=None).runner
-        runner.timeCourseSelections = self._ids(network)
-        result = runner.simulate(times=[float(t) for t in times])
-        return np.asarray(result)
+        key = self._prepared(network, moieties=None)
+        return np.asarray(self._call("simulate", key, [float(t) for t in times]))
 
     def _steady_state(self, network: ReactionNetwork, tolerance: float) -> SteadyState:
         from .mass_action import largest_rate
 
-        loaded = self._prepared(network, moieties=True)
-        runner = loaded.runner
+        key = self._prepared(network, moieties=True)
         if self.options.presimulation_time > 0:
-            runner.simulate(0, self.options.presimulation_time, 2)
-        x = np.empty(len(network.species))
+            self._call("presimulate", key, self.options.presimulation_time)
         for _ in range(REFINEMENTS + 1):  # NLEQ2 again from where it stopped, if not at rest
             try:
-                runner.steadyState()
-            except RuntimeError as err:
+                x = self._call("steady", key)
+            except RoadRunnerError as error:
+                if error.crashed:  # not the solver's answer
+                    raise
                 raise NoSteadyStateError(
-                    f"crn.roadrunner: steady-state solver failed: {err}"
+                    f"crn.roadrunner: steady-state solver failed: {error.reason}"
                 ) from None
-            x[loaded.order] = runner.model.getFloatingSpeciesConcentrations()
             speed = largest_rate(network, x)
             if speed < tolerance:
                 break

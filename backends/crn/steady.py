@@ -22,10 +22,12 @@ below `NEWTON_FROM`, Newton steps on F finish the job; a Newton step is accepted
 reduces the residual or passes Deuflhard's natural monotonicity test (the next step under
 half this one: a slow mode's residual rises on the way to the rest), and Newton goes on
 from an accepted step whatever the residual; one that leaves the positive orthant, beyond
-round-off, or fails both tests hands back to PTC. A point is the rest when both its
-residual is below the tolerance and Newton's step from it, the distance to the rest it
-estimates, is below `REST_STEP`: a residual alone is fooled by a slow mode (hailfinder's
-CRN moved at ~1e-16 per time unit 0.48 away from its rest).
+round-off, or fails both tests hands back to PTC. The continuation gives up (a `Stall`)
+when its residual has not fallen in STALL_STEPS steps, or has not fallen tenfold in
+CREEP_STEPS at the longest step (creeping: no isolated rest within reach). A point is the
+rest when both its residual is below the tolerance and Newton's step from it, the
+distance to the rest it estimates, is below `REST_STEP`: a residual alone is fooled by a
+slow mode (hailfinder's CRN moved at ~1e-16 per time unit 0.48 away from its rest).
 """
 
 from __future__ import annotations
@@ -47,6 +49,16 @@ Newton's step estimates is checked too."""
 STALL_STEPS = 300
 """The continuation gives up when its smallest residual has not fallen for this many steps
 (pigs' CRN sat at ~5e-12 for 1,700 of 2,000 steps, a minute)."""
+LONGEST_STEP = 1e12
+"""Largest pseudo-time step h (time units) of the continuation."""
+CREEP_STEPS = 100
+"""Once the continuation has reached its longest step, it also gives up when its smallest
+residual has not fallen tenfold in this many steps (rejected steps, which shorten h for a
+while, included). A step of 1e12 is nearly Newton's on the full
+(singular) system, which converges in a few steps to an isolated rest; munin's CRN
+(763,597 reactions) crept there from 1.2e-6 to 6.0e-7 in 100 steps of 0.44 s each —
+belief species of states no message supports, drained at rates ~1e-51: a rest no
+simulation reaches — and would have crept through all 2,000 steps (15 minutes)."""
 MAX_GROUP = 2000
 """Largest linked species group whose conservation laws are found densely."""
 
@@ -133,11 +145,15 @@ class Stall:
     distance: the length (max norm, concentration) of Newton's step from x, the distance
     to the rest it estimates (None where the Jacobian is singular there). distance /
     residual estimates the time a trajectory needs at that speed: a slow mode, when it
-    is beyond any horizon a simulator would integrate to."""
+    is beyond any horizon a simulator would integrate to. time: the pseudo-time Σh the
+    continuation advanced (time units); creeping: it gave up at the longest step, its
+    residual falling less than tenfold in CREEP_STEPS steps."""
 
     x: np.ndarray
     residual: float
     distance: float | None
+    time: float = 0.0
+    creeping: bool = False
 
     @property
     def time_left(self) -> float:
@@ -177,11 +193,21 @@ def steady_state(
     h, elapsed = 1e-2, 0.0
     best, best_speed, best_step = x, speed, 0
     newton = False  # the last step was Newton's: the next is Newton's too, whatever the speed
+    longest: tuple[int, float] | None = None  # (step, smallest residual) at the creep window
+    creeping = False
     for step in range(max_steps):
         if speed < best_speed:
             best, best_speed, best_step = x, speed, step
         elif step - best_step > STALL_STEPS:
             break
+        if longest is None:
+            if h >= LONGEST_STEP:  # from here on, the final approach
+                longest = (step, best_speed)
+        elif step - longest[0] >= CREEP_STEPS:
+            if best_speed > longest[1] / 10:
+                creeping = True
+                break
+            longest = (step, best_speed)
         if speed < tolerance:
             jump = _newton_step(model.jacobian(x), x, f, kept, laws.laws, totals)
             if jump is None:  # singular: the distance left is unknown
@@ -221,11 +247,12 @@ def steady_state(
             elapsed += h
             grow = speed / max(float(np.abs(f).max(initial=0.0)), 1e-300)
             speed = float(np.abs(f).max(initial=0.0))
-            h = min(h * min(max(grow, 2.0), 10.0), 1e12)
+            h = min(h * min(max(grow, 2.0), 10.0), LONGEST_STEP)
         else:
             h = max(h / 4, 1e-8)
     jump = _newton_step(model.jacobian(best), best, model.derivative(best), kept, laws.laws, totals)
-    return Stall(best, best_speed, None if jump is None else float(np.abs(jump).max()))
+    distance = None if jump is None else float(np.abs(jump).max())
+    return Stall(best, best_speed, distance, elapsed, creeping)
 
 
 def _contracts(

@@ -159,8 +159,10 @@ def _evidence(name: str) -> str:
         pytest.param("insurance", "crn_ode", marks=pytest.mark.science),
         pytest.param("insurance", "crn_torch", marks=pytest.mark.science),
         pytest.param("alarm", "crn_roadrunner", marks=pytest.mark.science),
+        pytest.param("insurance", "crn_roadrunner", marks=pytest.mark.science),
     ],
-)  # alarm on the ODE backend in the default lane; the torch tier's own path: conformance
+)  # alarm on the ODE backend in the default lane; the torch tier's own path: conformance;
+# on crn.roadrunner, one load per CRN serves its steady state and every robustness check
 def test_classic_networks_validate_end_to_end(tmp_path, name, simulator) -> None:
     """The BIF in pgmpy's wheel with evidence: a smaller reduced CRN resting where the
     original and BP rest, BP's error against exact, and the robustness summaries."""
