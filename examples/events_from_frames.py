@@ -1,9 +1,13 @@
-"""Frames in, events out: the DVS simulator watching a drifting texture, its events in
+"""
+# Frames in, events out
+
+The DVS simulator watching a drifting texture, its events in
 10 ms packets and as a voxel grid.
 
     python examples/events_from_frames.py
 """
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 import substrates
@@ -19,3 +23,14 @@ for packet in list(events.windows(duration_us=10_000))[:3]:
     print(f"  packet of {len(packet):,} events from t = {packet.array['t'][0]} µs")
 grid = voxel_grid(events, bins=5)
 print(f"voxel grid {tuple(grid.shape)}, |sum| {float(grid.abs().sum()):.1f}")
+
+# %%
+# ON minus OFF events per pixel over the whole recording: the texture's edges, drifting
+# to the right, fire ON on one side and OFF on the other.
+counts = np.zeros((96, 128))
+np.add.at(counts, (events.array["y"], events.array["x"]), np.where(events.array["p"] == 1, 1, -1))
+limit = float(np.abs(counts).max())
+figure, axes = plt.subplots(figsize=(6, 4.5))
+shown = axes.imshow(counts, cmap="RdBu_r", vmin=-limit, vmax=limit)
+figure.colorbar(shown, label="ON − OFF events")
+axes.set_title("events per pixel (x → right, y ↓)")

@@ -1,4 +1,7 @@
-"""One recording, two sources: a Litke .bin file built byte by byte from the published
+"""
+# One recording, two sources
+
+A Litke .bin file built byte by byte from the published
 layout and read by `mea.litke`, then seen by MNE and SpikeInterface.
 
     python examples/mea_recording_files.py
@@ -7,6 +10,7 @@ layout and read by `mea.litke`, then seen by MNE and SpikeInterface.
 import tempfile
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 import substrates
@@ -27,3 +31,14 @@ print(
 raw = to_mne(recording)
 print(f"MNE: {raw}")
 print(f"SpikeInterface: {to_spikeinterface(recording)}")
+
+# %%
+# The first 5 ms of four channels as read back (µV), one above the other.
+traces = recording.get_traces(0, 100)  # samples × channels
+time_ms = np.arange(100) / recording.sampling_hz * 1e3
+figure, axes = plt.subplots(figsize=(7, 4))
+for channel in range(4):
+    axes.plot(time_ms, traces[:, channel] + 1200 * channel, label=f"channel {channel}")
+axes.set_xlabel("time (ms)")
+axes.set_ylabel("voltage (µV), channels offset by 1200")
+axes.legend(loc="upper right")

@@ -1,4 +1,7 @@
-"""QRIM from Python: robust value iteration on FrozenLake with |U| = 8 transition models,
+"""
+# QRIM from Python
+
+Robust value iteration on FrozenLake with |U| = 8 transition models,
 every worst case found by quantum minimum finding on Aer; the policy beside exhaustive
 search's and the nominal one's.
 
@@ -6,6 +9,8 @@ search's and the nominal one's.
 """
 
 import tempfile
+
+import matplotlib.pyplot as plt
 
 import substrates
 
@@ -26,3 +31,13 @@ policy = run.table("policy.parquet").to_pylist()
 agree = sum(row["qrim_action"] == row["exhaustive_action"] for row in policy)
 print(f"QRIM's policy equals exhaustive search's in {agree} of {len(policy)} states")
 print(f"run folder: {run.path} ({', '.join(run.files)})")
+
+# %%
+# The run's own figure, `qrim.png`: each member's return under the robust and the
+# nominal policy, and the oracle queries each inner minimisation took against exhaustive
+# search's |U|.
+image = plt.imread(run.path / "qrim.png")
+figure = plt.figure(figsize=(9, 9 * image.shape[0] / image.shape[1]))
+axes = figure.add_axes((0, 0, 1, 1))
+axes.imshow(image)
+axes.set_axis_off()

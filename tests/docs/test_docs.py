@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import importlib.util
 import os
 import re
 import shlex
@@ -19,7 +20,10 @@ import pytest
 from substrates.cli import build_parser
 
 REPO = Path(__file__).resolve().parents[2]
-PAGES = sorted([REPO / "README.md", *(REPO / "docs").rglob("*.md")])
+GENERATED = REPO / "docs" / "generated"  # the example gallery's pages, written by a build
+PAGES = sorted(
+    [REPO / "README.md", *(p for p in (REPO / "docs").rglob("*.md") if GENERATED not in p.parents)]
+)
 FENCE = re.compile(r"^```(\w*)([^\n]*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 SNIPPET = re.compile(r'^--8<-- "([^"]+)"$', re.MULTILINE)
 PLUGIN_PAGE = "write-a-backend.md"
@@ -127,3 +131,23 @@ def test_docstring_examples(module: str, tmp_path: Path, monkeypatch) -> None:
     imported = importlib.import_module(module)
     result = doctest.testmod(imported, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+GUIDES = sorted((REPO / "docs" / "substrates").glob("*.md"))
+IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
+
+
+@pytest.mark.parametrize("guide", GUIDES, ids=[p.name for p in GUIDES])
+def test_every_guide_shows_a_run_s_plot_the_figures_script_makes(guide: Path) -> None:
+    """Each substrate's guide embeds at least one image; each is in docs/images and is one
+    that docs/figures.py makes from a run, so `python docs/figures.py` regenerates it."""
+    spec = importlib.util.spec_from_file_location("figures", REPO / "docs" / "figures.py")
+    assert spec is not None and spec.loader is not None
+    figures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(figures)
+    images = IMAGE.findall(guide.read_text())
+    assert images, f"{guide.name}: no image"
+    for image in images:
+        path = (guide.parent / image).resolve()
+        assert path.is_file(), f"{guide.name}: {image} missing"
+        assert path.parent == figures.IMAGES and path.name in figures.FIGURES, image
