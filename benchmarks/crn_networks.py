@@ -139,6 +139,11 @@ def validate(path: Path, evidence: dict[str, str], timeout: float) -> dict[str, 
         return record
 
 
+def cell(text: str) -> str:
+    """Text for a table cell: a bar in it (|dx/dt|) would split the cell."""
+    return text.replace("|", "\\|")
+
+
 def row(name: str, evidence: dict[str, str], record: dict[str, object]) -> str:
     shown = ", ".join(f"{k}={v}" for k, v in evidence.items())
     wall, peak, code = record["wall_s"], record["peak_gb"], record["code"]
@@ -146,7 +151,7 @@ def row(name: str, evidence: dict[str, str], record: dict[str, object]) -> str:
     if code is None:
         outcome = "timed out"
     elif not isinstance(provenance, dict) or "verdict" not in provenance:
-        outcome = f"refused (exit {code}): {record['message']}"
+        outcome = f"refused (exit {code}): {cell(str(record['message']))}"
     else:
         summary, verdict = provenance["summary"], provenance["verdict"]
         sizes = summary["sizes"]
@@ -155,7 +160,7 @@ def row(name: str, evidence: dict[str, str], record: dict[str, object]) -> str:
         deciding = verdict["line"].split(": ", 2)[-1].split("; closest ")[-1]
         return (
             f"| {name} | {shown} | {before:,} → {after:,} | {verdict['outcome']} (exit {code})"
-            f" | {deciding} | {'—' if exact is None else f'{exact:.1e}'} | {wall:.0f} | "
+            f" | {cell(deciding)} | {'—' if exact is None else f'{exact:.1e}'} | {wall:.0f} | "
             f"{peak:.2f} |"
         )
     return f"| {name} | {shown} | — | {outcome} | — | — | {wall:.0f} | {peak:.2f} |"

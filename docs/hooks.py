@@ -1,18 +1,23 @@
-"""MkDocs hook: the reference pages that are read off the code at build time.
+"""MkDocs hook: the reference pages that are read off the code at build time, and a check
+of every page's tables.
 
 `<!-- generated: cli -->` becomes every command's `--help`, from the argparse parser the
 `substrates` command runs; `<!-- generated: configs -->` becomes one table per backend,
 from its pydantic Options model, and the shipped configs. Nothing here is written by hand,
-so the pages cannot drift from the code.
+so the pages cannot drift from the code. Every page is also read for tables that did not
+render (a warning, so `mkdocs build --strict` fails on them).
 """
 
 from __future__ import annotations
 
 import argparse
 import inspect
+import logging
+import re
 import sys
 import tempfile
 import typing
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +39,104 @@ from substrates.backends.registry import get_backend_class, names  # noqa: E402
 from substrates.cli import build_parser  # noqa: E402
 
 WIDTH = 100
+log = logging.getLogger("mkdocs.plugins.substrates")  # under "mkdocs": --strict counts it
+
+
+class _Tables(HTMLParser):
+    """A rendered page's paragraph texts, and each table's rows as cell counts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.paragraphs: list[str] = []
+        self.tables: list[list[int]] = []
+        self._text: list[str] | None = None  # the open paragraph's text
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "p":
+            self._text = []
+        elif tag == "table":
+            self.tables.append([])
+        elif tag == "tr" and self.tables:
+            self.tables[-1].append(0)
+        elif tag in ("td", "th") and self.tables and self.tables[-1]:
+            self.tables[-1][-1] += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "p" and self._text is not None:
+            self.paragraphs.append("".join(self._text))
+            self._text = None
+
+    def handle_data(self, data: str) -> None:
+        if self._text is not None:
+            self._text.append(data)
+
+
+def unrendered_tables(html: str) -> list[str]:
+    """Tables of a rendered page that came out as text: a paragraph holding a row of bars
+    (a table written right under its caption line, with no blank line). One line per
+    paragraph; empty when every table rendered."""
+    found = _Tables()
+    found.feed(html)
+    problems = []
+    for text in found.paragraphs:
+        bars = [line.strip() for line in text.splitlines() if line.lstrip().startswith("|")]
+        if any(line.count("|") >= 3 for line in bars):
+            problems.append(f"a table rendered as text (a blank line before it?): {bars[0][:80]}")
+    return problems
+
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_BACKTICKS = re.compile(r"`+")
+
+
+def _cells(row: str) -> int:
+    """How many cells Markdown's table reads in `row`: bars split it, except a bar escaped
+    as `\\|` or inside a code span (as Python-Markdown's tables extension reads it)."""
+    row = row.strip()
+    row = row[1:] if row.startswith("|") else row
+    row = row[:-1] if row.endswith("|") and not row.endswith("\\|") else row
+    cells, i, fence = 1, 0, ""
+    while i < len(row):
+        if row[i] == "\\":
+            i += 2
+            continue
+        if row[i] == "`":
+            run = _BACKTICKS.match(row, i)
+            assert run is not None
+            ticks = run.group()
+            fence = "" if fence == ticks else (fence or ticks)
+            i += len(ticks)
+            continue
+        cells += row[i] == "|" and not fence
+        i += 1
+    return cells
+
+
+def overfull_rows(markdown: str) -> list[str]:
+    """Table rows with more cells than their header: Markdown drops the extra cells without
+    a word, so an unescaped bar in a cell (`|U|`) shifts a row's text and loses its end.
+    One line per row, with its line number in the page's source."""
+    problems, header, fenced = [], 0, False
+    for number, line in enumerate(markdown.splitlines(), start=1):
+        if _FENCE.match(line):
+            fenced, header = not fenced, 0
+        elif fenced or not line.lstrip().startswith("|"):
+            header = 0
+        elif not header:
+            header = _cells(line)
+        elif (cells := _cells(line)) > header:
+            problems.append(
+                f"line {number}: a row of {cells} cells under a header of {header} "
+                f"(an unescaped | in a cell?): {line.strip()[:60]}"
+            )
+    return problems
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
+    """Warn (an error under --strict) for each table of the page that did not render."""
+    for problem in unrendered_tables(html):
+        log.warning("%s: %s", page.file.src_path, problem)
+    return html
 
 
 API_FOLDER = "reference/api"
@@ -88,6 +191,7 @@ def on_config(config: Any) -> Any:
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    """Fill the generated parts in; warn of table rows whose cells Markdown would drop."""
     if "<!-- generated: cli -->" in markdown:
         markdown = markdown.replace("<!-- generated: cli -->", cli_reference())
     if "<!-- generated: configs -->" in markdown:
@@ -98,6 +202,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         markdown = markdown.replace("<!-- generated: summaries -->", summaries_reference())
     if "<!-- generated: version -->" in markdown:
         markdown = markdown.replace("<!-- generated: version -->", substrates.__version__)
+    for problem in overfull_rows(markdown):
+        log.warning("%s: %s", page.file.src_path, problem)
     return markdown
 
 

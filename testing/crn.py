@@ -15,6 +15,7 @@ import pytest
 
 from ..backends.crn.base import CRNBackend
 from ..datasets.crn.factor_graph import FactorGraph
+from ..datasets.crn.files import pgmpy_networks
 from ..errors import CapabilityError
 from ..models.crn.napp_adams import compile_graph
 
@@ -61,9 +62,7 @@ def pgmpy_network(name: str) -> Path:
     """The BIF file of a classic Bayesian network as pgmpy's wheel ships it (gzipped), e.g.
     'alarm', 'insurance', 'pathfinder'; skips the test when pgmpy is not installed."""
     pytest.importorskip("pgmpy")
-    from importlib.resources import files
-
-    return Path(str(files("pgmpy") / "utils" / "example_models" / f"{name}.bif.gz"))
+    return pgmpy_networks()[name]
 
 
 def evidence_indices(graph: FactorGraph, named: dict[str, str]) -> dict[int, int]:

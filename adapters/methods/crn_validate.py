@@ -6,6 +6,7 @@ from pydantic import ValidationInfo, field_validator
 
 from ...backends.crn.base import CRNBackend
 from ...datasets.crn.factor_graph import FactorGraph
+from ...datasets.crn.files import example_path, graph_path, pgmpy_networks
 from ...datasets.crn.tokens import MAX_TABLE_ENTRIES
 from ...errors import OptionError
 from ...models.crn.reductions import MOVES
@@ -21,7 +22,9 @@ class CrnValidateParameters(MethodParameters):
 
     graph: str | None = option(
         None,
-        "factor graph or Bayesian network: .fg (libDAI), .uai, .bif(.gz) or .xml (XMLBIF)",
+        "factor graph or Bayesian network: .fg (libDAI), .uai, .bif(.gz) or .xml (XMLBIF), "
+        "or a shipped one by name: 'asia', or any network pgmpy ships where it is installed "
+        "('alarm', 'hailfinder', …)",
         metavar="FILE",
         input="file",
         group="source",
@@ -155,6 +158,23 @@ class CrnValidateParameters(MethodParameters):
         if bad:
             raise ValueError(f"{bad[0]:g} is outside (0, {high:g})")
         return text
+
+    @field_validator("graph", mode="before")
+    @classmethod
+    def _shipped(cls, value: object) -> object:
+        """A shipped network named without its folder ('alarm') becomes its path; a name
+        that is neither a file nor shipped says which names are."""
+        if not isinstance(value, str):
+            return value
+        path = graph_path(value)
+        if not path.exists():
+            ours = sorted(p.name for p in example_path().parent.glob("*.uai"))
+            pgmpy = sorted(pgmpy_networks()) or ["pgmpy's networks with `pip install pgmpy`"]
+            raise ValueError(
+                f"{value}: no such file or folder, nor a shipped network "
+                f"({', '.join([*ours, *pgmpy])})"
+            )
+        return str(path)
 
     @field_validator("crn")
     @classmethod

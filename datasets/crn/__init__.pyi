@@ -3,7 +3,7 @@
 
 from .bif import read_bif
 from .factor_graph import Factor, FactorGraph, FactorGraphError
-from .files import FORMATS, example_path, read_graph
+from .files import FORMATS, example_path, graph_path, pgmpy_networks, read_graph
 from .generators import chain, ferromagnet, hmm, ising_grid, random_tree
 from .libdai_fg import read_fg, write_fg
 from .reaction_network import NetworkBuilder, ReactionNetwork
@@ -22,8 +22,10 @@ __all__ = [
     "chain",
     "example_path",
     "ferromagnet",
+    "graph_path",
     "hmm",
     "ising_grid",
+    "pgmpy_networks",
     "random_tree",
     "read_bif",
     "read_fg",

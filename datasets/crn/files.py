@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from importlib.resources import files
+from importlib.util import find_spec
 from pathlib import Path
 
 from ..formats import Format, Formats
@@ -35,6 +36,36 @@ FORMATS: Formats[FactorGraph] = Formats(
 def example_path(name: str = "asia.uai") -> Path:
     """A factor graph shipped with the package (default: the Asia network, UAI BAYES)."""
     return Path(str(files("substrates.datasets.crn") / "examples" / name))
+
+
+def pgmpy_networks() -> dict[str, Path]:
+    """The Bayesian networks pgmpy's wheel ships (alarm, andes, …, win95pts), name → BIF
+    file; empty where pgmpy is not installed. pgmpy is found, not imported (its import
+    takes seconds)."""
+    spec = find_spec("pgmpy")
+    if spec is None or spec.origin is None:
+        return {}
+    folder = Path(spec.origin).parent / "utils" / "example_models"
+    return {path.name.removesuffix(".bif.gz"): path for path in folder.glob("*.bif.gz")}
+
+
+def graph_path(name: str) -> Path:
+    """The file a graph is named by: a path that exists is itself; otherwise a graph
+    shipped with the package ('asia' or 'asia.uai') or one of pgmpy's networks where
+    pgmpy is installed ('alarm' or 'alarm.bif.gz'). A name none of them holds comes back
+    as given, for the caller to refuse.
+
+    >>> graph_path("asia").name
+    'asia.uai'
+    """
+    given = Path(name)
+    if given.exists() or given.name != name:  # an existing file, or a path with folders
+        return given
+    for candidate in (name, f"{name}.uai"):
+        if candidate.endswith(".uai") and example_path(candidate).is_file():
+            return example_path(candidate)
+    pgmpy = pgmpy_networks()
+    return pgmpy.get(name.removesuffix(".bif.gz"), given)
 
 
 def read_graph(

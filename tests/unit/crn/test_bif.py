@@ -5,12 +5,16 @@ files that break the rules refused with the file and line."""
 from __future__ import annotations
 
 import gzip
+from pathlib import Path
 
 import numpy as np
 import pytest
+from pydantic import ValidationError
 
+from substrates.adapters.methods.crn_validate import CrnValidateParameters
 from substrates.datasets.crn.bif import read_bif
 from substrates.datasets.crn.factor_graph import FactorGraphError
+from substrates.datasets.crn.files import graph_path, read_graph
 from substrates.datasets.crn.uai import read_uai
 from substrates.datasets.crn.xmlbif import read_xmlbif
 from substrates.models.crn.exact import marginals
@@ -227,3 +231,44 @@ def test_broken_xmlbif_is_refused(tmp_path, text, message) -> None:
     path.write_text(text)
     with pytest.raises(FactorGraphError, match=message):
         read_xmlbif(path)
+
+
+@pytest.mark.parametrize(
+    ("name", "found"),
+    [
+        ("asia", "asia.uai"),
+        ("asia.uai", "asia.uai"),
+        ("alarm", "alarm.bif.gz"),
+        ("alarm.bif.gz", "alarm.bif.gz"),
+        ("nosuch.bif.gz", "nosuch.bif.gz"),
+    ],
+)
+def test_a_shipped_network_is_found_by_name_from_any_folder(
+    tmp_path, monkeypatch, name, found
+) -> None:
+    """The CRN guide's `--graph alarm.bif.gz` from an empty folder: ours first, then
+    pgmpy's; a name neither ships comes back as given."""
+    pytest.importorskip("pgmpy")
+    monkeypatch.chdir(tmp_path)
+    path = graph_path(name)
+    assert path.name == found and (path.is_file() or name.startswith("nosuch"))
+    if name.startswith("alarm"):
+        assert path == pgmpy_network("alarm") and read_graph(path).variables == 37
+
+
+def test_a_file_in_the_folder_wins_over_a_shipped_name(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("alarm.bif.gz").write_bytes(pgmpy_network("asia").read_bytes())
+    assert graph_path("alarm.bif.gz") == Path("alarm.bif.gz")
+    assert CrnValidateParameters(graph="alarm.bif.gz").graph == "alarm.bif.gz"
+
+
+def test_a_graph_that_is_nowhere_names_the_shipped_ones(tmp_path, monkeypatch) -> None:
+    pytest.importorskip("pgmpy")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(
+        ValidationError,
+        match=r"nosuch: no such file or folder, nor a shipped "
+        r"network \(asia.uai, alarm, andes, .*win95pts\)",
+    ):
+        CrnValidateParameters(graph="nosuch")
