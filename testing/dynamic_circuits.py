@@ -101,6 +101,26 @@ def nested() -> QuantumCircuit:
     return qc
 
 
+def nested_conditionals() -> QuantumCircuit:
+    """Conditionals inside conditionals, each with an else, one on the whole register;
+    no measurement inside them, so every backend that samples feed-forward can run it
+    (lightning's mid-circuit measurements failed on nested conditions)."""
+    qc = QuantumCircuit(3, 3, name="nested_conditionals")
+    qc.h(0)
+    qc.rx(0.9, 1)
+    qc.measure(0, 0)
+    qc.measure(1, 1)
+    with qc.if_test((qc.clbits[0], 1)) as outer_else:
+        with qc.if_test((qc.cregs[0], 3)) as inner_else:  # c = 011: both measured 1
+            qc.x(2)
+        with inner_else:
+            qc.ry(0.7, 2)
+    with outer_else, qc.if_test((qc.clbits[1], 1)):
+        qc.h(2)
+    qc.measure(2, 2)
+    return qc
+
+
 def switch() -> QuantumCircuit:
     """switch on a two-bit register with a default case."""
     creg = ClassicalRegister(2, "s")
@@ -151,6 +171,7 @@ DYNAMIC_CASES: dict[str, Callable[[], QuantumCircuit]] = {
         reset_and_reuse,
         else_branch,
         nested,
+        nested_conditionals,
         switch,
         for_loop,
         expression,

@@ -230,7 +230,9 @@ class TestQuantumBackend:
                 return
             assert value == pytest.approx(deferred_expectation(circuit, label), abs=1e-9), label
 
-    @pytest.mark.parametrize("case", ["conditional_x", "teleport", "switch", "random_1"])
+    @pytest.mark.parametrize(
+        "case", ["conditional_x", "teleport", "nested_conditionals", "switch", "random_1"]
+    )
     def test_dynamic_circuits_sample_their_exact_distribution(
         self, backend: QuantumBackend, case: str
     ) -> None:

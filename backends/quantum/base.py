@@ -16,6 +16,7 @@ import numpy as np
 
 from ...errors import CapabilityError
 from ..base import Backend, Capabilities
+from .dynamic import exact_form
 from .seeds import MAX_SEED
 
 if TYPE_CHECKING:
@@ -131,7 +132,7 @@ class QuantumBackend(Backend):
 
     def probabilities(self, circuits: Sequence[QuantumCircuit]) -> list[dict[str, float]]:
         """Exact outcome distribution of each circuit's measurements (exact backends only)."""
-        circuits = list(circuits)
+        circuits = [exact_form(c) for c in circuits]  # a leading initialize: a gate
         self.validate(circuits, exact=True)
         return self._probabilities(circuits)
 
@@ -158,6 +159,8 @@ class QuantumBackend(Backend):
         if precision < 0:
             raise CapabilityError(f"precision must be >= 0, got {precision}")
         _check_seed(seed)
+        if precision == 0:
+            circuits = [exact_form(c) for c in circuits]  # a leading initialize: a gate
         self.validate(circuits, exact=precision == 0)
         from qiskit.quantum_info import SparsePauliOp
 
@@ -176,13 +179,16 @@ class QuantumBackend(Backend):
         *,
         precision: float = 0.0,
         seed: int | None = None,
+        journal: JobJournal | None = None,
     ) -> PrimitiveResult:
         """Qiskit EstimatorV2 semantics on this backend: pubs (circuit, observables[,
         parameter values[, precision]]) broadcast as in Qiskit; a PrimitiveResult whose
-        PubResults hold `evs` and `stds`. See `backends.quantum.primitives`."""
+        PubResults hold `evs` and `stds`. Job-based backends record each estimator job in
+        `journal` before waiting on it, as `run_sampler` does. See
+        `backends.quantum.primitives`."""
         from .primitives import run_estimator
 
-        return run_estimator(self, pubs, precision=precision, seed=seed)
+        return run_estimator(self, pubs, precision=precision, seed=seed, journal=journal)
 
     def run_sampler(
         self,

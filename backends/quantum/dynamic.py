@@ -60,12 +60,11 @@ MAX_LOOP_ITERATIONS = 1000
 
 _PASSIVE = frozenset({"barrier", "delay", "global_phase", "id"})
 _CONTROL_FLOW = frozenset({"if_else", "while_loop", "for_loop", "switch_case", "box"})
-_NON_UNITARY = frozenset({"measure", "reset"}) | _CONTROL_FLOW
+_NON_UNITARY = frozenset({"measure", "reset", "initialize"}) | _CONTROL_FLOW
 _REFUSED: dict[str, str] = {
     "break_loop": "'break' inside a loop",
     "continue_loop": "'continue' inside a loop",
     "store": "classical variables ('store')",
-    "initialize": "'initialize' (it resets its qubits: write reset + state preparation)",
 }
 
 
@@ -99,6 +98,37 @@ def is_static(circuit: QuantumCircuit) -> bool:
         if name == "measure":
             measured.update(instruction.qubits)
     return True
+
+
+def _state_preparation(initialize: Any) -> Any:
+    """The unitary half of an `initialize`, whose definition is a reset of each of its
+    qubits and then this StatePreparation (amplitudes, a label or an integer alike)."""
+    return next(
+        i.operation for i in initialize.definition.data if i.operation.name == "state_preparation"
+    )
+
+
+def exact_form(circuit: QuantumCircuit) -> QuantumCircuit:
+    """`circuit` with each top-level `initialize` of qubits nothing has touched yet — still
+    |0…0⟩, so its reset does nothing — replaced by its unitary half, a StatePreparation:
+    a circuit that only starts with `initialize` stays static and takes a backend's exact
+    path. Any other `initialize` (after a gate, a reset or a measurement of its qubits, or
+    inside control flow) is a reset and then the preparation, which `run_branches` follows
+    exactly. A circuit without `initialize` is returned as it is.
+    """
+    if not any(i.operation.name == "initialize" for i in circuit.data):
+        return circuit
+    out = circuit.copy_empty_like()
+    touched: set[Any] = set()
+    for instruction in circuit.data:
+        op = instruction.operation
+        if op.name == "initialize" and touched.isdisjoint(instruction.qubits):
+            out.append(_state_preparation(op), instruction.qubits)
+        else:
+            out.append(instruction)
+        if op.name not in _PASSIVE:
+            touched.update(instruction.qubits)
+    return out
 
 
 def partition(circuits: Sequence[QuantumCircuit]) -> tuple[list[int], list[int]]:
@@ -216,6 +246,10 @@ class _Brancher:
                 branches = self._split(branches, qubits[0], clbit=clbits[0])
             elif name == "reset":
                 branches = self._split(branches, qubits[0], clbit=None)
+            elif name == "initialize":  # a reset of each qubit, then the preparation
+                for qubit in qubits:
+                    branches = self._split(branches, qubit, clbit=None)
+                self.segment.append(_state_preparation(op), qubits)
             else:
                 branches = self._control_flow(instruction, qubits, clbits, cmap, branches)
         return branches

@@ -308,17 +308,22 @@ class IBMBackend(QuantumBackend):
         seed: int | None,
         journal: JobJournal | None,
     ) -> np.ndarray:
+        groups = _runs_of_one_circuit(circuits)
         info = {
             "device": self.device.name,
             "primitive": "estimator",
             "circuits": len(circuits),
+            "pubs": len(groups),
             "precision": precision,
             "seed": seed,
         }
 
         def submit() -> Any:
-            isa = self._isa([strip_final_measurements(c) for c in circuits], seed)
-            pubs = [(c, o.apply_layout(c.layout)) for c, o in zip(isa, observables, strict=True)]
+            isa = self._isa([strip_final_measurements(circuits[g[0]]) for g in groups], seed)
+            pubs = [
+                (c, [observables[i].apply_layout(c.layout) for i in group])
+                for c, group in zip(isa, groups, strict=True)
+            ]
             return self._submit_estimator(pubs, seed, precision)
 
         return self.collect_estimates(self._job(info, journal, submit))
@@ -331,5 +336,20 @@ class IBMBackend(QuantumBackend):
 
     def collect_estimates(self, job_id: str) -> np.ndarray:
         """Expectation values of an estimator job submitted earlier, fetched by id (waits
-        until it ends), one per circuit in submission order."""
-        return np.array([float(pub.data.evs) for pub in self._result(job_id)])
+        until it ends), one per (circuit, observable) pair in submission order: each PUB's
+        observables in turn."""
+        return np.concatenate([np.ravel(pub.data.evs) for pub in self._result(job_id)])
+
+
+def _runs_of_one_circuit(circuits: list[QuantumCircuit]) -> list[list[int]]:
+    """Indices of `circuits` in runs of the same circuit object, in order: each run is one
+    estimator PUB (the circuit and an array of observables), so a circuit measured for
+    several observables is transpiled once and executed once, its commuting observables
+    grouped by the estimator, as IBM users write `(circuit, [obs, ...])`."""
+    groups: list[list[int]] = []
+    for i, circuit in enumerate(circuits):
+        if groups and circuits[groups[-1][0]] is circuit:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    return groups

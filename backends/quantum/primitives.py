@@ -47,10 +47,12 @@ def run_estimator(
     *,
     precision: float = 0.0,
     seed: int | None = None,
+    journal: JobJournal | None = None,
 ) -> PrimitiveResult:
     """EstimatorV2 semantics: pubs (circuit, observables[, parameter values[, precision]]);
     precision 0 asks for exact values (exact backends), otherwise the target standard
-    error, reported as `stds`."""
+    error, reported as `stds`. One `estimate` call (one job on a job-based backend,
+    recorded in `journal` before it is waited on) per distinct precision."""
     from qiskit.primitives import DataBin, PrimitiveResult, PubResult
     from qiskit.primitives.containers.estimator_pub import EstimatorPub
     from qiskit.quantum_info import SparsePauliOp
@@ -68,7 +70,11 @@ def run_estimator(
     values = [np.zeros(int(np.prod(pub.shape))) for pub in coerced]
     for target, items in jobs.items():
         evs = backend.estimate(
-            [i[2] for i in items], [i[3] for i in items], precision=target, seed=seed
+            [i[2] for i in items],
+            [i[3] for i in items],
+            precision=target,
+            seed=seed,
+            journal=journal,
         )
         for (k, position, _, _), value in zip(items, evs, strict=True):
             values[k][position] = value

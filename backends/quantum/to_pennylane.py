@@ -163,12 +163,17 @@ def apply_circuit(
         circuit,
         {q: i for i, q in enumerate(circuit.qubits)},
         {c: i for i, c in enumerate(circuit.clbits)},
-        conditioned=False,
+        condition=None,
     )
     return walker.measured
 
 
 class _Converter:
+    """Walks a circuit, queueing PennyLane operations. Conditional blocks are flattened:
+    each gate inside is conditioned on the conjunction of every enclosing condition (a
+    MeasurementValue expression), so no `qml.cond` is ever nested — lightning's
+    mid-circuit measurements fail inside nested ones."""
+
     def __init__(self, circuit: QuantumCircuit, values: dict[Any, Any]) -> None:
         self.circuit = circuit
         self.values = values
@@ -179,8 +184,10 @@ class _Converter:
         return CapabilityError(f"circuit {self.circuit.name!r}: {what} has no PennyLane equivalent")
 
     def walk(
-        self, block: QuantumCircuit, qmap: dict[Any, int], cmap: dict[Any, int], conditioned: bool
+        self, block: QuantumCircuit, qmap: dict[Any, int], cmap: dict[Any, int], condition: Any
     ) -> None:
+        """Queue `block`; `condition` is None outside conditionals, else the expression
+        under which every gate of the block applies."""
         import pennylane as qml
 
         for instruction in _decomposed(block).data:
@@ -190,42 +197,47 @@ class _Converter:
             wires = [qmap[q] for q in instruction.qubits]
             clbits = [cmap[c] for c in instruction.clbits]
             if op.name in {"measure", "reset"}:
-                if conditioned:
+                if condition is not None:
                     raise self.refuse(f"a {op.name} inside a conditional block")
                 value = qml.measure(wires[0], reset=op.name == "reset")
                 if op.name == "measure":
                     self.measured[clbits[0]] = value
             elif op.name in {"if_else", "for_loop", "box"}:
-                self.control_flow(op, wires, clbits, cmap, conditioned)
-            else:
+                self.control_flow(op, wires, clbits, cmap, condition)
+            elif condition is None:
                 self.gate(op, wires)
+            else:
+                qml.cond(condition, self.gate)(op, wires)
 
     def control_flow(
-        self, op: Any, wires: list[int], clbits: list[int], cmap: dict[Any, int], conditioned: bool
+        self, op: Any, wires: list[int], clbits: list[int], cmap: dict[Any, int], condition: Any
     ) -> None:
-        import pennylane as qml
-
-        def runner(block: QuantumCircuit, inside: bool) -> Callable[[], None]:
+        def walk(block: QuantumCircuit, inside: Any) -> None:
             qm = dict(zip(block.qubits, wires, strict=True))
             cm = {**cmap, **dict(zip(block.clbits, clbits, strict=True))}
-            return lambda: self.walk(block, qm, cm, inside)
+            self.walk(block, qm, cm, inside)
+
+        def both(inner: Any) -> Any:
+            return inner if condition is None else condition & inner
 
         if op.name == "box":
-            runner(op.blocks[0], conditioned)()
+            walk(op.blocks[0], condition)
         elif op.name == "for_loop":
             indexset, parameter, body = op.params
             for value in indexset:
-                bound = body if parameter is None else body.assign_parameters({parameter: value})
-                runner(bound, conditioned)()
+                walk(
+                    body if parameter is None else body.assign_parameters({parameter: value}),
+                    condition,
+                )
         else:
-            condition = self.condition(op.condition, cmap)
-            false = runner(op.blocks[1], True) if len(op.blocks) > 1 else None
-            if isinstance(condition, bool):  # reads bits never written: known now
-                chosen = runner(op.blocks[0], conditioned) if condition else false
-                if chosen is not None:
-                    chosen()
+            test = self.condition(op.condition, cmap)
+            if isinstance(test, bool):  # reads bits never written: known now
+                if test or len(op.blocks) > 1:
+                    walk(op.blocks[0 if test else 1], condition)
             else:
-                qml.cond(condition, runner(op.blocks[0], True), false)()
+                walk(op.blocks[0], both(test))
+                if len(op.blocks) > 1:
+                    walk(op.blocks[1], both(~test))
 
     def condition(self, condition: Any, cmap: dict[Any, int]) -> Any:
         """A MeasurementValue expression (or a bool when no bit it reads was measured)."""

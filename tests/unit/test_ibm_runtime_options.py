@@ -101,9 +101,50 @@ def test_estimator_jobs_are_journalled_and_collected_by_id(local_job_store) -> N
     )
     (job,) = jobs
     assert job["primitive"] == "estimator" and job["circuits"] == 2 and job["precision"] == 0.02
+    assert job["pubs"] == 2  # two circuit objects: a PUB each
     assert values[0] > 0.8 and values[1] < -0.8
     again = create_backend("quantum.ibm_fake", {"device": "fake_manila"})  # a later process
     assert list(again.collect_estimates(job["job_id"])) == list(values)
+
+
+def test_run_estimator_journals_its_job_as_run_sampler_does(local_job_store) -> None:
+    """The primitive interface IBM users reach first: its job is recorded before the wait
+    and collected by id in a later process, with the values the PubResult held."""
+    backend = create_backend("quantum.ibm_fake", {"device": "fake_manila"})
+    jobs, journal = _journal()
+    (pub,) = backend.run_estimator(
+        [(_flipped(), ["ZI", "IZ"])], precision=0.02, seed=5, journal=journal
+    )
+    (job,) = jobs
+    assert job["primitive"] == "estimator" and job["precision"] == 0.02
+    assert job["circuits"] == 2 and job["pubs"] == 1  # one circuit, an array of observables
+    assert pub.data.evs[0] > 0.8 and pub.data.evs[1] < -0.8
+    again = create_backend("quantum.ibm_fake", {"device": "fake_manila"})
+    assert list(again.collect_estimates(job["job_id"])) == list(pub.data.evs)
+
+
+def test_one_circuit_for_three_observables_is_one_pub_transpiled_once(
+    local_job_store, monkeypatch
+) -> None:
+    """`run estimate --observables ZZZ,ZII,IIZ` on one circuit: one PUB of three
+    observables (one execution), not three transpiled copies; values in pair order."""
+    backend = create_backend("quantum.ibm_fake", {"device": "fake_manila"})
+    circuit = QuantumCircuit(3, name="x0")
+    circuit.x(0)
+    transpiled = []
+    isa = backend._isa
+    monkeypatch.setattr(
+        backend, "_isa", lambda cs, seed: transpiled.append(len(cs)) or isa(cs, seed)
+    )
+    jobs, journal = _journal()
+    values = backend.estimate(
+        [circuit] * 3, ["ZZZ", "ZII", "IIZ"], precision=0.02, seed=3, journal=journal
+    )
+    (job,) = jobs
+    assert transpiled == [1] and job["pubs"] == 1 and job["circuits"] == 3
+    (pub,) = backend._result(job["job_id"])
+    assert pub.data.evs.shape == (3,)
+    assert values[0] < -0.8 and values[1] > 0.8 and values[2] < -0.8  # -1, +1, -1 exactly
 
 
 def test_mitigation_asked_of_a_fake_device_is_applied(local_job_store) -> None:
