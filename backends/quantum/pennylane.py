@@ -247,23 +247,43 @@ class PennyLaneBackend(QuantumBackend):
     ) -> np.ndarray:
         import pennylane as qml
 
-        shots = None if precision == 0 else math.ceil(1 / precision**2)
         bodies = [strip_final_measurements(c) for c in circuits]
         static, dynamic = partition(bodies)
-        if shots is not None and dynamic:
+        if precision > 0 and dynamic:
             raise CapabilityError(
                 f"circuit {bodies[dynamic[0]].name!r}: {self.name} estimates circuits with "
                 "mid-circuit measurement, reset or control flow exactly only; use precision=0"
             )
         values = np.zeros(len(circuits))
         tapes = [
-            self._tape(bodies[i], qml.expval(_to_pennylane_observable(observables[i])), shots)
+            self._tape(
+                bodies[i],
+                qml.expval(_to_pennylane_observable(observables[i])),
+                shots_for(observables[i], precision),
+            )
             for i in static
         ]
         values[static] = [float(v) for v in self._run(tapes, circuit_seeds(seed, len(tapes)))]
         for i in dynamic:
             values[i] = expectation(run_branches(bodies[i], self._evolve), observables[i])
         return values
+
+
+def shots_for(observable: SparsePauliOp, precision: float) -> int | None:
+    """Shots that bring the standard error of ⟨observable⟩ to `precision` or below (None:
+    exact, for precision 0). Each Pauli term's shot outcome is ±1, so one shot of the sum
+    varies by at most λ = Σ|cᵢ| over the non-identity terms, whatever terms the device
+    measures together: ⌈(λ / precision)²⌉ shots, at least 1.
+
+    Example:
+        >>> from qiskit.quantum_info import SparsePauliOp
+        >>> shots_for(SparsePauliOp.from_list([("ZZ", 0.5), ("XI", -1.5), ("II", 7.0)]), 0.1)
+        400
+    """
+    if precision == 0:
+        return None
+    spread = sum(abs(c) for label, c in observable.to_list() if set(label) != {"I"})
+    return max(1, math.ceil((spread / precision) ** 2))
 
 
 def _to_pennylane_observable(observable: SparsePauliOp) -> Any:
