@@ -28,6 +28,9 @@ from .lifecycle import Outcome, RunContext
 
 NEAR_KM = 5.0
 """Cells farther than this from every link are left out of the field scores (km)."""
+SECONDS_PER_HMC_FIT = 6.0
+"""One `bayes` map with the default 4 chains × 300 iterations on two cores (s): the
+simulated default's 600 maps were forecast at about an hour."""
 
 
 def run_cml_reconstruct(p: CmlReconstructParameters, run: RunContext) -> Outcome:
@@ -45,6 +48,13 @@ def run_cml_reconstruct(p: CmlReconstructParameters, run: RunContext) -> Outcome
     corrected = p.wet_antenna_by == "chain"
     inputs = link_inputs(backend, first, last, p.every, p.true_baseline, chain, corrected)
     grid = grid_for(backend, inputs.links, p.cell_km)
+    if "bayes" in p.methods:
+        maps = len(inputs.times)
+        run.expect(
+            maps * SECONDS_PER_HMC_FIT * (p.chains / 4) * (p.iterations / 300),
+            f"{maps:,} maps, an HMC fit each ({p.chains} chains × {p.iterations} iterations); "
+            "--methods idw,kriging skips them",
+        )
     reference = (
         simulator_reference(backend, first, last, p.every)
         if isinstance(backend, CMLSimulatorBackend)

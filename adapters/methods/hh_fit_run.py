@@ -18,6 +18,12 @@ from ..runs.plots import hh_fit_figure
 from .hh_fit import HhFitParameters
 from .lifecycle import Outcome, RunContext
 
+SECONDS_PER_SIMULATION = 0.5
+"""One NPE simulation of the cell on two cores with JAX (s): 1,000 of them took about 9 min
+per cell, 50 about 45 s (compilation included), measured for the README's tour."""
+SECONDS_TO_START = 30.0
+"""Reading or simulating the session and compiling the cell's simulation (s)."""
+
 
 def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
     """Fit the cell of the `hardware` source (a recording file's config and `p.recording`,
@@ -42,6 +48,12 @@ def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
     if data is not None:  # a recording's observation is checked before any folder is made
         model = engine.cell_model(data.positions_um)
         given = targets_of(data, model, seed, truths=None, label=where, session=None)
+    cells = f"per cell × {count} cells" if count > 1 else "of the cell"
+    run.expect(
+        SECONDS_TO_START + SECONDS_PER_SIMULATION * p.simulations * count,
+        f"{p.simulations:,} NPE simulations {cells}, ~{SECONDS_PER_SIMULATION:g} s each, "
+        "dominate (--simulations sets them)",
+    )
     simulator = str(run.config("simulator").path)
     parameters = p.model_dump(exclude={"hardware"}) | {"cells": count, "simulator": simulator}
     pipeline = {"library": "spikeinterface", "pipeline": steps}

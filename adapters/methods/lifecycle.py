@@ -112,6 +112,7 @@ class RunContext:
         self.record: dict[str, Any] = {}
         self._began = 0.0
         self._paces: dict[str, tuple[float, int] | None] = {}
+        self._expected_s: float | None = None
 
     @classmethod
     def reopened(cls, method: Method[Any], folder: RunFolder, record: dict[str, Any]) -> RunContext:
@@ -174,6 +175,18 @@ class RunContext:
                 f"{_duration(left)} more at this pace"
             )
 
+    def expect(self, seconds: float, because: str) -> None:
+        """Say, as the run starts, how long it is expected to take on two cores and what
+        dominates it, when that is FORECAST_FROM_S or more ('expected: about 8 min 50 s on
+        two cores: 1,000 NPE simulations of the cell, ~0.5 s each, dominate (--simulations
+        sets them)'); kept in provenance.json's `expected_s`, also when not said. The
+        figures are the method's own measurements; the measured pace (`forecast`) corrects
+        them once work has begun."""
+        self.record["expected_s"] = round(seconds, 1)
+        self._expected_s = round(seconds, 1)
+        if seconds >= FORECAST_FROM_S:
+            log.info(f"expected: about {_duration(seconds)} on two cores: {because}")
+
     @property
     def folder(self) -> RunFolder:
         """The run folder; it exists once `begin` was called."""
@@ -191,6 +204,8 @@ class RunContext:
         for name, other in others:
             self.record[f"{name}_backend"] = other.to_dict()
         self.record.update(record)
+        if self._expected_s is not None:
+            self.record["expected_s"] = self._expected_s
         folder.write_json("provenance.json", self.record)
         self._folder, self._began = folder, time.perf_counter()
         return folder

@@ -76,6 +76,10 @@ NOT_RUN = {
     "substrates sweep qrim --grid grid.yaml --executor my_slurm.yaml --out /shared/sweeps/u": (
         "a SLURM cluster"
     ),
+    "substrates run qrim --env frozenlake4 --uncertainty 16 --hardware ibm_fake_brisbane": (
+        "nothing more: tests/e2e/test_run_qrim.py::test_hardware_path_on_a_device_snapshot "
+        "(default lane) runs it with --uncertainty 2 (6 min as written)"
+    ),
     "python -m substrates.testing quantum.numpy": (
         "nothing more: .ci/run's last step runs it as written, with the plugin installed"
     ),
@@ -83,9 +87,6 @@ NOT_RUN = {
 """Command (as written, trailing comment removed) → why this test does not run it: what it
 needs that only the reader has, or where CI runs it as written."""
 SMALLER = {
-    "substrates run qrim --env frozenlake4 --uncertainty 16 --hardware ibm_fake_brisbane": (
-        "--uncertainty 2"
-    ),
     "substrates run qrim --env inventory --uncertainty 256 --outer q_learning": "--steps 100",
     "substrates run hh-fit": "--simulations 50",
     "substrates run hh-fit --cells 10": "--cells 2 --simulations 50",

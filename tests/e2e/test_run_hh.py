@@ -156,6 +156,9 @@ def test_simulated_session_then_its_nwb_file(tmp_path) -> None:
         cwd=tmp_path,
     )
     assert "held-out patterns predicted right: " in result.stdout and " %" in result.stdout
+    assert (  # said as it starts: 30 s + 200 × 0.5 s
+        "expected: about 2 min 10 s on two cores: 200 NPE simulations of the cell" in result.stderr
+    )
     folder = only_run_folder(tmp_path / "sim")
     rows = pq.read_table(folder / "results.parquet").to_pylist()
     parameters = [r for r in rows if r["kind"] == "parameter"]

@@ -152,6 +152,9 @@ def test_hardware_path_on_a_device_snapshot(tmp_path) -> None:
     jobs = json.loads((folder / "jobs.json").read_text())["jobs"]
     assert jobs and all(job["device"] == "fake_brisbane" for job in jobs)
     assert {job["mode"] for job in jobs} == {1}  # one Batch held for the whole run
-    summary = json.loads((folder / "provenance.json").read_text())["summary"]
+    record = json.loads((folder / "provenance.json").read_text())
+    summary = record["summary"]
     assert summary["backend_shots"] == 1024 * summary["backend_circuits"] > 0
     assert summary["exact_minimum_rate"] >= 0.95
+    assert record["expected_s"] == 40.0  # under a minute: kept, not said
+    assert "expected:" not in result.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 
 import pytest
@@ -41,3 +42,24 @@ def test_a_short_task_is_measured_but_not_announced(tmp_path, clock, caplog) -> 
     run.report("open-ended", 5, None)
     assert caplog.records == []
     assert run.record["forecast_s"] == {"scenes": 9.0}
+
+
+def test_a_long_run_says_what_to_expect_when_it_starts(tmp_path, caplog) -> None:
+    """The expectation comes before the run folder and stays in its provenance; a short
+    one is kept but not said."""
+    from substrates.adapters.config.load import load_config
+    from substrates.backends.registry import create_backend
+
+    config = load_config("aer_statevector")
+    backend = create_backend(config.config.backend, config.config.options)
+    caplog.set_level(logging.INFO, logger="substrates")
+    run = RunContext("qrim", tmp_path, {"hardware": (config, backend)})
+    run.expect(550.0, "1,000 NPE simulations of the cell dominate")
+    assert [r.getMessage() for r in caplog.records] == [
+        "expected: about 9 min 10 s on two cores: 1,000 NPE simulations of the cell dominate"
+    ]
+    run.begin({"env": "frozenlake4"})
+    assert json.loads((run.folder.path / "provenance.json").read_text())["expected_s"] == 550.0
+    short = RunContext("qrim", tmp_path, {})
+    short.expect(20.0, "a few searches")
+    assert len(caplog.records) == 1 and short.record["expected_s"] == 20.0
