@@ -182,7 +182,6 @@ class RunContext:
         sets them)'); kept in provenance.json's `expected_s`, also when not said. The
         figures are the method's own measurements; the measured pace (`forecast`) corrects
         them once work has begun."""
-        self.record["expected_s"] = round(seconds, 1)
         self._expected_s = round(seconds, 1)
         if seconds >= FORECAST_FROM_S:
             log.info(f"expected: about {_duration(seconds)} on two cores: {because}")

@@ -61,11 +61,10 @@ def graph_path(name: str) -> Path:
     given = Path(name)
     if given.exists() or given.name != name:  # an existing file, or a path with folders
         return given
-    for candidate in (name, f"{name}.uai"):
-        if candidate.endswith(".uai") and example_path(candidate).is_file():
-            return example_path(candidate)
-    pgmpy = pgmpy_networks()
-    return pgmpy.get(name.removesuffix(".bif.gz"), given)
+    ours = example_path(name if name.endswith(".uai") else f"{name}.uai")
+    if ours.is_file():
+        return ours
+    return pgmpy_networks().get(name.removesuffix(".bif.gz"), given)
 
 
 def read_graph(

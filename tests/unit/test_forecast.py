@@ -60,6 +60,7 @@ def test_a_long_run_says_what_to_expect_when_it_starts(tmp_path, caplog) -> None
     ]
     run.begin({"env": "frozenlake4"})
     assert json.loads((run.folder.path / "provenance.json").read_text())["expected_s"] == 550.0
-    short = RunContext("qrim", tmp_path, {})
+    short = RunContext("qrim", tmp_path, {"hardware": (config, backend)})
     short.expect(20.0, "a few searches")
+    short.begin({"env": "frozenlake4"})
     assert len(caplog.records) == 1 and short.record["expected_s"] == 20.0
