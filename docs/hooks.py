@@ -42,28 +42,21 @@ WIDTH = 100
 log = logging.getLogger("mkdocs.plugins.substrates")  # under "mkdocs": --strict counts it
 
 
-class _Tables(HTMLParser):
-    """A rendered page's paragraph texts, and each table's rows as cell counts."""
+class _Paragraphs(HTMLParser):
+    """A rendered page's paragraph texts."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.paragraphs: list[str] = []
-        self.tables: list[list[int]] = []
+        self.texts: list[str] = []
         self._text: list[str] | None = None  # the open paragraph's text
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "p":
             self._text = []
-        elif tag == "table":
-            self.tables.append([])
-        elif tag == "tr" and self.tables:
-            self.tables[-1].append(0)
-        elif tag in ("td", "th") and self.tables and self.tables[-1]:
-            self.tables[-1][-1] += 1
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "p" and self._text is not None:
-            self.paragraphs.append("".join(self._text))
+            self.texts.append("".join(self._text))
             self._text = None
 
     def handle_data(self, data: str) -> None:
@@ -75,10 +68,10 @@ def unrendered_tables(html: str) -> list[str]:
     """Tables of a rendered page that came out as text: a paragraph holding a row of bars
     (a table written right under its caption line, with no blank line). One line per
     paragraph; empty when every table rendered."""
-    found = _Tables()
+    found = _Paragraphs()
     found.feed(html)
     problems = []
-    for text in found.paragraphs:
+    for text in found.texts:
         bars = [line.strip() for line in text.splitlines() if line.lstrip().startswith("|")]
         if any(line.count("|") >= 3 for line in bars):
             problems.append(f"a table rendered as text (a blank line before it?): {bars[0][:80]}")
