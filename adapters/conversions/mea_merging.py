@@ -21,6 +21,7 @@ import numpy as np
 
 from ...datasets.mea.recording import Recording
 from ...models.hh.features import electrical_image
+from ...models.hh.quiet import inside as in_spans
 
 SIMILARITY = 0.9
 """Least cosine similarity of two aligned templates on the host's footprint."""
@@ -62,7 +63,7 @@ class Merge:
 def merge_fragments(
     detection: Recording,
     units: list[np.ndarray],
-    end: int,
+    spans: np.ndarray,
     *,
     similarity: float = SIMILARITY,
     ratio: float = RATIO,
@@ -71,12 +72,13 @@ def merge_fragments(
     refractory_ms: float = REFRACTORY_MS,
 ) -> tuple[list[np.ndarray], list[int], list[Merge]]:
     """Merge the fragments among `units` (spike samples of each sorted unit) using their
-    templates in `detection` (preprocessed traces, µV) before sample `end`.
+    templates in `detection` (preprocessed traces, µV) in its quiet `spans` ((k, 2)
+    samples [start, end), models/hh/quiet.py).
 
     Units are taken largest first; each is merged into the most similar larger unit it
     matches, or stays a unit of its own. Returns the units that remain (each host with its
     fragments' aligned spikes added, sorted), their indices in `units`, and the merges.
-    Units without a spike whose template window fits before `end` are kept as they are.
+    Units without a spike whose template window fits in a span are kept as they are.
 
     >>> from substrates.datasets.mea.recording import ArraySource, Recording
     >>> rng = np.random.default_rng(0)
@@ -88,7 +90,7 @@ def merge_fragments(
     ...     traces[s - 10 : s + 30, 2] += 0.5 * shape
     >>> r = Recording(ArraySource(traces), 40000, 20000.0, 1.0, np.arange(4), np.zeros((4, 2)))
     >>> host, fragment = spikes[::2], spikes[1::2][:20] + 6  # placed 0.3 ms late
-    >>> kept, index, merges = merge_fragments(r, [host, fragment], 40000)
+    >>> kept, index, merges = merge_fragments(r, [host, fragment], np.array([[0, 40000]]))
     >>> index, merges[0].lag_samples, merges[0].new_spikes
     ([0], -6, 20)
     >>> bool(np.isin(spikes[1::2][:20], kept[0]).all())
@@ -98,7 +100,7 @@ def merge_fragments(
     before, after = round(BEFORE_MS * 1e-3 * fs), round(AFTER_MS * 1e-3 * fs)
     max_lag = max(1, round(max_lag_ms * 1e-3 * fs))
     censor, refractory = round(censor_ms * 1e-3 * fs), round(refractory_ms * 1e-3 * fs)
-    templates = [_template(detection, u, before, after, end) for u in units]
+    templates = [_template(detection, u, before, after, spans) for u in units]
     order = sorted(range(len(units)), key=lambda k: (-len(units[k]), k))
     hosts: list[int] = []
     trains = {k: np.sort(np.asarray(u, np.int64)) for k, u in enumerate(units)}
@@ -147,11 +149,11 @@ def _best_host(
 
 
 def _template(
-    detection: Recording, spikes: np.ndarray, before: int, after: int, end: int
+    detection: Recording, spikes: np.ndarray, before: int, after: int, spans: np.ndarray
 ) -> np.ndarray | None:
     """(channels, before + after) mean waveform of the spikes (at most TEMPLATE_SPIKES,
-    spread evenly) whose window ends before `end`, or None without one."""
-    inside = spikes[(spikes >= before) & (spikes + after <= end)]
+    spread evenly) whose window lies in a quiet span, or None without one."""
+    inside = spikes[in_spans(spans, spikes, before, after)]
     if len(inside) > TEMPLATE_SPIKES:
         inside = inside[np.linspace(0, len(inside) - 1, TEMPLATE_SPIKES).round().astype(int)]
     return electrical_image(detection, inside, before, after) if len(inside) else None

@@ -3,9 +3,10 @@ sorters (tridesclous2, spykingcircus2: pure Python, needing hdbscan beside Spike
 the [mea] extra installs both), and sorting scored against a simulator's truth with
 SpikeInterface's ground-truth comparison.
 
-Only the quiet recording before stimulation is sorted: after it every pulse leaves an
-artefact and evoked spikes locked to it, which sorters are not built for; each unit's
-evoked spikes are then found by its own matched filter (models/hh/detection.py)."""
+Only the quiet recording is sorted (models/hh/quiet.py: before the first pulse and
+between pulses, joined end to end): every pulse leaves an artefact and evoked spikes
+locked to it, which sorters are not built for; each unit's evoked spikes are then found by
+its own matched filter (models/hh/detection.py)."""
 
 from __future__ import annotations
 
@@ -27,15 +28,24 @@ class SortingError(SubstratesError, ValueError):
     """A sorter is missing or failed; the message says which and why."""
 
 
-def sort_spontaneous(detection: Recording, sorter: str, end: int) -> tuple[list[np.ndarray], int]:
-    """Each unit's spike samples (sorted) in the first `end` samples of `detection` (the
-    traces after preprocessing, float µV), by SpikeInterface's `sorter` with its default
+JOIN_MS = 2.0
+"""Spikes a sorter places this close to where two quiet spans were joined are dropped (ms):
+the join is a step in the traces, not a spike."""
+
+
+def sort_spontaneous(
+    detection: Recording, sorter: str, spans: np.ndarray
+) -> tuple[list[np.ndarray], int]:
+    """Each unit's spike samples (sorted) in the quiet `spans` ((k, 2) samples [start, end))
+    of `detection` (the traces after preprocessing, float µV), joined end to end and
+    spikes within JOIN_MS of a join dropped, by SpikeInterface's `sorter` with its default
     parameters, less redundant units (SpikeInterface's `remove_redundant_units`, then
     `_without_copies`: of two units whose spikes fall within 1 ms of each other's for half
     of the smaller's, the smaller is dropped; two cells firing at 10 Hz coincide that
     often by chance on about 2% of spikes), and how many were dropped. The traces are
     written once to a temporary binary folder (sorters reload their input from disk) and
     removed afterwards."""
+    import spikeinterface as si
     import spikeinterface.sorters as ss
     from spikeinterface.curation import remove_redundant_units
 
@@ -46,7 +56,9 @@ def sort_spontaneous(detection: Recording, sorter: str, end: int) -> tuple[list[
     if not ss.sorter_dict[sorter].is_installed():
         raise SortingError(f"{sorter} needs hdbscan: pip install 'substrates[mea]'")
     with tempfile.TemporaryDirectory(prefix="substrates-sort-") as scratch:
-        source = lazy_spikeinterface(detection).frame_slice(0, end)
+        whole = lazy_spikeinterface(detection)
+        pieces = [whole.frame_slice(int(a), int(b)) for a, b in spans]
+        source = pieces[0] if len(pieces) == 1 else si.concatenate_recordings(pieces)
         saved = source.save(
             folder=Path(scratch) / "traces", format="binary", verbose=False, progress_bar=False
         )
@@ -67,11 +79,27 @@ def sort_spontaneous(detection: Recording, sorter: str, end: int) -> tuple[list[
             duplicate_threshold=0.5,
             remove_strategy="max_spikes",
         )
+        join = round(JOIN_MS * 1e-3 * detection.sampling_hz)
         units = [
-            np.sort(np.asarray(kept.get_unit_spike_train(u), np.int64)) for u in kept.get_unit_ids()
+            _in_recording(np.asarray(kept.get_unit_spike_train(u), np.int64), spans, join)
+            for u in kept.get_unit_ids()
         ]
         units = _without_copies(units, round(1e-3 * sorting.get_sampling_frequency()))
         return units, len(sorting.get_unit_ids()) - len(units)
+
+
+def _in_recording(spikes: np.ndarray, spans: np.ndarray, join: int) -> np.ndarray:
+    """Spike samples of the quiet spans joined end to end as samples of the recording
+    (sorted), less those within `join` samples of a join."""
+    lengths = spans[:, 1] - spans[:, 0]
+    ends = np.cumsum(lengths)
+    span = np.searchsorted(ends, spikes, side="right")
+    keep = span < len(spans)
+    spikes, span = spikes[keep], span[keep]
+    offset = spikes - (ends[span] - lengths[span])
+    after_join = (offset < join) & (span > 0)
+    before_join = (lengths[span] - offset <= join) & (span < len(spans) - 1)
+    return np.sort((spans[span, 0] + offset)[~(after_join | before_join)])
 
 
 def _without_copies(units: list[np.ndarray], window: int) -> list[np.ndarray]:

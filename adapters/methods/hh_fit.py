@@ -41,6 +41,16 @@ class HhFitParameters(MethodParameters):
         "line) or neo:NAME (a neo event channel)",
         metavar="WHERE",
     )
+    spontaneous: str | None = option(
+        None,
+        "a separate recording of spontaneous activity on the same array (as a Litke "
+        "data000 beside the stimulation's data001), read by the same hardware config: "
+        "spontaneous spikes, the electrical image and the detection threshold come from "
+        "it; by default from every quiet span of the recording (before the first pulse and "
+        "between pulses, from 10 ms after each to 5 ms before the next)",
+        metavar="FILE",
+        input="file",
+    )
     preprocess: str = option(
         DEFAULT_PREPROCESSING,
         "spike detection runs on the traces after this "
@@ -60,9 +70,10 @@ class HhFitParameters(MethodParameters):
     sorter: Literal["none", "tridesclous2", "spykingcircus2"] = option(
         "none",
         "none: the recording holds one cell; or a SpikeInterface sorter run on the "
-        "quiet recording before stimulation (hdbscan, which [mea] installs), each unit with "
-        "enough spikes and evoked responses then fitted; a simulated session's sorting is "
-        "scored against its cells (set array_cells in the simulator config)",
+        "quiet recording (before and between pulses, or --spontaneous; hdbscan, which "
+        "[mea] installs), each unit with enough spikes and evoked responses then fitted; a "
+        "simulated session's sorting is scored against its cells (set array_cells in the "
+        "simulator config)",
     )
     simulator: str = option(
         "mea_sim",

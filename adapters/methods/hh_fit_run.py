@@ -34,15 +34,21 @@ def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
     backend = run.backend("hardware", MEABackend)
     engine = run.backend("simulator", MEASimulatorBackend)
     simulated, seed = backend.capabilities.models_cells, p.seed or 0
-    if simulated and p.stimulation is not None:
-        message = "needs a recording-file hardware config (mea_nwb, mea_litke or mea_neo)"
-        raise OptionError(message, option="stimulation")
+    for option in ("stimulation", "spontaneous"):
+        if simulated and getattr(p, option) is not None:
+            message = "needs a recording-file hardware config (mea_nwb, mea_litke or mea_neo)"
+            raise OptionError(message, option=option)
     where = str(getattr(backend.options, "path", backend.name))  # what errors name
     data, skipped = recorded(backend, p.stimulation, p.stimulation_times)
+    quiet = None
+    if p.spontaneous is not None:
+        quiet = run.reconfigured("hardware", MEABackend, path=p.spontaneous).recording()
     rate = data.sampling_hz if data else backend.capabilities.sampling_hz
     steps = preprocessing_steps(p.preprocess, rate)
     remove = p.artefacts == "remove"
-    targets_of = partial(fit_targets, steps=steps, sorter=p.sorter, remove_artefacts=remove)
+    targets_of = partial(
+        fit_targets, steps=steps, sorter=p.sorter, remove_artefacts=remove, spontaneous=quiet
+    )
     first = getattr(backend.options, "seed", 0) if p.seed is None else p.seed
     count = p.cells if simulated else 1  # sessions to simulate, or the one recording
     if data is not None:  # a recording's observation is checked before any folder is made

@@ -34,12 +34,16 @@ def observed(
     steps: list[dict[str, Any]],
     label: str,
     remove_artefacts: bool,
+    spontaneous: Recording | None = None,
 ) -> Observed:
-    """What the fit needs from `recording`, spikes detected after `steps`."""
+    """What the fit needs from `recording` (and a separate `spontaneous` recording of
+    the same array, when given), spikes detected after `steps`."""
     from ..conversions.mea_preprocessing import preprocess
 
+    quiet = None if spontaneous is None else (spontaneous, preprocess(spontaneous, steps))
+    detection = preprocess(recording, steps)
     try:
-        return observe(recording, model, seed, preprocess(recording, steps), remove_artefacts)
+        return observe(recording, model, seed, detection, remove_artefacts, spontaneous=quiet)
     except ValueError as error:
         raise SubstratesError(f"{label}: {error}") from None
 
@@ -54,16 +58,18 @@ def units(
     truths: GroundTruth | None,
     label: str,
     session: MEABackend | None,
+    spontaneous: Recording | None = None,
 ) -> tuple[list[Unit], dict[str, Any]]:
-    """The sorted units of `data` worth fitting, and the sorting's record."""
+    """The sorted units of `data` (or of a separate `spontaneous` recording of the array)
+    worth fitting, and the sorting's record."""
     from ..conversions.mea_preprocessing import preprocess
 
     troughs = None
     if truths is not None and session is not None:  # scoring only: the generating model
         troughs = true_troughs(session.cell_model(data.positions_um), truths, data.sampling_hz)
-    return sorted_units(
-        data, preprocess(data, steps), model, seed, sorter, artefacts, troughs, label
-    )
+    quiet = None if spontaneous is None else (spontaneous, preprocess(spontaneous, steps))
+    detection = preprocess(data, steps)
+    return sorted_units(data, detection, model, seed, sorter, artefacts, troughs, label, quiet)
 
 
 def recorded(
@@ -128,14 +134,17 @@ def fit_targets(
     truths: GroundTruth | None,
     label: str,
     session: MEABackend | None,
+    spontaneous: Recording | None = None,
 ) -> tuple[list[tuple[Observed, GroundTruth | None]], dict[str, Any] | None]:
     """What to fit in one recording: its one cell's observation with the cell's truth
     where a simulator knows it, or (with a sorter) each sorted unit's, with the cell it
-    matched; and the sorting's record (None without a sorter)."""
+    matched; and the sorting's record (None without a sorter). `spontaneous`: a separate
+    recording of spontaneous activity on the same array, where spikes are found."""
     if sorter == "none":
-        return [(observed(data, model, seed, steps, label, remove_artefacts), truths)], None
+        seen = observed(data, model, seed, steps, label, remove_artefacts, spontaneous)
+        return [(seen, truths)], None
     found, sorting = units(
-        data, model, seed, steps, sorter, remove_artefacts, truths, label, session
+        data, model, seed, steps, sorter, remove_artefacts, truths, label, session, spontaneous
     )
     known = [None if truths is None or u.cell is None else truths.cells[u.cell] for u in found]
     return [(u.observed, cell) for u, cell in zip(found, known, strict=True)], sorting

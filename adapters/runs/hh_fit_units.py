@@ -1,10 +1,11 @@
-"""hh-fit on a recording of several cells: the quiet recording before stimulation is
-spike-sorted (adapters/conversions/mea_sorting.py), fragments of one cell are merged into
-one unit (adapters/conversions/mea_merging.py), each unit with enough spikes is
-observed from its own spikes (image, evoked responses through its own matched filter),
-and those whose evoked responses cross threshold on some fitting electrode are fitted.
-On a simulated session the sorting is scored against every true cell and each fitted
-unit is paired with the cell it matched."""
+"""hh-fit on a recording of several cells: the quiet recording (before and between
+pulses, or a separate spontaneous recording) is spike-sorted
+(adapters/conversions/mea_sorting.py), fragments of one cell are merged into one unit
+(adapters/conversions/mea_merging.py), each unit with enough spikes is observed from its
+own spikes (image, evoked responses through its own matched filter), and those whose
+stimulation can constrain a fit (models/hh/fit.py's observe) are fitted. On a simulated
+session the sorting is scored against every true cell and each fitted unit is paired with
+the cell it matched."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ import numpy as np
 from ...backends.mea.base import CellModel, GroundTruth
 from ...datasets.mea.recording import Recording
 from ...errors import SubstratesError
-from ...models.hh.detection import quiet_end
 from ...models.hh.fit import MIN_SPIKES, Observed, observe
+from ...models.hh.quiet import quiet_spans
 
 
 @dataclass(frozen=True)
@@ -53,20 +54,24 @@ def sorted_units(
     artefacts: bool,
     truths: list[np.ndarray] | None,
     label: str,
+    spontaneous: tuple[Recording, Recording] | None = None,
 ) -> tuple[list[Unit], dict[str, Any]]:
     """The units of `recording` worth fitting, and what sorting found for provenance
     (units, their spikes, the fragments merged, why each other unit was left, and with
     `truths` — every true cell's trough samples — SpikeInterface's score of the merged
-    sorting per true cell). Units are named by their index in the sorter's output."""
+    sorting per true cell). Units are named by their index in the sorter's output.
+    `spontaneous`: a separate spontaneous recording of the array (as recorded,
+    preprocessed), sorted instead of `recording`'s quiet spans."""
     from ..conversions.mea_merging import merge_fragments
     from ..conversions.mea_sorting import SortingError, score_sorting, sort_spontaneous
 
-    quiet = quiet_end(detection)
+    sorted_traces = detection if spontaneous is None else spontaneous[1]
+    quiet = quiet_spans(sorted_traces)
     try:
-        found, redundant = sort_spontaneous(detection, sorter, quiet)
+        found, redundant = sort_spontaneous(sorted_traces, sorter, quiet)
     except SortingError as error:
         raise SubstratesError(f"{label}: {error}") from None
-    units, names, merges = merge_fragments(detection, found, quiet)
+    units, names, merges = merge_fragments(sorted_traces, found, quiet)
     record: dict[str, Any] = {
         "session": label,
         "sorter": sorter,
@@ -90,12 +95,9 @@ def sorted_units(
             reason = f"{len(spikes)} spikes (fewer than {MIN_SPIKES})"
         else:
             try:
-                seen = observe(recording, model, seed, detection, artefacts, spikes)
+                seen = observe(recording, model, seed, detection, artefacts, spikes, spontaneous)
             except ValueError as error:
                 reason = str(error)
-            else:
-                if not any(r.probability >= 0.5 for r in seen.fitting):
-                    reason = "no fitting electrode made it spike on half of a pattern's trials"
         if reason is None:
             chosen.append(Unit(index, seen, matched.get(position)))
         else:

@@ -42,7 +42,9 @@ class JaxleyOptions(BackendOptions):
     in turn; the session
     (spontaneous_s at spontaneous_hz, then `trials` of each pattern every trial_ms: the
     stim_electrodes electrodes with the largest spikes alone at each of currents_ua, and
-    every pair of the first pair_electrodes at pair_currents_ua together and opposed);
+    every pair of the first pair_electrodes at pair_currents_ua together and opposed;
+    firing_throughout: the cells go on firing at spontaneous_hz between pulses, as real
+    cells do, their spikes kept clear of each pulse's response window, FIRING_CLEAR_MS);
     noise_uv (RMS at the electrodes), membrane_noise_ua_cm2 (white membrane current);
     the amplifier's baseline (offset_uv: DC offsets drawn in ±offset_uv per channel;
     drift_uv at drift_hz; line_uv of mains at line_hz; all 0 by default, drawn from their
@@ -65,6 +67,7 @@ class JaxleyOptions(BackendOptions):
     seed: int = 0
     spontaneous_s: float = Field(5.0, ge=0)
     spontaneous_hz: float = Field(10.0, ge=0)
+    firing_throughout: bool = False
     array_cells: int = Field(1, ge=1)
     stim_electrodes: int = Field(6, ge=0)
     currents_ua: list[float] = Field(
@@ -352,7 +355,13 @@ class JaxleyBackend(MEASimulatorBackend):
             for k in range(len(cells))
         ]
         stimulation = self.protocol(templates, o.spontaneous_s + window_s)
-        samples = round((stimulation.time_s.max(initial=o.spontaneous_s) + 2 * window_s) * fs)
+        end_s = stimulation.time_s.max(initial=o.spontaneous_s) + 2 * window_s
+        if o.firing_throughout and len(stimulation):
+            spikes = [
+                np.concatenate([head, _between(stimulation.time_s, end_s, window_s, o, k)])
+                for k, head in enumerate(spikes)
+            ]
+        samples = round(end_s * fs)
         traces = np.zeros((samples, len(self.positions_um)), np.float32)
         for template, times in zip(templates, spikes, strict=True):
             for t in times:
@@ -412,6 +421,29 @@ def _simulation(
         platform=platform,
         batch=batch,
     )
+
+
+FIRING_CLEAR_MS = 10.0
+"""With firing_throughout, a spontaneous spike's window starts at least this long after a
+pulse and ends before the next (ms): the pulse's artefact and the spikes it evokes are
+what the protocol scores."""
+
+
+def _between(
+    pulses_s: np.ndarray, end_s: float, window_s: float, o: JaxleyOptions, cell: int
+) -> np.ndarray:
+    """Cell `cell`'s spontaneous spike times (s) from its first pulse to `end_s`, at
+    spontaneous_hz from a stream of its own, less those whose window (window_s long) would
+    begin within FIRING_CLEAR_MS after a pulse or overlap the next pulse."""
+    start = float(pulses_s.min())
+    rng = np.random.default_rng((o.seed, 31, cell))
+    times = start + _poisson(o.spontaneous_hz, end_s - window_s - start, window_s, rng)
+    pulses = np.sort(pulses_s)
+    last = pulses[np.clip(np.searchsorted(pulses, times, side="right") - 1, 0, None)]
+    following = np.searchsorted(pulses, times, side="right")
+    nxt = np.append(pulses, np.inf)[following]
+    clear = (times - last >= FIRING_CLEAR_MS * 1e-3) & (times + window_s <= nxt)
+    return times[clear]
 
 
 def _poisson(

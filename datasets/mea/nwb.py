@@ -8,9 +8,10 @@ subtracted).
 The stimulation table, as NWB users write it: start_time (s); `electrodes`, a
 DynamicTableRegion into the electrodes table (one row, or ragged with an index for
 several); the amplitude as `amplitude` (A, SI as NWB asks) or `current_ua` (µA); the pulse
-`shape` or `waveform` (default biphasic); optionally `weights`, each electrode's share of
-the amplitude (ragged floats). Files our earlier writer made (electrodes as '3+4' strings,
-weights as '1.0 -1.0') stay readable; we now write the standard layout."""
+`shape` or `waveform` (default biphasic); `weights`, each electrode's share of the
+amplitude (ragged floats), needed where an event stimulates several electrodes (a bipolar
+pair's polarity is not guessed). Files our earlier writer made (electrodes as '3+4'
+strings, weights as '1.0 -1.0') stay readable; we now write the standard layout."""
 
 from __future__ import annotations
 
@@ -168,6 +169,15 @@ def _stimulation(nwb: object, path: Path, starting_time_s: float) -> Stimulation
             tuple(float(w) for w in (str(v).split() if isinstance(v, str | bytes) else v))
             for v in table["weights"][:]
         )
+    else:
+        several = next((k for k, e in enumerate(electrodes) if len(e) > 1), None)
+        if several is not None:
+            pair = " and ".join(map(str, electrodes[several]))
+            raise RecordingError(
+                f"{where}: row {several} stimulates electrodes {pair} together, but the table "
+                "has no 'weights' column to say their polarity (1, -1 for a bipolar pair; "
+                "1, 1 for both alike): add one"
+            )
     try:
         return Stimulation(
             np.asarray(table["start_time"][:], float) - starting_time_s,
@@ -256,7 +266,10 @@ def _intervals(stim: Stimulation, electrodes: object, electrode_ids: np.ndarray)
     )
     table.add_column(name="amplitude", description="pulse amplitude, A (the first phase's sign)")
     table.add_column(name="shape", description="pulse shape: biphasic or triphasic")
-    if stim.weights is not None:
+    weights = stim.weights
+    if weights is None and any(len(e) > 1 for e in stim.electrodes):  # polarity said outright
+        weights = tuple((1.0,) * len(e) for e in stim.electrodes)
+    if weights is not None:
         table.add_column(
             name="weights", description="each electrode's share of the amplitude", index=True
         )
@@ -266,7 +279,7 @@ def _intervals(stim: Stimulation, electrodes: object, electrode_ids: np.ndarray)
             "amplitude": float(stim.current_ua[k]) * 1e-6,
             "shape": stim.shape[k],
         }
-        if stim.weights is not None:
-            row["weights"] = [float(w) for w in stim.weights[k]]
+        if weights is not None:
+            row["weights"] = [float(w) for w in weights[k]]
         table.add_row(start_time=float(stim.time_s[k]), stop_time=float(stim.time_s[k]), **row)
     return table

@@ -1,18 +1,21 @@
-"""Spikes of one cell in a recording: spontaneous ones by threshold on the channel where
-the cell is largest, refined by matching the electrical image that gives; evoked ones
-after each stimulation pulse by matching that image channel by channel (matched_filter.py),
-once the stimulation artefact is removed (artefacts.py)."""
+"""Spikes of one cell in a recording: spontaneous ones, in the recording's quiet spans
+(quiet.py: before the first pulse and between pulses) or in a separate spontaneous
+recording, by threshold on the channel where the cell is largest, refined by matching the
+electrical image that gives; evoked ones after each stimulation pulse by matching that
+image channel by channel (matched_filter.py), once the stimulation artefact is removed
+(artefacts.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from ...datasets.mea.recording import Recording, Stimulation
 from .artefacts import Artefacts, remove_artefacts
 from .matched_filter import MatchedFilter
+from .quiet import first_quiet, inside, quiet_samples, quiet_spans, window_starts
 
 MAD_TO_SD = 1 / 0.6745
 """A Gaussian's standard deviation per median absolute deviation."""
@@ -27,19 +30,14 @@ OWN_SPIKES = 30
 
 @dataclass(frozen=True)
 class SpontaneousSpikes:
-    """samples: trough sample of each spike on `channel`; noise_uv: per-channel noise SD."""
+    """samples: trough sample of each spike on `channel`; noise_uv: per-channel noise SD;
+    recording: the recording they are samples of (the stimulation recording, or a
+    separate spontaneous one)."""
 
     samples: np.ndarray
     channel: int
     noise_uv: np.ndarray
-
-
-def quiet_end(recording: Recording, margin_s: float = 0.005) -> int:
-    """The sample where stimulation starts (less a margin), or the recording's end."""
-    times = recording.stimulation.time_s
-    if not len(times):
-        return recording.samples
-    return max(0, int((times.min() - margin_s) * recording.sampling_hz))
+    recording: Recording
 
 
 def spontaneous_spikes(
@@ -51,43 +49,50 @@ def spontaneous_spikes(
     chunk_s: float = 10.0,
     channels: int = 6,
 ) -> SpontaneousSpikes:
-    """The cell's spikes before stimulation starts, in two passes: troughs below
-    −threshold_sd noise SDs (MAD estimate) on the channel whose 0.1th percentile is lowest
-    in SDs give a first electrical image (`before` + `after` samples); then that image on
-    its `channels` deepest channels is matched against the recording (noise-weighted
+    """The cell's spikes in the quiet spans of `recording` (quiet.py), in two passes:
+    troughs below −threshold_sd noise SDs (MAD estimate over the first chunk_s of quiet
+    recording) on the channel whose 0.1th percentile is lowest in SDs give a first
+    electrical image (`before` + `after` samples); then that image on its `channels`
+    deepest channels is matched against the quiet recording (noise-weighted
     cross-correlation, 1 for a copy of the image, 0 for noise), and every peak above 0.5 at
-    least dead_ms from a higher one is a spike (its reference-channel trough sample)."""
+    least dead_ms from a higher one, its window inside a span, is a spike (its
+    reference-channel trough sample)."""
     from .features import electrical_image
 
-    end = quiet_end(recording)
-    if end < recording.sampling_hz * 0.1:
-        raise ValueError("less than 100 ms of recording before stimulation: no spontaneous spikes")
-    head, noise = _quiet_head(recording, end, chunk_s)
+    spans = quiet_spans(recording)
+    if quiet_samples(spans, 0) < recording.sampling_hz * 0.1:
+        raise ValueError(
+            "less than 100 ms of quiet recording (before and between pulses): no "
+            "spontaneous spikes; give a spontaneous recording of the same array"
+        )
+    head, noise = _quiet_head(recording, spans, chunk_s)
     channel = int(np.argmin(np.percentile(head, 0.1, axis=0) / noise))
     dead = max(1, round(dead_ms * 1e-3 * recording.sampling_hz))
     step = round(chunk_s * recording.sampling_hz)
     level = -threshold_sd * noise[channel]
     first = _peaks(
-        lambda a, b: -recording.get_traces(a, b, [channel])[:, 0], end, step, -level, dead
+        lambda a, b: -recording.get_traces(a, b, [channel])[:, 0], spans, step, -level, dead
     )
-    first = first[(first >= before) & (first + after <= end)]
+    first = first[inside(spans, first, before, after)]
     if len(first) < 3:
-        return SpontaneousSpikes(first, channel, noise)
+        return SpontaneousSpikes(first, channel, noise, recording)
     image = electrical_image(recording, first, before, after)
     strongest = np.argsort(image.min(axis=1))[:channels]
     template = image[strongest] / noise[strongest, None] ** 2
     norm = float((image[strongest] * template).sum())
+    width = template.shape[1]
 
     def score(a: int, b: int) -> np.ndarray:
         from scipy.signal import correlate
 
-        data = recording.get_traces(a, min(end, b + template.shape[1]), strongest).T
+        data = recording.get_traces(a, b + width, strongest).T
         full = sum(correlate(d, t, mode="valid") for d, t in zip(data, template, strict=True))
-        full = full[: b - a]
-        return np.concatenate([full, np.full(b - a - len(full), -np.inf)]) / norm
+        return np.asarray(full)[: b - a] / norm
 
-    found = _peaks(score, end - template.shape[1], step, 0.5, dead) + before
-    return SpontaneousSpikes(found, channel, noise)
+    matched = spans.copy()
+    matched[:, 1] -= width  # a window starting before this ends inside its span
+    found = _peaks(score, matched[matched[:, 1] > matched[:, 0]], step, 0.5, dead) + before
+    return SpontaneousSpikes(found[inside(spans, found, before, after)], channel, noise, recording)
 
 
 def given_spikes(
@@ -95,38 +100,49 @@ def given_spikes(
 ) -> SpontaneousSpikes:
     """A cell's spontaneous spikes as a spike sorter found them (`samples`, each near the
     spike's trough), in the form spontaneous_spikes gives: those whose whole window
-    (`before` + `after` samples) lies before stimulation, the channel where their mean
-    is deepest, and per-channel noise (MAD) from the quiet recording's first chunk_s."""
+    (`before` + `after` samples) lies in a quiet span, the channel where their mean
+    is deepest, and per-channel noise (MAD) from the first chunk_s of quiet recording."""
     from .features import electrical_image
 
-    end = quiet_end(recording)
-    _, noise = _quiet_head(recording, end, chunk_s)
-    kept = np.sort(samples[(samples >= before) & (samples + after <= end)]).astype(np.int64)
+    spans = quiet_spans(recording)
+    _, noise = _quiet_head(recording, spans, chunk_s)
+    kept = np.sort(np.asarray(samples, np.int64))
+    kept = kept[inside(spans, kept, before, after)]
     if not len(kept):
-        return SpontaneousSpikes(kept, 0, noise)
+        return SpontaneousSpikes(kept, 0, noise, recording)
     channel = int(electrical_image(recording, kept, before, after).min(axis=1).argmin())
-    return SpontaneousSpikes(kept, channel, noise)
+    return SpontaneousSpikes(kept, channel, noise, recording)
 
 
-def _quiet_head(recording: Recording, end: int, chunk_s: float) -> tuple[np.ndarray, np.ndarray]:
-    """The first chunk_s of the quiet recording (samples before `end`) and each channel's
-    noise SD there (MAD estimate, at least 1e-9 µV)."""
-    head = recording.get_traces(0, min(end, round(chunk_s * recording.sampling_hz)))
+def _quiet_head(
+    recording: Recording, spans: np.ndarray, chunk_s: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The first chunk_s of quiet recording and each channel's noise SD there (MAD
+    estimate, at least 1e-9 µV)."""
+    head = first_quiet(recording, spans, chunk_s)
     noise = np.median(np.abs(head - np.median(head, axis=0)), axis=0) * MAD_TO_SD
     return head, np.maximum(noise, 1e-9)
 
 
-def _peaks(signal: Any, end: int, step: int, level: float, dead: int) -> np.ndarray:
-    """Samples of local maxima of signal(a, b) (values for samples a..b−1, read in steps)
-    above `level`, each the highest within `dead` samples."""
+def _peaks(
+    signal: Callable[[int, int], np.ndarray],
+    spans: np.ndarray,
+    step: int,
+    level: float,
+    dead: int,
+) -> np.ndarray:
+    """Samples of local maxima of signal(a, b) (values for samples a..b−1, read in steps
+    inside each span [start, end) of `spans`) above `level`, each the highest within
+    `dead` samples."""
     samples, values = [], []
-    for start in range(0, max(end, 0), step):
-        a, b = max(0, start - 1), min(end, start + step + 1)
-        trace = signal(a, b)
-        inner = trace[1:-1]
-        peaks = np.flatnonzero((inner > level) & (inner >= trace[:-2]) & (inner > trace[2:]))
-        samples.append(peaks + a + 1)
-        values.append(inner[peaks])
+    for first, end in spans.tolist():
+        for start in range(first, end, step):
+            a, b = max(first, start - 1), min(end, start + step + 1)
+            trace = signal(a, b)
+            inner = trace[1:-1]
+            peaks = np.flatnonzero((inner > level) & (inner >= trace[:-2]) & (inner > trace[2:]))
+            samples.append(peaks + a + 1)
+            values.append(inner[peaks])
     found: list[tuple[int, float]] = []
     for s, v in zip(np.concatenate(samples or [[]]), np.concatenate(values or [[]]), strict=True):
         if found and s - found[-1][0] < dead:
@@ -191,44 +207,47 @@ def evoked_spikes(
     The window from half_ms before each pulse to window_ms after it is scored by the
     matched filter (matched_filter.py) built from `image` (channels, samples) µV on its
     `channels` strongest channels; a pulse counts as a spike when its score exceeds the
-    largest among `null_windows` windows of the quiet recording that hold no spontaneous
-    spike. With `artefacts`, each window first loses the stimulation artefact,
-    estimated jointly with the spikes (artefacts.py); `raw` (default `recording`): the
-    unfiltered traces, where amplifier saturation shows (mask_ms either side of it left
-    out)."""
+    largest among `null_windows` windows of quiet recording that hold no spontaneous
+    spike (taken from the recording the spontaneous spikes are of: `recording`'s quiet
+    spans, or a separate spontaneous recording of the same array). With `artefacts`, each
+    window first loses the stimulation artefact, estimated jointly with the spikes
+    (artefacts.py); `raw` (default `recording`): the unfiltered traces, where amplifier
+    saturation shows (mask_ms either side of it left out)."""
     fs = recording.sampling_hz
     half = max(1, round(half_ms * 1e-3 * fs))
     matched = MatchedFilter(image, spontaneous.noise_uv, channels, half)
     width = round(window_ms * 1e-3 * fs) + 2 * half
     windows = Windows(recording, matched.channels, width)
 
-    quiet = quiet_end(recording) - width
+    quiet = spontaneous.recording
+    spans = quiet_spans(quiet)
+    room = quiet_samples(spans, width)
     rng = np.random.default_rng(seed)
-    candidates = rng.integers(0, max(1, quiet), 4 * null_windows)
+    candidates = window_starts(spans, width, rng.integers(0, max(1, room), 4 * null_windows))
     gaps = (
         np.abs(candidates[:, None] - spontaneous.samples[None])
         if len(spontaneous.samples)
         else None
     )
     far = candidates if gaps is None else candidates[(gaps > width + image.shape[1]).all(axis=1)]
-    if quiet <= 0 or len(far) < 10:
+    if room <= 0 or len(far) < 10:
         raise ValueError(
             "too little quiet recording without spikes to calibrate evoked-spike detection"
         )
-    threshold, unlisted = _threshold(
-        matched, windows, np.sort(far[:null_windows]), _own_starts(image, spontaneous, half, quiet)
-    )
+    own = _own_starts(image, spontaneous, half, spans, width)
+    quiet_windows = windows if quiet is recording else Windows(quiet, matched.channels, width)
+    threshold, unlisted = _threshold(matched, quiet_windows, np.sort(far[:null_windows]), own)
 
     starts = np.array(
         [max(0, round(t * fs) - half) for t in recording.stimulation.time_s], dtype=np.int64
     )  # a trough right after the pulse still matches
     margin = max(0, round(mask_ms * 1e-3 * fs))
-    inside = (starts >= margin) & (starts + width + margin <= recording.samples)
+    whole = (starts >= margin) & (starts + width + margin <= recording.samples)
     spiked = np.zeros(len(starts), bool)
-    if not inside.any():
+    if not whole.any():
         return EvokedSpikes(spiked, threshold, None, unlisted)
-    order = np.argsort(starts[inside])
-    kept = np.flatnonzero(inside)[order]
+    order = np.argsort(starts[whole])
+    kept = np.flatnonzero(whole)[order]
     block = np.zeros((len(kept), width, len(matched.channels)))
     for row, k in enumerate(kept):
         block[row] = windows(int(starts[k]))
@@ -243,14 +262,14 @@ def evoked_spikes(
 
 
 def _own_starts(
-    image: np.ndarray, spontaneous: SpontaneousSpikes, half: int, quiet: int
+    image: np.ndarray, spontaneous: SpontaneousSpikes, half: int, spans: np.ndarray, width: int
 ) -> np.ndarray:
     """Window starts that put up to OWN_SPIKES of the cell's own spontaneous spikes where an
     evoked spike right after a pulse would sit (its trough `half` + the image's trough
-    offset into the window)."""
+    offset into the window), each window inside a quiet span."""
     trough = int(image[spontaneous.channel].argmin())
     starts = spontaneous.samples - trough - half
-    starts = starts[(starts >= 0) & (starts <= quiet)]
+    starts = starts[inside(spans, starts, 0, width)]
     pick = np.unique(np.linspace(0, len(starts) - 1, min(OWN_SPIKES, len(starts))).astype(int))
     return starts[pick] if len(starts) else starts
 

@@ -41,6 +41,11 @@ from .summary import align, features
 BEFORE_MS = 1.0
 """Electrical images start this long before the reference channel's trough (ms)."""
 MIN_SPIKES = 10
+"""Spontaneous spikes an electrical image needs."""
+MIN_TRIALS = 3
+"""Trials a stimulation pattern needs (the fitting patterns' median): fewer cannot say
+how often a current makes the cell spike, so an activation curve rests on single
+outcomes."""
 REFINE_STARTS = 4
 """Refinement starts from this many of the most probable posterior samples and keeps the
 one that fits the image best (Levenberg–Marquardt can stall against the prior's walls)."""
@@ -156,8 +161,12 @@ def observe(
     detection: Recording | None = None,
     artefacts: bool = True,
     spikes: np.ndarray | None = None,
+    spontaneous: tuple[Recording, Recording] | None = None,
 ) -> Observed:
-    """Everything the fit needs from `recording`; ValueError says what it lacks.
+    """Everything the fit needs from `recording`; ValueError says, before any simulation,
+    what it lacks (among it stimulation that cannot constrain a fit: patterns repeated
+    fewer than MIN_TRIALS times, or no fitting electrode that makes the cell spike on half
+    of a pattern's trials).
     `detection`: the same samples preprocessed for spike detection (filtered,
     re-referenced); spontaneous and evoked spikes are found in it, the image to fit is
     taken from `recording` (default: detection on `recording` itself).
@@ -165,7 +174,10 @@ def observe(
     are detected (artefacts.py; saturation is read from `recording`). `spikes`: the
     cell's spontaneous spikes (samples near their troughs) as a spike sorter found them,
     when the recording holds several cells; by default they are detected here, the
-    recording taken to hold one."""
+    recording taken to hold one. `spontaneous`: a separate recording of spontaneous
+    activity on the same array, (as recorded, preprocessed for detection); the spontaneous
+    spikes (and `spikes`), the image and the detection threshold come from it instead of
+    the quiet spans of `recording`."""
     fs = recording.sampling_hz
     if abs(model.sampling_hz - fs) > 1e-6:
         raise ValueError(
@@ -184,26 +196,31 @@ def observe(
     detected = detection or recording
     if detected.samples != recording.samples or detected.channels != recording.channels:
         raise ValueError("the preprocessed recording differs in samples or channels")
+    quiet, quiet_detected = spontaneous or (recording, detected)
+    if spontaneous is not None:
+        _same_array(recording, quiet)
     spont = (
-        spontaneous_spikes(detected, before, after)
+        spontaneous_spikes(quiet_detected, before, after)
         if spikes is None
-        else given_spikes(detected, spikes, before, after)
+        else given_spikes(quiet_detected, spikes, before, after)
     )
+    where = "in the spontaneous recording" if spontaneous else "before and between pulses"
     if len(spont.samples) < MIN_SPIKES:
         raise ValueError(
-            f"{len(spont.samples)} spontaneous spikes found; at least "
+            f"{len(spont.samples)} spontaneous spikes found {where}; at least "
             f"{MIN_SPIKES} are needed for an electrical image"
         )
-    matched = electrical_image(detected, spont.samples, before, after)
+    matched = electrical_image(quiet_detected, spont.samples, before, after)
     evoked = evoked_spikes(detected, matched, spont, seed=seed, raw=recording, artefacts=artefacts)
     found = responses(recording, evoked.spiked)
     # the trough of a filtered trace may sit a sample off the unfiltered one's
-    image, sample_noise = baselined_image(recording, spont.samples, before, after)
+    image, sample_noise = baselined_image(quiet, spont.samples, before, after)
     image = align(image, spont.channel, before)
     electrodes = fitting_electrodes(found, matched)  # the detection image: least noise
     if not electrodes:
         raise ValueError("no single-electrode stimulation in the recording to fit thresholds")
     fitting, held_out = split(found, electrodes)
+    _constrains(fitting, recording)
     shape = Counter(r.pattern.shape for r in fitting).most_common(1)[0][0]
     thresholds, log_sd = {}, {}
     for e in electrodes:
@@ -230,6 +247,51 @@ def observe(
         observation,
         evoked.artefacts,
     )
+
+
+def _same_array(recording: Recording, spontaneous: Recording) -> None:
+    """ValueError unless the spontaneous recording is of the same electrodes, at the
+    same rate, as the stimulation recording."""
+    if abs(spontaneous.sampling_hz - recording.sampling_hz) > 1e-6:
+        raise ValueError(
+            f"the spontaneous recording samples at {spontaneous.sampling_hz:g} Hz, the "
+            f"stimulation recording at {recording.sampling_hz:g} Hz"
+        )
+    if not np.array_equal(spontaneous.electrode_ids, recording.electrode_ids):
+        raise ValueError(
+            f"the spontaneous recording has electrodes {_ids(spontaneous)}, the "
+            f"stimulation recording {_ids(recording)}: they must be one array"
+        )
+
+
+def _ids(recording: Recording) -> str:
+    ids = [int(e) for e in recording.electrode_ids]
+    shown = ", ".join(map(str, ids[:4])) + (", …" if len(ids) > 4 else "")
+    return f"{shown} ({len(ids)})"
+
+
+def _constrains(fitting: list[Responses], recording: Recording) -> None:
+    """ValueError, saying what is needed, unless the fitting patterns can constrain
+    thresholds: repeated (median trials at least MIN_TRIALS) and some pattern making the
+    cell spike on half of its trials (else every threshold lies above the currents
+    given)."""
+    trials = sorted(r.trials for r in fitting)
+    median = trials[len(trials) // 2]
+    if median < MIN_TRIALS:
+        raise ValueError(
+            f"the {len(trials)} fitting patterns were given {median} trial"
+            f"{'s' * (median != 1)} each (median); an activation threshold needs at least "
+            f"{MIN_TRIALS} trials of each pattern"
+        )
+    if not any(r.probability >= 0.5 for r in fitting):
+        ids = recording.electrode_ids
+        names = sorted({f"{int(ids[r.pattern.channels[0]])}" for r in fitting})
+        top = max(abs(r.pattern.currents_ua[0]) for r in fitting)
+        raise ValueError(
+            f"no fitting pattern (electrodes {', '.join(names)}, up to {top:g} µA) made "
+            "the cell spike on half of its trials: thresholds lie above the currents "
+            "given; stimulate these electrodes at higher currents"
+        )
 
 
 def refine_starts(

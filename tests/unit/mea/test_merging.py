@@ -62,7 +62,7 @@ def test_fragments_and_late_copies_rejoin_their_cell_and_other_cells_stay() -> N
     cut = rng.permutation(len(a))
     main, rest = np.sort(a[cut[:63]]), np.sort(a[cut[63:]])
     units = [main, b, rest + 6, c, main[::5] + 10]
-    kept, names, merges = merge_fragments(recording, units, SAMPLES)
+    kept, names, merges = merge_fragments(recording, units, np.array([[0, SAMPLES]]))
     assert names == [0, 1, 3]
     assert {(m.host, m.fragment) for m in merges} == {(0, 2), (0, 4)}
     assert {m.fragment: m.lag_samples for m in merges} == {2: -6, 4: -10}
@@ -80,7 +80,7 @@ def test_a_second_cell_with_the_same_waveform_firing_too_close_is_not_merged() -
     a = _train(rng, 60)
     b = a[::5] + 28
     recording = _recording([(a, {1: _trough(60)}), (b, {1: _trough(60)})])
-    _, names, merges = merge_fragments(recording, [a, b], SAMPLES)
+    _, names, merges = merge_fragments(recording, [a, b], np.array([[0, SAMPLES]]))
     assert names == [0, 1] and not merges
 
 
@@ -91,8 +91,8 @@ def test_the_same_shape_at_another_size_is_another_cell(depth: float) -> None:
     rng = np.random.default_rng(3)
     a, b = _train(rng, 60), _train(rng, 60)
     recording = _recording([(a, {1: _trough(60)}), (b, {1: _trough(depth)})])
-    _, names, merges = merge_fragments(recording, [a, b], SAMPLES)
+    _, names, merges = merge_fragments(recording, [a, b], np.array([[0, SAMPLES]]))
     assert names == [0, 1] and not merges
     close = _recording([(a, {1: _trough(60)}), (b, {1: _trough(48)})])
-    _, names, merges = merge_fragments(close, [a, b], SAMPLES)
+    _, names, merges = merge_fragments(close, [a, b], np.array([[0, SAMPLES]]))
     assert names == [0] and merges[0].norm_ratio == pytest.approx(0.8, abs=0.05)

@@ -114,6 +114,62 @@ def test_a_pynwb_table_with_one_electrode_per_row_and_amplitudes_in_amperes(tmp_
     assert stim.shape == ("triphasic", "biphasic") and stim.weights is None
 
 
+def _pairs(weights: bool):
+    """A stimulation table filler (pynwb, ragged electrodes): a bipolar pair of electrodes
+    11 and 13, and a single electrode; with a `weights` column (1, -1) or without one."""
+
+    def build(table, nwb) -> None:
+        table.add_column(name="electrodes", description="sites", table=nwb.electrodes, index=True)
+        table.add_column(name="amplitude", description="A")
+        if weights:
+            table.add_column(name="weights", description="share", index=True)
+        rows = [([1, 3], [1.0, -1.0]), ([2], [1.0])]
+        for k, (region, share) in enumerate(rows):
+            extra = {"weights": share} if weights else {}
+            table.add_row(
+                start_time=0.01 * (k + 1),
+                stop_time=0.01 * (k + 1),
+                electrodes=region,
+                amplitude=2e-6,
+                **extra,
+            )
+
+    return build
+
+
+def test_a_bipolar_pair_without_polarity_is_refused_by_name(tmp_path) -> None:
+    from substrates.datasets.mea.nwb import read_nwb
+    from substrates.datasets.mea.recording import RecordingError
+
+    _with_intervals(tmp_path / "signed.nwb", _pairs(weights=True))
+    stim = read_nwb(tmp_path / "signed.nwb").stimulation
+    assert stim.electrodes == ((11, 13), (12,)) and stim.currents(0) == (2.0, -2.0)
+    _with_intervals(tmp_path / "unsigned.nwb", _pairs(weights=False))
+    with pytest.raises(RecordingError, match="row 0 stimulates electrodes 11 and 13 together"):
+        read_nwb(tmp_path / "unsigned.nwb")
+
+
+def test_our_writer_says_the_polarity_of_every_pair(tmp_path) -> None:
+    """A pair given without weights (both electrodes alike) is written with weights 1, 1,
+    so the file reads back the same instead of being refused."""
+    from substrates.datasets.mea.nwb import read_nwb, write_nwb
+    from substrates.datasets.mea.recording import ArraySource, Recording, Stimulation
+
+    pulses = Stimulation(np.array([0.001]), ((0, 1),), np.array([1.5]), ("biphasic",))
+    recording = Recording(
+        ArraySource(np.zeros((100, 2), np.float32)),
+        100,
+        20000.0,
+        1.0,
+        np.arange(2),
+        np.zeros((2, 2)),
+        pulses,
+    )
+    write_nwb(recording, tmp_path / "pair.nwb", "a pair alike")
+    again = read_nwb(tmp_path / "pair.nwb").stimulation
+    assert again.electrodes == ((0, 1),) and again.currents(0) == (1.5, 1.5)
+
+
 def test_files_of_our_earlier_writer_stay_readable(tmp_path) -> None:
     from substrates.datasets.mea.nwb import read_nwb
 

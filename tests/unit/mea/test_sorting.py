@@ -18,6 +18,17 @@ pytest.importorskip("jaxley")
 pytest.importorskip("hdbscan")
 
 
+def test_spikes_of_joined_quiet_spans_map_back_to_the_recording() -> None:
+    """Quiet spans [100, 200), [300, 350), [1000, 1100) joined end to end: a spike at
+    joined sample 10 is recording sample 110, 120 is 320, 160 is 1010; spikes within 5
+    samples of a join (joined 96 and 152) are dropped, not those at the joined ends."""
+    from substrates.adapters.conversions.mea_sorting import _in_recording
+
+    spans = np.array([[100, 200], [300, 350], [1000, 1100]])
+    joined = np.array([160, 10, 120, 96, 152, 2, 249, 260])
+    assert _in_recording(joined, spans, 5).tolist() == [102, 110, 320, 1010, 1099]
+
+
 def test_scoring_pairs_units_with_cells_and_counts_misses() -> None:
     """Unit 1 is cell 0 less a fifth of its spikes, unit 0 is cell 1 exactly, unit 2 is
     noise: recall 0.8 and 1, precision 1; the noise unit matches nothing."""
@@ -54,7 +65,7 @@ def test_spykingcircus2_finds_the_cells_of_a_crowded_array() -> None:
     )
     from substrates.adapters.runs.hh_fit_units import true_troughs
     from substrates.backends.registry import create_backend
-    from substrates.models.hh.detection import quiet_end
+    from substrates.models.hh.quiet import quiet_spans
 
     session = create_backend(
         "mea.jaxley", {"spontaneous_s": 10.0, "trials": 2, "seed": 11, "array_cells": 3}
@@ -62,7 +73,7 @@ def test_spykingcircus2_finds_the_cells_of_a_crowded_array() -> None:
     recording = session.recording()
     fs = recording.sampling_hz
     detection = preprocess(recording, parse_preprocessing(DEFAULT_PREPROCESSING, fs))
-    units, _ = sort_spontaneous(detection, "spykingcircus2", quiet_end(recording))
+    units, _ = sort_spontaneous(detection, "spykingcircus2", quiet_spans(recording))
     truths = true_troughs(session.cell_model(recording.positions_um), session.ground_truth(), fs)
     scores, matched = score_sorting(units, truths, fs)
     assert len(matched) == 3
@@ -72,7 +83,7 @@ def test_spykingcircus2_finds_the_cells_of_a_crowded_array() -> None:
         for b in range(a + 1, len(big)):
             near = np.abs(big[a][:, None] - big[b][None]).min(axis=1) <= 1e-3 * fs
             assert near.mean() < 0.5
-    merged, _, _ = merge_fragments(detection, units, quiet_end(recording))
+    merged, _, _ = merge_fragments(detection, units, quiet_spans(recording))
     after, _ = score_sorting(merged, truths, fs)
     every_spike = np.sort(np.concatenate(units))
     for cell, score in zip(truths, after, strict=True):
