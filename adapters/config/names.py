@@ -25,6 +25,7 @@ QuantumName = Literal[
 ]
 MEAName = Literal[
     "mea_litke",
+    "mea_maxwell",
     "mea_neo",
     "mea_nwb",
     "mea_sim",
@@ -33,6 +34,7 @@ MEAName = Literal[
     "mea.jaxley",
     "mea.jaxley_gpu",
     "mea.litke",
+    "mea.maxwell",
     "mea.neo",
     "mea.nwb",
 ]

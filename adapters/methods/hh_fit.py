@@ -18,7 +18,7 @@ class HhFitParameters(MethodParameters):
     hardware: str = option(
         "mea_sim",
         "mea config file or shipped name: mea_sim, mea_sim_512 (512 electrodes, "
-        "three cells), mea_sim_gpu, mea_nwb, mea_litke, mea_neo",
+        "three cells), mea_sim_gpu, mea_nwb, mea_litke, mea_maxwell, mea_neo",
         flags=("--source", "--hardware"),
         metavar="CONFIG",
         input="config",
@@ -38,7 +38,7 @@ class HhFitParameters(MethodParameters):
     stimulation_times: str | None = option(
         None,
         "where the pulse times are in the recording: ttl (a Litke recording's TTL "
-        "line) or neo:NAME (a neo event channel)",
+        "line, a MaxWell MaxOne file's bits table) or neo:NAME (a neo event channel)",
         metavar="WHERE",
     )
     spontaneous: str | None = option(

@@ -36,8 +36,11 @@ def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
     simulated, seed = backend.capabilities.models_cells, p.seed or 0
     for option in ("stimulation", "spontaneous"):
         if simulated and getattr(p, option) is not None:
-            message = "needs a recording-file hardware config (mea_nwb, mea_litke or mea_neo)"
-            raise OptionError(message, option=option)
+            raise OptionError(
+                "needs a recording-file hardware config (mea_nwb, mea_litke, mea_maxwell or "
+                "mea_neo)",
+                option=option,
+            )
     where = str(getattr(backend.options, "path", backend.name))  # what errors name
     data, skipped = recorded(backend, p.stimulation, p.stimulation_times)
     quiet = None

@@ -94,13 +94,17 @@ def recorded(
 def _pulse_times(recording: Any, times: str) -> Any:
     """Pulse onsets (s) from the recording: its TTL line or a neo event channel."""
     from ...datasets.mea.litke_bin import LitkeSource
+    from ...datasets.mea.maxwell import MaxWellSource, bits_onsets
     from ...datasets.mea.neo_files import NeoSource
     from ...datasets.mea.triggers import neo_event_onsets, ttl_onsets
 
     if times == "ttl":
+        if isinstance(recording.source, MaxWellSource):
+            return bits_onsets(recording.source.path, recording.sampling_hz)
         if not isinstance(recording.source, LitkeSource):
             raise OptionError(
-                "ttl reads the TTL line of a Litke recording (--source mea_litke)",
+                "ttl reads the TTL line of a Litke recording or a MaxWell file's bits "
+                "table (--source mea_litke or mea_maxwell)",
                 option="stimulation_times",
             )
         return ttl_onsets(recording.source.ttl(), recording.sampling_hz)

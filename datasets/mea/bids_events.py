@@ -10,6 +10,8 @@ Columns (tab-separated, a header row, `n/a` for missing values, as BIDS writes t
 - `electrical_stimulation_current`: amplitude in A (SI, as BIDS asks; read as µA), required;
 - `electrical_stimulation_waveform` (or `..._type`): the pulse shape, `biphasic` or
   `triphasic` (default: `biphasic`).
+A pulse given only as `electrical_stimulation_voltage` (voltage-mode stimulation, as
+MaxWell's stimulation units give by default) is refused by name: the model takes current.
 Rows without a stimulation site (other events) are skipped and counted.
 
 With `onsets_s` (the pulse times found in the recording: a TTL line or a neo event channel,
@@ -44,6 +46,11 @@ REQUIRED = ("onset", "duration", "electrical_stimulation_site", "electrical_stim
 SHAPES = ("biphasic", "triphasic")
 _SITE = re.compile(r"^\s*[A-Za-z_]*?(\d+)\s*$")
 _MISSING = {"", "n/a", "N/A", "nan"}
+VOLTAGE = "electrical_stimulation_voltage"
+VOLTAGE_MODE = (
+    "voltage-mode stimulation (electrical_stimulation_voltage); the cell model is driven "
+    "by current: stimulate in current mode, or give electrical_stimulation_current (A)"
+)
 MAX_BYTES = 256 * 1024**2
 """Largest sidecar read (a table of events, not a recording)."""
 
@@ -83,6 +90,8 @@ def read_events_tsv(
     protocol = onsets_s is not None
     needed = REQUIRED[2:] if protocol else REQUIRED
     missing = [c for c in needed if c not in header]
+    if "electrical_stimulation_current" in missing and VOLTAGE in header:
+        raise RecordingError(f"{path}: {VOLTAGE_MODE}")
     if missing:
         raise RecordingError(
             f"{path}: no column {', '.join(missing)} (BIDS events.tsv with "
@@ -103,6 +112,9 @@ def read_events_tsv(
             continue
         where = f"{path}: row {number}"
         onset = 0.0 if protocol else _number(row.get("onset"), f"{where}, field 'onset'")
+        voltage = (row.get(VOLTAGE) or "").strip()
+        if voltage not in _MISSING and _blank(row.get("electrical_stimulation_current")):
+            raise RecordingError(f"{where}: {voltage} V at {site}: {VOLTAGE_MODE}")
         current = _number(
             row.get("electrical_stimulation_current"),
             f"{where}, field 'electrical_stimulation_current'",
@@ -179,3 +191,8 @@ def _site(part: str, ids: set[int], where: str) -> int:
             f"of the recording (ids {min(ids)}…{max(ids)})"
         )
     return int(match.group(1))
+
+
+def _blank(value: str | None) -> bool:
+    """Whether a cell is empty or n/a."""
+    return (value or "").strip() in _MISSING

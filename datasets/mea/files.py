@@ -3,7 +3,7 @@
 
 >>> from substrates.datasets.mea.files import FORMATS
 >>> [fmt.name for fmt in FORMATS], FORMATS.of("data000.bin").title
-(['nwb', 'litke', 'neo'], 'Litke raw')
+(['nwb', 'litke', 'maxwell', 'neo'], 'Litke raw')
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..formats import FOLDER, Format, Formats
+from .maxwell import read_maxwell
 from .neo_files import read_neo
 from .nwb import read_nwb
 from .recording import Recording, RecordingError
@@ -77,6 +78,7 @@ FORMATS: Formats[Recording] = Formats(
     [
         Format("nwb", "NWB", (".nwb",), read_nwb),
         Format("litke", "Litke raw", (".bin", FOLDER), _read_litke),
+        Format("maxwell", "MaxWell MaxOne/MaxTwo HDF5", (".raw.h5",), read_maxwell),
         Format("neo", "python-neo (any format its rawio classes read)", (), read_neo),
     ],
     error=RecordingError,

@@ -1,7 +1,8 @@
 """The shipped MEA suite (substrates.testing.mea) on every shipped mea config (skipped with
 its reason when it has no recording or needs a GPU) and on each file backend reading a
 recording made by an independent writer (the Litke byte layout, pynwb, neo's raw binary
-reader); and the file backends' own refusals."""
+reader, the MaxOne layout neo and SpikeInterface read); and the file backends' own
+refusals."""
 
 from __future__ import annotations
 
@@ -16,7 +17,12 @@ from .backends import configs_of, shipped_backend
 
 __all__ = ["TestMEABackend"]
 
-FILES = ["litke file (published layout)", "nwb file (pynwb)", "raw file (neo's reader)"]
+FILES = [
+    "litke file (published layout)",
+    "nwb file (pynwb)",
+    "raw file (neo's reader)",
+    "maxone file (published layout)",
+]
 
 
 def _neo_options(path) -> dict:
@@ -44,6 +50,18 @@ def _file_backend(case: str, folder) -> object:
         data = np.random.default_rng(5).integers(-2000, 2000, (1000, 5)).astype(np.int16)
         pynwb_file(folder / "r.nwb", data)
         return create_backend("mea.nwb", {"path": str(folder / "r.nwb")})
+    if case == FILES[3]:
+        h5py = pytest.importorskip("h5py")
+        sig = np.random.default_rng(7).integers(400, 624, (1028, 1500)).astype(np.uint16)
+        mapping = np.zeros(
+            4, [("channel", "<i4"), ("electrode", "<i4"), ("x", "<f8"), ("y", "<f8")]
+        )
+        mapping["channel"], mapping["electrode"] = [10, 3, 700, 44], [5, 6, 7, 8]
+        mapping["x"] = 17.5 * np.arange(4)
+        with h5py.File(folder / "r.raw.h5", "w") as file:
+            file["version"], file["settings/lsb"] = np.array([b"20160704"]), np.array([6.3e-6])
+            file["mapping"], file["sig"] = mapping, sig
+        return create_backend("mea.maxwell", {"path": str(folder / "r.raw.h5")})
     pytest.importorskip("neo")
     data = np.random.default_rng(6).integers(-3000, 3000, (2000, 12)).astype(np.int16)
     data.tofile(folder / "r.raw")

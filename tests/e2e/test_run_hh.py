@@ -76,9 +76,11 @@ def test_every_reader_gives_the_fit_the_same_observations(session_nwb, tmp_path)
     inside it (mea_nwb), with the same pulses from a BIDS events.tsv written by pandas (an
     unrelated event among its rows), and as a Litke multi-file dataset built from the
     published byte layout (12-bit samples, the pulses on its TTL line, a protocol table
-    beside it). Each gives the same pulses and the same observation to fit: spikes,
-    patterns split alike with the same responses, the same thresholds (the Litke file
-    within what its 12-bit quantisation moves)."""
+    beside it), and as a MaxWell MaxOne file built from its layout (unsigned samples
+    in the rows its mapping routes, the pulses in its bits table, the same protocol
+    table). Each gives the same pulses and the same observation to fit: spikes, patterns
+    split alike with the same responses, the same thresholds (the Litke and MaxWell files
+    within what their quantisation moves)."""
     from substrates.adapters.conversions.mea_preprocessing import DEFAULT_PREPROCESSING
     from substrates.adapters.runs.hh_fit_inputs import observed, preprocessing_steps, recorded
     from substrates.backends.registry import create_backend
@@ -97,13 +99,16 @@ def test_every_reader_gives_the_fit_the_same_observations(session_nwb, tmp_path)
         },
     )
     xy = create_backend("mea.nwb", {"path": str(_with_x_y_columns(session_nwb, tmp_path))})
+    _maxone_from_pynwb(session_nwb, tmp_path / "session.raw.h5")
+    maxwell = create_backend("mea.maxwell", {"path": str(tmp_path / "session.raw.h5")})
     read = {
         "table": recorded(nwb, None, None),
         "sidecar": recorded(nwb, str(tmp_path / "events.tsv"), None),
         "litke": recorded(litke, str(tmp_path / "protocol.tsv"), "ttl"),
         "x_y": recorded(xy, None, None),
+        "maxwell": recorded(maxwell, str(tmp_path / "protocol.tsv"), "ttl"),
     }
-    assert [skipped for _, skipped in read.values()] == [None, 1, 0, None]
+    assert [skipped for _, skipped in read.values()] == [None, 1, 0, None, 0]
     reference = read["table"][0]
     model = create_backend("mea.jaxley", {}).cell_model(reference.positions_um)
     seen = {}
@@ -117,6 +122,9 @@ def test_every_reader_gives_the_fit_the_same_observations(session_nwb, tmp_path)
         steps = preprocessing_steps(DEFAULT_PREPROCESSING, recording.sampling_hz)
         seen[name] = observed(recording, model, 0, steps, name, remove_artefacts=True)
     assert np.allclose(read["litke"][0].get_traces(), reference.get_traces(), atol=gain_uv / 2)
+    mid_uv = MAXONE_MID * MAXONE_LSB_V * 1e6  # the unsigned samples' mid-code
+    maxone = read["maxwell"][0].get_traces() - mid_uv
+    assert np.allclose(maxone, reference.get_traces(), atol=MAXONE_LSB_V * 1e6 / 2 + 1e-3)
     for name, found in seen.items():
         expected = seen["table"]
         assert [r.pattern for r in found.held_out] == [r.pattern for r in expected.held_out]
@@ -213,6 +221,40 @@ def test_simulated_session_then_its_nwb_file(tmp_path) -> None:
     assert len(file_held) > 20 and np.mean(file_held) >= 0.85
 
 
+@pytest.mark.science
+def test_a_maxone_file_runs_hh_fit(session_nwb, tmp_path) -> None:
+    """The session as a MaxOne file built from its layout, with its protocol table and
+    the pulse times from its bits table, fitted through mea_maxwell to held-out
+    predictions."""
+    _maxone_from_pynwb(session_nwb, tmp_path / "session.raw.h5")
+    _litke_dataset_from_pynwb(
+        session_nwb, tmp_path / "data000", tmp_path / "map.csv", tmp_path / "protocol.tsv"
+    )
+    substrates(
+        "run",
+        "hh-fit",
+        "--source",
+        "mea_maxwell",
+        "--recording",
+        "session.raw.h5",
+        "--stimulation",
+        "protocol.tsv",
+        "--stimulation-times",
+        "ttl",
+        "--simulations",
+        "50",
+        "--out",
+        "maxwell",
+        cwd=tmp_path,
+    )
+    folder = only_run_folder(tmp_path / "maxwell")
+    rows = pq.read_table(folder / "results.parquet").to_pylist()
+    held = [r["correct"] for r in rows if r.get("set") == "held-out"]
+    assert len(held) > 20 and np.mean(held) >= 0.7, np.mean(held)
+    record = json.loads((folder / "provenance.json").read_text())
+    assert record["status"] == "complete" and record["parameters"]["stimulation_times"] == "ttl"
+
+
 CROWDED = (
     "substrate: mea\nbackend: mea.jaxley\n"
     "options: {spontaneous_s: 10.0, trials: 4, stim_electrodes: 3, pair_electrodes: 2,\n"
@@ -268,6 +310,53 @@ def test_several_cells_sorted_then_each_fitted(tmp_path) -> None:
         r["correct_vs_truth"] for r in rows if r.get("set") == "held-out" and r["cell"] in truths
     ]
     assert len(against_truth) > 20 and np.mean(against_truth) >= 0.8
+
+
+MAXONE_LSB_V = 0.05e-6
+"""The step of the MaxOne file built from a session (V): fine enough that quantisation
+moves no spike call, coarse enough that ±1.6 mV fits in 16 bits about the mid-code."""
+MAXONE_MID = 32768
+
+
+def _maxone_from_pynwb(nwb_path, path) -> None:
+    """The NWB session as a MaxOne file of the legacy layout (neo's and SpikeInterface's
+    reading of it): channel n routed to row n + n // 8 of `sig` (rows skipped, as a real
+    routing leaves them), electrode n + 1 (the Litke numbering, so one protocol table
+    serves both) at the NWB file's position, unsigned samples of MAXONE_LSB_V steps about
+    MAXONE_MID, the frame number (first frame 70,000: its high word set) in `sig`'s last
+    two rows, and each pulse raising input 1 of `bits` for 4 frames."""
+    import h5py
+    import pynwb
+
+    with pynwb.NWBHDF5IO(str(nwb_path), "r") as io:
+        nwb = io.read()
+        series = next(iter(nwb.acquisition.values()))
+        microvolts = np.asarray(series.data[:], float) * series.conversion * 1e6
+        microvolts += series.offset * 1e6
+        rate = float(series.rate)
+        ids = [int(i) for i in series.electrodes.data[:]]
+        where = nwb.electrodes.to_dataframe().loc[ids]
+        onsets = np.sort(nwb.intervals["stimulation"].to_dataframe()["start_time"].to_numpy())
+    codes = np.round(microvolts / (MAXONE_LSB_V * 1e6)) + MAXONE_MID
+    assert codes.min() >= 0 and codes.max() < 2**16
+    rows = np.arange(len(ids)) + np.arange(len(ids)) // 8
+    sig = np.zeros((rows.max() + 5, len(codes)), np.uint16)
+    sig[rows] = codes.T
+    first = 70_000
+    sig[-2], sig[-1] = first & 0xFFFF, first >> 16
+    mapping = np.zeros(
+        len(ids), [("channel", "<i4"), ("electrode", "<i4"), ("x", "<f8"), ("y", "<f8")]
+    )
+    mapping["channel"], mapping["electrode"] = rows, np.arange(len(ids)) + 1
+    mapping["x"], mapping["y"] = where["rel_x"].to_numpy(), where["rel_y"].to_numpy()
+    frames = np.round(onsets * rate).astype(np.int64) + first
+    edges = np.stack([frames, frames + 4], axis=1).ravel()
+    bits = np.zeros(len(edges), [("frameno", "<i8"), ("bits", "<i4")])
+    bits["frameno"], bits["bits"] = edges, np.tile([1, 0], len(frames))
+    with h5py.File(path, "w") as file:
+        file["version"] = np.array([b"20160704"])
+        file["settings/lsb"] = np.array([MAXONE_LSB_V])
+        file["mapping"], file["sig"], file["bits"] = mapping, sig, bits
 
 
 def _litke_dataset_from_pynwb(nwb_path, folder, map_csv, tsv_path) -> float:

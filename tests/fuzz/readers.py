@@ -186,6 +186,21 @@ def _nwb(folder: Path) -> bytes:
     return (folder / "seed.nwb").read_bytes()
 
 
+def _maxone(folder: Path) -> bytes:
+    """A MaxOne file of the legacy layout (neo's and SpikeInterface's reading), by h5py."""
+    import h5py
+
+    fields = [("channel", "<i4"), ("electrode", "<i4"), ("x", "<f8"), ("y", "<f8")]
+    mapping = np.array([(2, 40, 0.0, 0.0), (0, 41, 17.5, 0.0), (-1, 42, 35.0, 0.0)], fields)
+    with h5py.File(folder / "seed.raw.h5", "w") as handle:
+        handle["version"] = np.array([b"20160704"])
+        handle["settings/lsb"] = np.array([6.3e-6])
+        handle["mapping"] = mapping
+        handle["sig"] = np.full((7, 20), 512, np.uint16)
+        handle["bits"] = np.array([(5, 1), (9, 0)], [("frameno", "<i8"), ("bits", "<i4")])
+    return (folder / "seed.raw.h5").read_bytes()
+
+
 def _opensense(folder: Path) -> bytes:
     import xarray as xr
 
@@ -359,6 +374,13 @@ def _read_nwb(path: Path) -> Any:
     return read_nwb(path).get_traces()
 
 
+def _read_maxwell(path: Path) -> Any:
+    from substrates.datasets.mea.maxwell import bits_onsets, read_maxwell
+
+    recording = read_maxwell(path)
+    return recording.get_traces(), bits_onsets(path, recording.sampling_hz)
+
+
 def _read_opensense(path: Path) -> Any:
     from substrates.datasets.cml.opensense import open_dataset
 
@@ -448,6 +470,7 @@ def readers() -> dict[str, Reader]:
             ),
         ),
         "nwb": Reader(".nwb", _nwb, _read_nwb, (RecordingError,)),
+        "maxwell": Reader(".raw.h5", _maxone, _read_maxwell, (RecordingError,)),
         "opensense": Reader(".nc", _opensense, _read_opensense, (CMLDataError,)),
         "openmrg": Reader(
             ".csv", _openmrg_metadata, _read_opensense, (CMLDataError,), place=_openmrg_folder

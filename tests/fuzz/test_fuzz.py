@@ -36,6 +36,7 @@ READERS = [
     "asl_dvs",
     "litke",
     "nwb",
+    "maxwell",
     "opensense",
     "openmrg",
 ]

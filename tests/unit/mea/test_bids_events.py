@@ -71,6 +71,10 @@ def test_monopolar_bipolar_and_same_polarity_sites(tmp_path) -> None:
         ({"electrical_stimulation_current": "lots"}, "'lots' is not a number"),
         ({"onset": -1.0}, "before the recording"),
         ({"electrical_stimulation_waveform": "square"}, "allowed: biphasic, triphasic"),
+        (
+            {"electrical_stimulation_current": None, "electrical_stimulation_voltage": 0.4},
+            "row 2: 0.4 V at E1: voltage-mode stimulation",
+        ),
     ],
 )
 def test_bad_rows_are_one_line_naming_row_and_field(tmp_path, change, message) -> None:
@@ -92,6 +96,10 @@ def test_missing_columns_and_files_without_stimulation(tmp_path) -> None:
     _write(tmp_path / "plain.tsv", [{"onset": 1.0, "duration": 0.5, "trial_type": "go"}])
     with pytest.raises(RecordingError, match="no column electrical_stimulation_site"):
         read_events_tsv(tmp_path / "plain.tsv", IDS)
+    volts = {"onset": 1.0, "duration": 2e-4, "electrical_stimulation_site": "E1"}
+    _write(tmp_path / "volts.tsv", [{**volts, "electrical_stimulation_voltage": 0.3}])
+    with pytest.raises(RecordingError, match=r"volts\.tsv: voltage-mode stimulation"):
+        read_events_tsv(tmp_path / "volts.tsv", IDS)
     _write(
         tmp_path / "none.tsv",
         [

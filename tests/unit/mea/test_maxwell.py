@@ -120,3 +120,167 @@ def test_3brain_positions_are_its_rows_and_columns_at_the_pitch(tmp_path) -> Non
     # samples: offset −4125 µV and 8250/4096 µV a step, the offset applied per channel
     expected = raw[:100] * (8250 / 4096) - 4125
     assert np.allclose(recording.get_traces(0, 100), expected, atol=1e-2)
+
+
+MAP_DTYPE = [("channel", "<i4"), ("electrode", "<i4"), ("x", "<f8"), ("y", "<f8")]
+
+
+def _legacy(path, frames: int = 3000, first_frame: int = 1234) -> np.ndarray:
+    """A MaxOne file of the legacy layout as the amplifier writes it: `sig` of 1028 rows
+    (channels 0…1023, the frame number's low and high 16 bits in the last two), a mapping
+    of routed channels scattered over the rows (one unrouted electrode, −1), `lsb`, and a
+    `bits` table raising input 128 for 4 frames at frames 500, 1200 and 2500. Returns sig."""
+    rng = np.random.default_rng(3)
+    sig = rng.integers(400, 624, (1028, frames)).astype(np.uint16)
+    sig[1026], sig[1027] = first_frame & 0xFFFF, first_frame >> 16
+    routed = np.array([7, 3, 200, 1023, 64])
+    mapping = np.zeros(len(routed) + 1, dtype=MAP_DTYPE)
+    mapping["channel"] = np.r_[routed, -1]
+    mapping["electrode"] = [9000, 12, 26399, 4400, 77, 5]
+    mapping["x"] = [17.5, 35.0, 52.5, 70.0, 87.5, 105.0]
+    mapping["y"] = [0.0, 17.5, 35.0, 52.5, 70.0, 87.5]
+    edges = [(500, 128), (504, 0), (1200, 128), (1204, 0), (2500, 128), (2504, 0)]
+    bits = np.array(
+        [(first_frame + f, b) for f, b in edges], dtype=[("frameno", "<i8"), ("bits", "<i4")]
+    )
+    with h5py.File(path, "w") as file:
+        file["version"] = np.array([b"20160704"])
+        file["settings/lsb"] = np.array([LSB_V])
+        file["mapping"] = mapping
+        file["sig"] = sig
+        file["bits"] = bits
+    return sig
+
+
+def _later(path, compression=None, frames: int = 4000) -> np.ndarray:
+    """A MaxTwo-style file (version 20190530): well000's rec0000 with its routed raw
+    samples (channels 0…5 in row order, as neo reads them), sampling and lsb, the samples
+    written through `compression` (an hdf5plugin filter, or None)."""
+    rng = np.random.default_rng(4)
+    raw = rng.integers(400, 624, (6, frames)).astype(np.uint16)
+    mapping = np.zeros(6, dtype=MAP_DTYPE)
+    mapping["channel"] = np.arange(6)
+    mapping["electrode"] = 100 + 7 * np.arange(6)
+    mapping["x"], mapping["y"] = 17.5 * np.arange(6), 8.75 * np.arange(6)
+    with h5py.File(path, "w") as file:
+        file["version"] = np.array([b"20190530"])
+        group = file.create_group("wells/well000/rec0000")
+        group["settings/sampling"] = np.array([10_000.0])
+        group["settings/lsb"] = np.array([LSB_V])
+        group["settings/mapping"] = mapping
+        group.create_dataset("groups/routed/raw", data=raw, chunks=(6, 1000), **(compression or {}))
+        group["groups/routed/frame_nos"] = np.arange(frames, dtype=np.uint64)
+    return raw
+
+
+def test_a_maxone_file_reads_each_channel_from_its_own_row(tmp_path) -> None:
+    """Channels 7, 3, 200, 1023, 64 are rows 7, 3, 200, 1023, 64 of `sig`, in mapping
+    order, with the mapping's electrode ids and positions (as probeinterface reads the
+    table) and lsb's step; the frame-number rows are not channels."""
+    import probeinterface
+
+    from substrates.datasets.mea.maxwell import read_maxwell
+
+    sig = _legacy(tmp_path / "rec.raw.h5")
+    recording = read_maxwell(tmp_path / "rec.raw.h5")
+    assert recording.channels == 5 and recording.sampling_hz == 20_000
+    assert recording.electrode_ids.tolist() == [9000, 12, 26399, 4400, 77]
+    probe = probeinterface.read_maxwell(tmp_path / "rec.raw.h5")
+    electrodes = list(probe.contact_annotations["electrode"])
+    for k, electrode in enumerate(recording.electrode_ids):
+        at = electrodes.index(electrode)
+        assert np.array_equal(recording.positions_um[k], probe.contact_positions[at])
+    expected = sig[[7, 3, 200, 1023, 64], :2000].T * LSB_V * 1e6
+    assert np.allclose(recording.get_traces(0, 2000), expected, rtol=1e-6)
+    some = recording.get_traces(100, 300, np.array([4, 0]))
+    assert np.allclose(some, sig[[64, 7], 100:300].T * LSB_V * 1e6, rtol=1e-6)
+
+
+def test_pulse_times_of_the_bits_table_match_spikeinterface(tmp_path) -> None:
+    """Rising edges of `bits` less the first frame, against SpikeInterface's
+    MaxwellEventExtractor on the same file; with the first frame past 65,535 (its high
+    word set) the onsets stay put (SpikeInterface, under NumPy 2, shifts the uint16 high
+    word out and so loses it: it is compared on a file whose high word is 0)."""
+    from spikeinterface.extractors import read_maxwell_event
+
+    from substrates.datasets.mea.maxwell import bits_onsets
+
+    _legacy(tmp_path / "low.raw.h5", first_frame=1234)
+    onsets = bits_onsets(tmp_path / "low.raw.h5", 20_000.0)
+    assert np.allclose(onsets, np.array([500, 1200, 2500]) / 20_000)
+    events = read_maxwell_event(tmp_path / "low.raw.h5").get_events(channel_id=128)
+    assert np.allclose(onsets, events["time"][events["state"] != -1])  # -1: back to low
+    _legacy(tmp_path / "high.raw.h5", first_frame=(3 << 16) | 1234)
+    assert np.allclose(bits_onsets(tmp_path / "high.raw.h5", 20_000.0), onsets)
+
+
+def test_later_files_read_as_neo_reads_them_and_compressed_alike(tmp_path) -> None:
+    """A version-20190530 file: samples as neo's MaxwellRawIO gives them (its gain, its
+    channel order), electrode positions from the well's mapping; the same samples written
+    through hdf5plugin's LZ4 and Blosc filters read the same."""
+    import hdf5plugin
+    import neo.rawio
+
+    from substrates.datasets.mea.maxwell import read_maxwell
+
+    raw = _later(tmp_path / "plain.raw.h5")
+    recording = read_maxwell(tmp_path / "plain.raw.h5")
+    reader = neo.rawio.MaxwellRawIO(filename=str(tmp_path / "plain.raw.h5"))
+    reader.parse_header()
+    chunk = reader.get_analogsignal_chunk(0, 0, 0, 4000, stream_index=0)
+    scaled = reader.rescale_signal_raw_to_float(chunk, dtype="float64", stream_index=0)
+    assert recording.sampling_hz == 10_000 and recording.electrode_ids.tolist()[:2] == [100, 107]
+    assert np.allclose(recording.get_traces(), scaled, rtol=1e-6)
+    assert np.array_equal(recording.positions_um[:, 0], 17.5 * np.arange(6))
+    for name, compression in {"lz4": hdf5plugin.LZ4(), "blosc": hdf5plugin.Blosc()}.items():
+        path = tmp_path / f"{name}.raw.h5"
+        _later(path, dict(compression))
+        assert np.array_equal(read_maxwell(path).get_traces(), recording.get_traces()), name
+    assert np.allclose(raw[:, :5].T * LSB_V * 1e6, recording.get_traces(0, 5), rtol=1e-6)
+
+
+def test_a_filter_that_is_not_installed_is_named_before_any_sample_is_read(tmp_path) -> None:
+    """The LZ4-compressed file read where hdf5plugin is missing (a fresh interpreter that
+    cannot import it): one line naming filter 32004, nothing read."""
+    import subprocess
+    import sys
+
+    import hdf5plugin
+
+    _later(tmp_path / "lz4.raw.h5", dict(hdf5plugin.LZ4()))
+    script = (
+        "import sys; sys.modules['hdf5plugin'] = None\n"
+        "from substrates.datasets.mea.maxwell import read_maxwell\n"
+        "from substrates.datasets.mea.recording import RecordingError\n"
+        f"try:\n    read_maxwell({str(tmp_path / 'lz4.raw.h5')!r})\n"
+        "except RecordingError as error:\n    print(error)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert "compressed with HDF5 filter 32004" in result.stdout, result.stdout + result.stderr
+    assert "HDF5_PLUGIN_PATH" in result.stdout and len(result.stdout.splitlines()) == 1
+
+
+def test_maxwell_files_that_break_the_layout_are_refused(tmp_path) -> None:
+    from substrates.datasets.mea.maxwell import bits_onsets, read_maxwell
+    from substrates.datasets.mea.recording import RecordingError
+
+    _later(tmp_path / "later.raw.h5")
+    with pytest.raises(RecordingError, match="version 20190530 keeps its events"):
+        bits_onsets(tmp_path / "later.raw.h5", 10_000.0)
+    with pytest.raises(RecordingError, match="no well 'well003'"):
+        read_maxwell(tmp_path / "later.raw.h5", well="well003")
+    with h5py.File(tmp_path / "huge.raw.h5", "w") as file:  # 2 TB declared, nothing stored
+        file["version"] = np.array([b"20160704"])
+        file["settings/lsb"] = np.array([LSB_V])
+        file["mapping"] = np.zeros(1, dtype=MAP_DTYPE)
+        file.create_dataset("sig", shape=(1028, 10**9), dtype="u2", chunks=(1028, 4096))
+    with pytest.raises(RecordingError, match="were written"):
+        read_maxwell(tmp_path / "huge.raw.h5")
+    _legacy(tmp_path / "rec.raw.h5")
+    with h5py.File(tmp_path / "rec.raw.h5", "a") as file:
+        mapping = file["mapping"][:]
+        mapping["channel"][0] = 1028
+        del file["mapping"]
+        file["mapping"] = mapping
+    with pytest.raises(RecordingError, match="channel 1028 of 1028 rows"):
+        read_maxwell(tmp_path / "rec.raw.h5")
