@@ -60,12 +60,14 @@ class HhFitParameters(MethodParameters):
         "less each spike's local baseline",
         metavar="CHAIN",
     )
-    artefacts: Literal["remove", "keep"] = option(
+    artefacts: Literal["remove", "linear", "keep"] = option(
         "remove",
-        "remove: estimate the stimulation artefact (per stimulating electrode, "
-        "linear in its current, samples on the amplifier's rail left out) jointly with "
-        "the evoked spikes and take it away before detection; keep: detect on the traces "
-        "as they are (artefacts already blanked by the hardware)",
+        "remove: estimate the stimulation artefact (per stimulating electrode, smooth "
+        "in its current: a line with its own template at up to four current levels of "
+        "each polarity, samples on the amplifier's rail left out) jointly with the evoked "
+        "spikes and take it away before detection; linear: the line alone (the artefact "
+        "scaled with current); keep: detect on the traces as they are (artefacts already "
+        "blanked by the hardware)",
     )
     sorter: Literal["none", "tridesclous2", "spykingcircus2"] = option(
         "none",

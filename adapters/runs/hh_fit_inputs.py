@@ -35,6 +35,7 @@ def observed(
     label: str,
     remove_artefacts: bool,
     spontaneous: Recording | None = None,
+    linear_artefacts: bool = False,
 ) -> Observed:
     """What the fit needs from `recording` (and a separate `spontaneous` recording of
     the same array, when given), spikes detected after `steps`."""
@@ -43,7 +44,15 @@ def observed(
     quiet = None if spontaneous is None else (spontaneous, preprocess(spontaneous, steps))
     detection = preprocess(recording, steps)
     try:
-        return observe(recording, model, seed, detection, remove_artefacts, spontaneous=quiet)
+        return observe(
+            recording,
+            model,
+            seed,
+            detection,
+            remove_artefacts,
+            spontaneous=quiet,
+            linear_artefacts=linear_artefacts,
+        )
     except ValueError as error:
         raise SubstratesError(f"{label}: {error}") from None
 
@@ -59,6 +68,7 @@ def units(
     label: str,
     session: MEABackend | None,
     spontaneous: Recording | None = None,
+    linear_artefacts: bool = False,
 ) -> tuple[list[Unit], dict[str, Any]]:
     """The sorted units of `data` (or of a separate `spontaneous` recording of the array)
     worth fitting, and the sorting's record."""
@@ -69,7 +79,9 @@ def units(
         troughs = true_troughs(session.cell_model(data.positions_um), truths, data.sampling_hz)
     quiet = None if spontaneous is None else (spontaneous, preprocess(spontaneous, steps))
     detection = preprocess(data, steps)
-    return sorted_units(data, detection, model, seed, sorter, artefacts, troughs, label, quiet)
+    return sorted_units(
+        data, detection, model, seed, sorter, artefacts, troughs, label, quiet, linear_artefacts
+    )
 
 
 def recorded(
@@ -139,16 +151,30 @@ def fit_targets(
     label: str,
     session: MEABackend | None,
     spontaneous: Recording | None = None,
+    linear_artefacts: bool = False,
 ) -> tuple[list[tuple[Observed, GroundTruth | None]], dict[str, Any] | None]:
     """What to fit in one recording: its one cell's observation with the cell's truth
     where a simulator knows it, or (with a sorter) each sorted unit's, with the cell it
     matched; and the sorting's record (None without a sorter). `spontaneous`: a separate
-    recording of spontaneous activity on the same array, where spikes are found."""
+    recording of spontaneous activity on the same array, where spikes are found;
+    `linear_artefacts`: the artefact scaled linearly with current."""
     if sorter == "none":
-        seen = observed(data, model, seed, steps, label, remove_artefacts, spontaneous)
+        seen = observed(
+            data, model, seed, steps, label, remove_artefacts, spontaneous, linear_artefacts
+        )
         return [(seen, truths)], None
     found, sorting = units(
-        data, model, seed, steps, sorter, remove_artefacts, truths, label, session, spontaneous
+        data,
+        model,
+        seed,
+        steps,
+        sorter,
+        remove_artefacts,
+        truths,
+        label,
+        session,
+        spontaneous,
+        linear_artefacts,
     )
     known = [None if truths is None or u.cell is None else truths.cells[u.cell] for u in found]
     return [(u.observed, cell) for u, cell in zip(found, known, strict=True)], sorting

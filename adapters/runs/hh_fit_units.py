@@ -55,6 +55,7 @@ def sorted_units(
     truths: list[np.ndarray] | None,
     label: str,
     spontaneous: tuple[Recording, Recording] | None = None,
+    linear_artefacts: bool = False,
 ) -> tuple[list[Unit], dict[str, Any]]:
     """The units of `recording` worth fitting, and what sorting found for provenance
     (units, their spikes, the fragments merged, why each other unit was left, and with
@@ -95,7 +96,16 @@ def sorted_units(
             reason = f"{len(spikes)} spikes (fewer than {MIN_SPIKES})"
         else:
             try:
-                seen = observe(recording, model, seed, detection, artefacts, spikes, spontaneous)
+                seen = observe(
+                    recording,
+                    model,
+                    seed,
+                    detection,
+                    artefacts,
+                    spikes,
+                    spontaneous,
+                    linear_artefacts,
+                )
             except ValueError as error:
                 reason = str(error)
         if reason is None:

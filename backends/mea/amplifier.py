@@ -55,20 +55,39 @@ def artefact_uv(
     length_um: float,
     decay_ms: float,
     pulse_ms: float,
+    saturation_ua: float | None = None,
 ) -> np.ndarray:
     """(samples, channels) float32 µV from a pulse's start: what one pulse of
-    `currents_ua` (channels,) on the array leaves on every electrode. Channel c's level is
-    uv_per_ua · Σ_e I_e / (1 + d_ce / length_um) (d_ce the distance between electrodes, µm),
-    held while the pulse lasts (`pulse_ms`), then falling as exp(−t / decay_ms).
+    `currents_ua` (channels,) on the array leaves on every electrode. Each stimulating
+    electrode e adds uv_per_ua · g(I_e) / (1 + d_ce / length_um) on channel c (d_ce the
+    distance between electrodes, µm), held while the pulse lasts (`pulse_ms`), then
+    falling as exp(−t / τ_e). Linear (`saturation_ua` None): g(I) = I and τ = decay_ms.
+    Saturating: g(I) = saturation_ua · tanh(I / saturation_ua), the electrode's response
+    flattening as its double layer charges, and τ = decay_ms · (1 + |I| / saturation_ua),
+    the recovery slower after a larger pulse — smooth in current, and not the form
+    artefact removal assumes (a line with departures at a few current levels).
 
     >>> x = np.array([[0.0, 0.0], [60.0, 0.0]])
     >>> a = artefact_uv(np.array([2.0, 0.0]), x, 100, 20000.0, uv_per_ua=100, length_um=60,
     ...                 decay_ms=1.0, pulse_ms=0.15)
     >>> a[0].tolist(), round(float(a[3 + 20, 0] / a[3, 0]), 3)
     ([200.0, 100.0], 0.368)
+    >>> b = artefact_uv(np.array([20.0, 0.0]), x, 100, 20000.0, uv_per_ua=100, length_um=60,
+    ...                 decay_ms=1.0, pulse_ms=0.15, saturation_ua=5.0)
+    >>> round(float(b[0, 0])), round(float(b[3 + 20, 0] / b[3, 0]), 3)  # 500 µV · tanh 4
+    (500, 0.819)
     """
     distance = np.linalg.norm(positions_um[:, None] - positions_um[None], axis=-1)
-    level = uv_per_ua * (currents_ua @ (1 / (1 + distance / length_um)))
+    spread = 1 / (1 + distance / length_um)
     held = max(1, round(pulse_ms * 1e-3 * sampling_hz))
     t_ms = np.maximum(np.arange(samples) - held, 0) * 1e3 / sampling_hz
-    return (np.exp(-t_ms / decay_ms)[:, None] * level[None]).astype(np.float32)
+    wave = np.zeros((samples, len(positions_um)))
+    for e in np.flatnonzero(currents_ua):
+        current = float(currents_ua[e])
+        if saturation_ua is None:
+            drive, decay = current, decay_ms
+        else:
+            drive = saturation_ua * np.tanh(current / saturation_ua)
+            decay = decay_ms * (1 + abs(current) / saturation_ua)
+        wave += np.exp(-t_ms / decay)[:, None] * (uv_per_ua * drive * spread[e])[None]
+    return wave.astype(np.float32)

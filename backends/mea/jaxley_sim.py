@@ -51,8 +51,11 @@ class JaxleyOptions(BackendOptions):
     own stream of `seed` so a session with them differs from the clean one by them alone);
     the stimulation artefact (artefact_uv_per_ua µV per µA on the stimulating electrode,
     falling with distance as 1/(1 + d/artefact_length_um), held for the pulse, then
-    decaying with artefact_ms; 0: none) and the amplifier's range (saturation_uv: traces
-    clip at ±saturation_uv; None: the int16 range);
+    decaying with artefact_ms; 0: none; artefact_saturation_ua: each electrode's artefact
+    saturating in its current, I_sat·tanh(I/I_sat), and decaying more slowly after larger
+    pulses, artefact_ms·(1 + |I|/I_sat), as real electrodes' do; None: linear) and the
+    amplifier's range (saturation_uv: traces clip at ±saturation_uv; None: the int16
+    range);
     the simulation (dt_ms, celsius, disk_radius_um of the electrodes, float64, batch)."""
 
     morphology: str | None = None
@@ -87,6 +90,7 @@ class JaxleyOptions(BackendOptions):
     artefact_uv_per_ua: float = Field(0.0, ge=0)
     artefact_length_um: float = Field(60.0, gt=0)
     artefact_ms: float = Field(1.0, gt=0)
+    artefact_saturation_ua: float | None = Field(None, gt=0)
     saturation_uv: float | None = Field(None, gt=0)
     dt_ms: float = Field(0.01, gt=0)
     celsius: float = 28.0
@@ -259,27 +263,32 @@ class JaxleyBackend(MEASimulatorBackend):
     def _artefacts(
         self, stimulation: Stimulation, currents: np.ndarray, traces: np.ndarray
     ) -> None:
-        """Adds each pulse's artefact (amplifier.artefact_uv) from its start, for 10 decay
-        times."""
+        """Adds each pulse's artefact (amplifier.artefact_uv) from its start, for 10 of its
+        slowest decay times."""
         from .amplifier import artefact_uv
         from .simulation import PULSES
 
         o, fs = self.options, self.options.sampling_hz
-        span = round(10 * o.artefact_ms * 1e-3 * fs)
         for k, shape in enumerate(stimulation.shape):
             pulse_ms = len(PULSES[shape]) * self._model.timing.phase_ms
             start = round(stimulation.time_s[k] * fs)
+            slowest = o.artefact_ms * (
+                1
+                if o.artefact_saturation_ua is None
+                else 1 + np.abs(currents[k]).max() / o.artefact_saturation_ua
+            )
             wave = artefact_uv(
                 currents[k],
                 self.positions_um,
-                span,
+                round(10 * slowest * 1e-3 * fs),
                 fs,
                 uv_per_ua=o.artefact_uv_per_ua,
                 length_um=o.artefact_length_um,
                 decay_ms=o.artefact_ms,
                 pulse_ms=pulse_ms,
+                saturation_ua=o.artefact_saturation_ua,
             )
-            traces[start : start + span] += wave[: len(traces) - start]
+            traces[start : start + len(wave)] += wave[: len(traces) - start]
 
     def _stored(self, traces: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         o = self.options

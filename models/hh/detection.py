@@ -200,6 +200,7 @@ def evoked_spikes(
     raw: Recording | None = None,
     artefacts: bool = True,
     mask_ms: float = 0.25,
+    linear: bool = False,
 ) -> EvokedSpikes:
     """Whether the cell spiked after each stimulation pulse of `recording` (the traces
     spikes are detected on).
@@ -211,8 +212,9 @@ def evoked_spikes(
     spike (taken from the recording the spontaneous spikes are of: `recording`'s quiet
     spans, or a separate spontaneous recording of the same array). With `artefacts`, each
     window first loses the stimulation artefact, estimated jointly with the spikes
-    (artefacts.py); `raw` (default `recording`): the unfiltered traces, where amplifier
-    saturation shows (mask_ms either side of it left out)."""
+    (artefacts.py; `linear`: scaled linearly with current, without departures); `raw`
+    (default `recording`): the unfiltered traces, where amplifier saturation shows
+    (mask_ms either side of it left out)."""
     fs = recording.sampling_hz
     half = max(1, round(half_ms * 1e-3 * fs))
     matched = MatchedFilter(image, spontaneous.noise_uv, channels, half)
@@ -257,7 +259,9 @@ def evoked_spikes(
     unfiltered = Windows(raw or recording, matched.channels, width + 2 * margin)
     edges = np.stack([unfiltered(int(starts[k]) - margin) for k in kept]).astype(float)
     stimulation = _events(recording.stimulation, kept)
-    spiked[kept], removed = remove_artefacts(block, edges, stimulation, matched, threshold, margin)
+    spiked[kept], removed = remove_artefacts(
+        block, edges, stimulation, matched, threshold, margin, linear=linear
+    )
     return EvokedSpikes(spiked, threshold, removed, unlisted)
 
 

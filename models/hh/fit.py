@@ -162,6 +162,7 @@ def observe(
     artefacts: bool = True,
     spikes: np.ndarray | None = None,
     spontaneous: tuple[Recording, Recording] | None = None,
+    linear_artefacts: bool = False,
 ) -> Observed:
     """Everything the fit needs from `recording`; ValueError says, before any simulation,
     what it lacks (among it stimulation that cannot constrain a fit: patterns repeated
@@ -171,7 +172,8 @@ def observe(
     re-referenced); spontaneous and evoked spikes are found in it, the image to fit is
     taken from `recording` (default: detection on `recording` itself).
     `artefacts`: estimate and remove the stimulation artefact before evoked spikes
-    are detected (artefacts.py; saturation is read from `recording`). `spikes`: the
+    are detected (artefacts.py; saturation is read from `recording`;
+    `linear_artefacts`: scaled linearly with current). `spikes`: the
     cell's spontaneous spikes (samples near their troughs) as a spike sorter found them,
     when the recording holds several cells; by default they are detected here, the
     recording taken to hold one. `spontaneous`: a separate recording of spontaneous
@@ -211,7 +213,15 @@ def observe(
             f"{MIN_SPIKES} are needed for an electrical image"
         )
     matched = electrical_image(quiet_detected, spont.samples, before, after)
-    evoked = evoked_spikes(detected, matched, spont, seed=seed, raw=recording, artefacts=artefacts)
+    evoked = evoked_spikes(
+        detected,
+        matched,
+        spont,
+        seed=seed,
+        raw=recording,
+        artefacts=artefacts,
+        linear=linear_artefacts,
+    )
     found = responses(recording, evoked.spiked)
     # the trough of a filtered trace may sit a sample off the unfiltered one's
     image, sample_noise = baselined_image(quiet, spont.samples, before, after)
