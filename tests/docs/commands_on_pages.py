@@ -78,7 +78,7 @@ NOT_RUN = {
     ),
     "substrates run qrim --env frozenlake4 --uncertainty 16 --hardware ibm_fake_brisbane": (
         "nothing more: tests/e2e/test_run_qrim.py::test_hardware_path_on_a_device_snapshot "
-        "(default lane) runs it with --uncertainty 2 (6 min as written)"
+        "(science lane) runs it with --uncertainty 2 (6 min as written)"
     ),
     "python -m substrates.testing quantum.numpy": (
         "nothing more: .ci/run's last step runs it as written, with the plugin installed"

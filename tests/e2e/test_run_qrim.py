@@ -134,6 +134,7 @@ def test_bad_input_is_one_line(tmp_path, args: list[str], message: str) -> None:
     assert not (tmp_path / "runs").exists()
 
 
+@pytest.mark.science  # 45 s: the default lane keeps its 10-minute budget
 def test_hardware_path_on_a_device_snapshot(tmp_path) -> None:
     result = substrates(
         "run",

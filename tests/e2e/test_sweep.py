@@ -296,6 +296,7 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+@pytest.mark.science  # 46 s: the default lane keeps its 10-minute budget
 def test_a_resumed_qrim_sweep_collects_its_earlier_jobs_in_order(tmp_path, local_job_store) -> None:
     write(tmp_path / "grid.yaml", "fixed: {hardware: ibm_fake_brisbane, uncertainty: 2}\n")
     write(tmp_path / "one.yaml", "executor: local\noptions: {workers: 1}\n")
