@@ -54,6 +54,7 @@ COLUMNS = [
     "held-out accuracy (95% CI)",
     "vs truth",
     "threshold baseline",
+    "logistic baseline",
     "majority",
     "parameter error (prior range)",
     "sorting accuracy",
@@ -92,6 +93,7 @@ def main() -> None:
             f"| {name} | {s['cells']} | {fitted.accuracy_cell()} | "
             f"{100 * np.mean(scored):.1f}% | "
             f"{100 * s['mean_held_out_accuracy_threshold_baseline']:.1f}% | "
+            f"{100 * s['mean_held_out_accuracy_logistic_baseline']:.1f}% | "
             f"{100 * s['mean_held_out_accuracy_majority']:.1f}% | "
             f"{'—' if error is None else f'{100 * error:.1f}%'} | "
             f"{'—' if sorting is None else f'{sorting:.2f}'} | {fitted.minutes:.0f} |",

@@ -29,7 +29,7 @@ from ...backends.mea.base import CellModel, Parameter
 from ...datasets.mea.recording import Recording
 from .activation import fit_activation
 from .artefacts import Artefacts
-from .baselines import majority_baseline, threshold_baseline
+from .baselines import logistic_baseline, majority_baseline, threshold_baseline
 from .calibrate import Target, calibrate, score
 from .detection import evoked_spikes, given_spikes, spontaneous_spikes
 from .features import baselined_image, electrical_image
@@ -68,9 +68,10 @@ class CellFit:
     """The fitted cell (theta, from `chosen`: 'npe', 'refined' or 'calibrated'), how it was
     reached (each candidate's parameters in `candidates`, its score, lower better, in
     `scores`), and predictions (bool per pattern) for the fitting and held-out patterns:
-    the fitted cell's, and for the held-out ones every candidate's and the two baselines'
-    (`predicted_held_out_by`: 'threshold_baseline', 'majority'; baselines.py), so what
-    the choice gained or lost, and what the model adds, can be read off."""
+    the fitted cell's, and for the held-out ones every candidate's and the three
+    baselines' (`predicted_held_out_by`: 'threshold_baseline', 'logistic_baseline',
+    'majority'; baselines.py), so what the choice gained or lost, and what the model
+    adds, can be read off."""
 
     parameters: tuple[Parameter, ...]
     theta: np.ndarray
@@ -369,6 +370,9 @@ def fit_cell(
     }
     held_out["threshold_baseline"] = threshold_baseline(
         seen.held_out, list(seen.thresholds_ua.values())
+    )
+    held_out["logistic_baseline"] = logistic_baseline(
+        seen.fitting, seen.held_out, recording.positions_um, seen.channel
     )
     held_out["majority"] = majority_baseline(seen.held_out)
     return CellFit(
