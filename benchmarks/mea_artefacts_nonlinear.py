@@ -6,10 +6,11 @@ template at up to four current levels of each polarity), on sessions whose artef
 saturates in current and recovers more slowly after larger pulses.
 
 Held-out seeds 120–124 were declared before the nonlinear model first ran on them (it was
-developed on seed 11, tests/unit/hh/test_artefacts.py). Each session is
-hardware_configs/mea_sim.yaml's (8 trials of 6 electrodes at 12 currents and 6 pairs at
-3, 864 pulses) with ±100 µV DC offsets, a 1 Hz ±50 µV drift, 20 µV of mains, the amplifier
-clipping at ±1 mV, and the artefact under one of two laws:
+developed on seed 11, tests/unit/hh/test_artefacts.py); mea_study.py's first run used the
+same seeds for whole fits, before this removal existed, on sessions with a finer cell.
+Each session is hardware_configs/mea_sim.yaml's (8 trials of 6 electrodes at 12
+currents and 6 pairs at 3, 864 pulses) with ±100 µV DC offsets, a 1 Hz ±50 µV drift,
+20 µV of mains, the amplifier clipping at ±1 mV, and the artefact under one of two laws:
 - linear: 100 µV per µA on the stimulating electrode, decaying over 1 ms (up to 1.7 mV);
 - saturating: 150 µV per µA flattening as 5 µA · tanh(I / 5 µA) and decaying over
   1 ms · (1 + |I| / 5 µA): 0.7 mV at 17.5 µA, recovering over 4.5 ms.

@@ -97,7 +97,7 @@ def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
                 raise SubstratesError(f"{label}: {error}") from None
             truth = None if cell is None else cell.parameters
             outcomes = None if cell is None else true_outcomes(data, cell)
-            rows += result_rows(len(fits), fit, truth, outcomes)
+            rows += result_rows(len(fits), fit, truth, outcomes, session=label)
             fits.append((fit, truth))
             removed += [target.artefacts] if target.artefacts is not None else []
     table = results_table(rows, where)

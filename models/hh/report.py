@@ -30,10 +30,13 @@ def result_rows(
     fit: CellFit,
     truth: dict[str, float] | None,
     outcomes: dict[Any, float] | None = None,
+    session: str = "",
 ) -> list[dict[str, Any]]:
-    """results.parquet's rows of one fitted cell; `outcomes`: each pattern's true spike
-    probability where the simulator knows it (columns true_probability, correct_vs_truth)."""
-    rows = []
+    """results.parquet's rows of one fitted cell of `session` (the recording it came from:
+    patterns of one session, or of one cell, are not independent; cluster_interval);
+    `outcomes`: each pattern's true spike probability where the simulator knows it
+    (columns true_probability, correct_vs_truth)."""
+    rows: list[dict[str, Any]] = []
     mean, sd = fit.posterior.spread(fit.parameters)
     for k, p in enumerate(fit.parameters):
         rows.append(
@@ -93,7 +96,53 @@ def result_rows(
             if outcomes is not None and r.pattern in outcomes:
                 rows[-1]["true_probability"] = outcomes[r.pattern]
                 rows[-1]["correct_vs_truth"] = bool(spike) == (outcomes[r.pattern] > 0.5)
-    return rows
+    return [{"session": session, **row} for row in rows]
+
+
+def cluster_interval(
+    outcomes: Sequence[bool],
+    sessions: Sequence[object],
+    cells: Sequence[object],
+    replicates: int = 4000,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """The 95% interval of the proportion of `outcomes` that are true, when outcomes of
+    one cell, and cells of one session, are alike (a two-stage cluster bootstrap:
+    sessions drawn with replacement, then the cells of each drawn session, their
+    outcomes pooled; percentile interval). With one outcome per session it is the
+    ordinary bootstrap; with every session's outcomes equal it is as wide as the
+    sessions alone allow.
+
+    >>> right = [True] * 90 + [False] * 10
+    >>> low, high = cluster_interval(right, list(range(100)), list(range(100)))
+    >>> 0.83 < low < 0.86 and 0.94 < high < 0.97
+    True
+    >>> low, high = cluster_interval(right, [k // 10 for k in range(100)], [0] * 100)
+    >>> round(low, 2), round(high, 2)  # ten sessions, each all right or all wrong
+    (0.7, 1.0)
+    """
+    right = np.asarray(outcomes, float)
+    session_ids = np.unique(np.asarray(sessions, object).astype(str), return_inverse=True)[1]
+    cell_keys = [f"{s}\x00{c}" for s, c in zip(session_ids, cells, strict=True)]
+    cell_ids = np.unique(cell_keys, return_inverse=True)[1]
+    groups = [np.unique(cell_ids[session_ids == s]) for s in range(session_ids.max() + 1)]
+    sizes = np.array([len(g) for g in groups])
+    padded = np.zeros((len(groups), sizes.max()), np.int64)
+    for s, group in enumerate(groups):
+        padded[s, : len(group)] = group
+    totals = np.bincount(cell_ids, weights=right)
+    counts = np.bincount(cell_ids).astype(float)
+    rng = np.random.default_rng(seed)
+    drawn = rng.integers(0, len(groups), (replicates, len(groups)))  # sessions
+    size = sizes[drawn][..., None]
+    pick = (rng.random((*drawn.shape, sizes.max())) * size).astype(np.int64)  # their cells
+    chosen = padded[drawn[..., None], pick]
+    inside = np.arange(sizes.max()) < size
+    estimates = (totals[chosen] * inside).sum(axis=(1, 2)) / (counts[chosen] * inside).sum(
+        axis=(1, 2)
+    )
+    low, high = np.percentile(estimates, [2.5, 97.5])
+    return float(low), float(high)
 
 
 def error_prior_fraction(fit: CellFit, theta: np.ndarray, truth: dict[str, float]) -> float:
