@@ -115,3 +115,46 @@ def test_a_unit_copying_half_of_a_larger_ones_spikes_is_dropped() -> None:
     kept = _without_copies([copy, large, other], round(1e-3 * fs))
     assert [len(u) for u in kept] == [100, 100]
     assert np.array_equal(kept[0], large) and np.array_equal(kept[1], other)
+
+
+@pytest.mark.science
+def test_spykingcircus2_sorts_the_quiet_spans_between_pulses() -> None:
+    """Two cells firing through a protocol of pulses 50 ms apart, one second before the
+    first: the 336 quiet spans joined end to end (12.7 s) are sorted, each spike mapped
+    back to the recording; both cells are matched by a unit holding at least 80% of
+    their spikes inside the spans (0.87 and 0.89 of all their spikes measured), and
+    nearly nothing else."""
+    from substrates.adapters.conversions.mea_preprocessing import (
+        DEFAULT_PREPROCESSING,
+        parse_preprocessing,
+        preprocess,
+    )
+    from substrates.adapters.runs.hh_fit_units import true_troughs
+    from substrates.backends.registry import create_backend
+    from substrates.models.hh.quiet import inside, quiet_spans
+
+    options = {
+        "spontaneous_s": 1.0,
+        "firing_throughout": True,
+        "trial_ms": 50.0,
+        "trials": 4,
+        "stim_electrodes": 3,
+        "pair_electrodes": 2,
+        "seed": 11,
+        "array_cells": 2,
+        "artefact_uv_per_ua": 100,
+    }
+    session = create_backend("mea.jaxley", options)
+    recording = session.recording()
+    fs = recording.sampling_hz
+    detection = preprocess(recording, parse_preprocessing(DEFAULT_PREPROCESSING, fs))
+    spans = quiet_spans(detection)
+    assert len(spans) > 300
+    units, _ = sort_spontaneous(detection, "spykingcircus2", spans)
+    merged, _, _ = merge_fragments(detection, units, spans)
+    every = true_troughs(session.cell_model(recording.positions_um), session.ground_truth(), fs)
+    truths = [t[inside(spans, t, 20, 40)] for t in every]  # what the sorter can see
+    scores, matched = score_sorting(merged, truths, fs)
+    assert len(matched) == 2, scores
+    for score in scores:
+        assert score["recall"] >= 0.8 and score["precision"] >= 0.95, scores
