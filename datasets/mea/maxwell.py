@@ -80,7 +80,7 @@ def _read(file: Any, path: Path, well: str, recording: str | None) -> Recording:
         version = _version(file)
         if version == LEGACY_VERSION:
             group, rate = file, LEGACY_SAMPLING_HZ
-            settings, mapping_path = file.get("settings"), "mapping"
+            settings, mapping_path, dataset = file.get("settings"), "mapping", "sig"
         else:
             recording = _recording_name(file, path, well, recording)
             group = file[f"wells/{well}/{recording}"]
@@ -91,7 +91,7 @@ def _read(file: Any, path: Path, well: str, recording: str | None) -> Recording:
             if settings is None or "sampling" not in settings:
                 raise RecordingError(f"{path}: field '{group.name}/settings/sampling': missing")
             rate = float(settings["sampling"][0])
-        dataset = raw_dataset(file, well, recording)
+            dataset = f"wells/{well}/{recording}/groups/routed/raw"
         if dataset not in file or mapping_path not in file:
             missing = dataset if dataset not in file else mapping_path
             raise RecordingError(f"{path}: field '{missing}': missing")
@@ -102,7 +102,7 @@ def _read(file: Any, path: Path, well: str, recording: str | None) -> Recording:
             raise RecordingError(f"{path}: field '{dataset}': {reason}")
         gain_uv = _step_uv(settings, path)
         rows_declared, frames = raw.shape
-    check_filters(path, dataset)
+        check_filters(raw, path)
     routed = mapping[np.asarray(mapping["channel"]) >= 0]
     channels = np.asarray(routed["channel"], np.int64)
     if len(np.unique(channels)) != len(channels):
@@ -175,33 +175,25 @@ def register_filters() -> None:
         import hdf5plugin  # noqa: F401  # registers its filters on import
 
 
-def raw_dataset(file: Any, well: str, recording: str | None) -> str:
-    """The path of the samples of `well`'s `recording` in an open MaxWell file."""
-    if _version(file) == LEGACY_VERSION:
-        return "sig"
-    return f"wells/{well}/{recording}/groups/routed/raw"
-
-
-def check_filters(path: str | os.PathLike[str], dataset: str) -> None:
-    """RecordingError, in one line, when a filter the samples at `dataset` were written
-    through is not available to h5py (after hdf5plugin's are registered), naming it."""
+def check_filters(raw: Any, path: str | os.PathLike[str]) -> None:
+    """RecordingError, in one line, when a filter the samples of `raw` (an open h5py
+    dataset of the file at `path`) were written through is not available to h5py (once
+    register_filters has run), naming it."""
     import h5py
 
-    register_filters()
-    with _reading(path), h5py.File(path, "r") as file:
-        plist = file[dataset].id.get_create_plist()
-        for index in range(plist.get_nfilters()):
-            code, _, _, name = plist.get_filter(index)
-            if h5py.h5z.filter_avail(code):
-                continue
-            label = name.decode(errors="replace") if isinstance(name, bytes) else str(name)
-            raise RecordingError(
-                f"{path}: field '{dataset}': compressed with HDF5 filter {code}"
-                f"{f' ({label})' if label else ''}, which is not installed: MaxWell's own "
-                "filter is their decompression library, put on HDF5_PLUGIN_PATH (it is not "
-                "on PyPI, and substrates downloads nothing); open filters come with "
-                "hdf5plugin (pip install 'substrates[mea]')"
-            )
+    plist = raw.id.get_create_plist()
+    for index in range(plist.get_nfilters()):
+        code, _, _, name = plist.get_filter(index)
+        if h5py.h5z.filter_avail(code):
+            continue
+        label = name.decode(errors="replace") if isinstance(name, bytes) else str(name)
+        raise RecordingError(
+            f"{path}: field '{raw.name.lstrip('/')}': compressed with HDF5 filter {code}"
+            f"{f' ({label})' if label else ''}, which is not installed: MaxWell's own "
+            "filter is their decompression library, put on HDF5_PLUGIN_PATH (it is not "
+            "on PyPI, and substrates downloads nothing); open filters come with "
+            "hdf5plugin (pip install 'substrates[mea]')"
+        )
 
 
 def bits_onsets(path: str | os.PathLike[str], sampling_hz: float) -> np.ndarray:

@@ -92,7 +92,7 @@ def spontaneous_spikes(
     matched = spans.copy()
     matched[:, 1] -= width  # a window starting before this ends inside its span
     found = _peaks(score, matched[matched[:, 1] > matched[:, 0]], step, 0.5, dead) + before
-    return SpontaneousSpikes(found[inside(spans, found, before, after)], channel, noise, recording)
+    return SpontaneousSpikes(found, channel, noise, recording)
 
 
 def given_spikes(
