@@ -49,7 +49,10 @@ def run_estimate(p: EstimateParameters, run: RunContext) -> Outcome:
 def collect_estimate(run: RunContext, jobs: list[dict[str, Any]]) -> Outcome:
     """The outcome of an interrupted estimate run, from its estimator job's values."""
     backend = run.backend("hardware", QuantumBackend)
-    values = np.concatenate([backend.collect_estimates(job["job_id"]) for job in jobs])
+    journal = run.journal(recorded=jobs)
+    values = np.concatenate(
+        [backend.collect_estimates(job["job_id"], journal=journal) for job in jobs]
+    )
     parameters = run.record["parameters"]
     pairs = [(int(i), str(label)) for i, label in parameters["pairs"]]
     if len(values) != len(pairs):

@@ -210,10 +210,15 @@ class RunContext:
         return folder
 
     def journal(
-        self, *, announce: bool = False, replay: Sequence[Mapping[str, Any]] = ()
+        self,
+        *,
+        announce: bool = False,
+        replay: Sequence[Mapping[str, Any]] = (),
+        recorded: Sequence[Mapping[str, Any]] = (),
     ) -> JobLog:
-        """The run's jobs.json, appended as each hardware job is submitted."""
-        return JobLog(self.folder, announce=announce, replay=replay)
+        """The run's jobs.json, appended as each hardware job is submitted (`recorded`: the
+        entries it holds already, when a collection finishes the run)."""
+        return JobLog(self.folder, announce=announce, replay=replay, recorded=recorded)
 
     def finish(self, outcome: Outcome) -> RunFolder:
         """Write what the run produced, then mark it complete."""

@@ -47,8 +47,13 @@ def run_sample(p: SampleParameters, run: RunContext) -> Outcome:
 def collect_sample(run: RunContext, jobs: list[dict[str, Any]]) -> Outcome:
     """The outcome of an interrupted sample run, from the results of its recorded jobs."""
     backend = run.backend("hardware", QuantumBackend)
-    results = [result for job in jobs for result in backend.collect(job["job_id"])]
+    journal = run.journal(recorded=jobs)
     parameters = run.record["parameters"]
+    results = [
+        result
+        for job in jobs
+        for result in backend.collect(job["job_id"], journal, shots=parameters["shots"])
+    ]
     return outcome(tabulate(parameters["circuits"], results, parameters["shots"]), run.record)
 
 

@@ -20,7 +20,8 @@ class JobLog:
     `replay` (an interrupted execution's jobs), it hands those back while the requests
     repeat, in order, so they are collected rather than submitted again. `announce`: log
     each new job with the command that collects it (for runs `substrates jobs collect`
-    can finish)."""
+    can finish). `recorded`: the entries jobs.json already holds, kept (a collection adds
+    what each ended job reports to them)."""
 
     def __init__(
         self,
@@ -28,10 +29,11 @@ class JobLog:
         *,
         announce: bool = False,
         replay: Sequence[Mapping[str, Any]] = (),
+        recorded: Sequence[Mapping[str, Any]] = (),
     ) -> None:
         self.folder = folder
         self.announce = announce
-        self.jobs: list[dict[str, Any]] = []
+        self.jobs: list[dict[str, Any]] = [dict(job) for job in recorded]
         self.pending = [dict(job) for job in replay]
 
     def replay(self, info: Mapping[str, Any]) -> str | None:
@@ -53,6 +55,14 @@ class JobLog:
                 info.get("device"),
                 self.folder.path,
             )
+
+    def finished(self, job_id: str, info: Mapping[str, Any]) -> None:
+        """Add what an ended job reports (usage, execution spans) to its latest entry."""
+        for job in reversed(self.jobs):
+            if job["job_id"] == job_id:
+                job.update({"finished_at": now(), **info})
+                self.folder.write_json(JOBS_FILE, {"jobs": self.jobs})
+                return
 
 
 def recorded_jobs(folder: RunFolder) -> list[dict[str, Any]]:

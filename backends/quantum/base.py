@@ -9,7 +9,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
@@ -29,7 +29,8 @@ JobJournal = Callable[[str, Mapping[str, object]], None]
 """Called with (job id, metadata) right after a job is submitted, before waiting on it. A
 journal that also has `replay(metadata) -> job id | None` may hand back a job an earlier,
 interrupted execution submitted for the same request: hardware backends then collect that
-job instead of submitting again."""
+job instead of submitting again; one with `finished(job id, metadata)` is told what an ended
+job reports (IBM: `usage_s`, QPU seconds billed, and `execution_spans`)."""
 
 
 @dataclass(frozen=True)
@@ -48,11 +49,16 @@ class QuantumCapabilities(Capabilities):
 
 @dataclass(frozen=True)
 class SampleResult:
-    """Measured outcomes of one circuit: bitstring -> count, summing to `shots`."""
+    """Measured outcomes of one circuit: bitstring -> count, summing to `shots`.
+
+    memory: each shot's bitstring in the order the device measured them, where the backend
+    gives them (IBM devices and their snapshots); None where it gives counts only.
+    """
 
     counts: dict[str, int]
     shots: int
     job_id: str | None = None
+    memory: tuple[str, ...] | None = field(default=None, repr=False)
 
     def probabilities(self) -> dict[str, float]:
         """Relative frequencies."""
@@ -227,14 +233,19 @@ class QuantumBackend(Backend):
     def _compiled(self, circuits: list[QuantumCircuit]) -> list[QuantumCircuit]:
         return circuits
 
-    def collect(self, job_id: str) -> list[SampleResult]:
-        """Counts of a sampler job submitted earlier, fetched by id; only job-based backends
-        have jobs."""
+    def collect(
+        self, job_id: str, journal: JobJournal | None = None, *, shots: int | None = None
+    ) -> list[SampleResult]:
+        """Counts of a sampler job submitted earlier, fetched by id (`journal` is told what
+        the ended job reports; `shots`: the shots asked, where a device may run more, as
+        IBM's twirling rounds up to whole randomizations); only job-based backends have
+        jobs."""
         raise CapabilityError(f"{self.name} runs synchronously; it has no jobs to collect")
 
-    def collect_estimates(self, job_id: str) -> np.ndarray:
+    def collect_estimates(self, job_id: str, journal: JobJournal | None = None) -> np.ndarray:
         """Expectation values of an estimator job submitted earlier, fetched by id, in the
-        order of its circuits; only job-based backends have jobs."""
+        order of its circuits (`journal` is told what the ended job reports); only job-based
+        backends have jobs."""
         raise CapabilityError(f"{self.name} runs synchronously; it has no jobs to collect")
 
     @abstractmethod

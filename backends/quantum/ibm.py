@@ -1,8 +1,11 @@
-"""IBM Quantum through qiskit-ibm-runtime: ISA transpilation, SamplerV2/EstimatorV2, jobs by id."""
+"""IBM Quantum through qiskit-ibm-runtime: ISA transpilation, the executor-based Sampler and
+Estimator (the primitives the runtime supports from 0.50 on; SamplerV2 and EstimatorV2 are
+deprecated there), jobs by id with their Batch/Session, usage and execution spans."""
 
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cached_property
@@ -38,13 +41,16 @@ class RuntimeOptions(BackendOptions):
     dynamical_decoupling: pulse sequence filling idle qubits ('XX', 'XpXm', 'XY4'; None: off).
     twirling: Pauli-twirl two-qubit gates and measurements.
     resilience_level: the estimator's error mitigation preset (0 none, 1 readout (TREX),
-        2 readout and zero-noise extrapolation); None: the service default.
-    measure_mitigation: the estimator's readout mitigation on or off (None: the level's).
-    On `quantum.ibm` the runtime's servers apply them. Runtime local mode ignores them, so
-    `quantum.ibm_fake` runs estimates that ask for mitigation (resilience_level ≥ 1 or
-    measure_mitigation) through the runtime's client-side Estimator instead (TREX readout
-    mitigation and zero-noise extrapolation computed on this machine by qiskit-mitigation);
-    without mitigation options a fake estimate is unmitigated.
+        2 readout and zero-noise extrapolation); None: the estimator's default, 1.
+    measure_mitigation: the estimator's readout mitigation (TREX) on or off (None: the
+        level's).
+    zne_mitigation: zero-noise extrapolation on or off (None: the level's).
+    pec_mitigation: probabilistic error cancellation (learns each layer's noise on the
+        device first; costly in QPU time). Needs a real device: refused on snapshots.
+    Both primitives are qiskit-ibm-runtime's executor-based ones: the circuits are turned
+    into a quantum program on this machine (twirling, the mitigation's calibration
+    circuits), run on the device (or, for `quantum.ibm_fake`, on the snapshot's noisy
+    simulator) and post-processed here when the result is fetched.
     """
 
     optimization_level: int = Field(2, ge=0, le=3)
@@ -55,6 +61,8 @@ class RuntimeOptions(BackendOptions):
     twirling: bool = False
     resilience_level: int | None = Field(None, ge=0, le=2)
     measure_mitigation: bool | None = None
+    zne_mitigation: bool | None = None
+    pec_mitigation: bool = False
 
     @model_validator(mode="after")
     def _layout_is_distinct_qubits(self) -> Self:
@@ -100,7 +108,7 @@ class IBMBackend(QuantumBackend):
         self._device: BackendV2 | None = None
         self._held: list[Any] | None = None  # inside session(): [] until the mode opens
         self.modes_opened = 0
-        """Batches or Sessions opened so far (journalled with each job as 'mode')."""
+        """Batches or Sessions opened so far (each job is journalled with its `session_id`)."""
 
     @classmethod
     def unavailability(cls, options: BackendOptions) -> Unavailability | None:
@@ -140,7 +148,7 @@ class IBMBackend(QuantumBackend):
             raise SubstratesError(f"IBM Quantum: cannot choose a device: {err}") from err
 
     def _primitive_options(self, seed: int | None, primitive: str) -> dict[str, Any]:
-        """Options of a SamplerV2 ('sampler') or EstimatorV2 ('estimator') from ours."""
+        """Options of the executor Sampler ('sampler') or Estimator ('estimator') from ours."""
         opts = self.options
         out: dict[str, Any] = {}
         if opts.max_execution_time_s is not None:
@@ -155,8 +163,13 @@ class IBMBackend(QuantumBackend):
         if primitive == "estimator":
             if opts.resilience_level is not None:
                 out["resilience_level"] = opts.resilience_level
-            if opts.measure_mitigation is not None:
-                out["resilience"] = {"measure_mitigation": opts.measure_mitigation}
+            resilience = {
+                "measure_mitigation": opts.measure_mitigation,
+                "zne_mitigation": opts.zne_mitigation,
+                "pec_mitigation": opts.pec_mitigation or None,
+            }
+            if any(v is not None for v in resilience.values()):
+                out["resilience"] = {k: v for k, v in resilience.items() if v is not None}
         return out
 
     def _executor(self) -> Any:
@@ -189,6 +202,7 @@ class IBMBackend(QuantumBackend):
         if self._device is None and circuits:
             self._device = self._find_device(max(c.num_qubits for c in circuits))
         super().validate(circuits, shots=shots, exact=exact)
+        self._check_suppression(circuits)
         layout = self.options.initial_layout
         if layout is None or self._device is None:
             return
@@ -202,6 +216,27 @@ class IBMBackend(QuantumBackend):
                 raise CapabilityError(
                     f"circuit {circuit.name!r} has {circuit.num_qubits} qubits; initial_layout "
                     f"places {len(layout)}"
+                )
+
+    def _check_suppression(self, circuits: Sequence[QuantumCircuit]) -> None:
+        """Twirling and dynamical decoupling with control flow (if_test, while, for) are
+        refused by the executor primitives after transpiling; refuse them before, by name."""
+        opts = self.options
+        asked = [
+            name
+            for name, on in (
+                ("twirling", opts.twirling),
+                ("dynamical_decoupling", opts.dynamical_decoupling),
+            )
+            if on
+        ]
+        if not asked:
+            return
+        for circuit in circuits:
+            if any(getattr(i.operation, "blocks", ()) for i in circuit.data):
+                raise CapabilityError(
+                    f"circuit {circuit.name!r} has control flow, which the IBM primitives do not "
+                    f"run with {' or '.join(asked)}: turn it off in the hardware config"
                 )
 
     @contextmanager
@@ -241,35 +276,51 @@ class IBMBackend(QuantumBackend):
         mode_class = Batch if self.options.execution == "batch" else Session
         return mode_class(backend=self._executor())
 
+    def _session_id(self, mode: Any) -> str | None:
+        """The id IBM gave the Batch or Session (as `service.jobs(session_id=…)` takes it)."""
+        return getattr(mode, "session_id", None)
+
     def _submit(self, primitive: type, pubs: list[Any], seed: int | None, **run: Any) -> Any:
-        """Run a primitive on the resolved device in the configured execution mode: in the
-        run's held Batch/Session inside `session()`, else one opened for this call."""
+        """Run a primitive in the configured execution mode: in the run's held
+        Batch/Session inside `session()`, else one opened for this call. Returns the job
+        and the id of the Batch/Session it went to (None for a plain job)."""
         options = self._primitive_options(seed, "estimator" if "precision" in run else "sampler")
         if self.options.execution == "job":
-            return primitive(mode=self._executor(), options=options).run(pubs, **run)
+            return _run(primitive, self._executor(), options, pubs, run), None
         if self._held is not None:
             if not self._held:
                 self._held.append(self._open_mode())
-            return primitive(mode=self._held[0], options=options).run(pubs, **run)
+            mode = self._held[0]
+            return _run(primitive, mode, options, pubs, run), self._session_id(mode)
         with self._open_mode() as mode:
-            return primitive(mode=mode, options=options).run(pubs, **run)
+            return _run(primitive, mode, options, pubs, run), self._session_id(mode)
 
     def _job(
         self, info: dict[str, Any], journal: JobJournal | None, submit: Callable[[], Any]
     ) -> str:
         """The id of the job for this request: the one an interrupted execution submitted
         (the journal's replay), or a new one from `submit`, journalled before any wait with
-        the Batch/Session it went to (None: a plain job, or none opened)."""
+        the id of the Batch/Session it went to (None: a plain job)."""
         earlier = getattr(journal, "replay", lambda _: None)(info)
         if journal is not None and earlier is not None:
             journal(earlier, {**info, "replayed": True})
             return str(earlier)
-        job = submit()
+        job, session_id = submit()
         if journal is not None:
-            mode = None if self.options.execution == "job" else self.modes_opened or None
-            journal(job.job_id(), {**info, "mode": mode})
+            journal(job.job_id(), {**info, "session_id": session_id})
         self._retain(job)
         return str(job.job_id())
+
+    def _finished(self, job_id: str, result: Any, journal: JobJournal | None) -> None:
+        """Tell the journal (where it keeps such records) what the ended job cost: the QPU
+        seconds IBM billed and the spans the device spent executing it."""
+        record = getattr(journal, "finished", None)
+        if record is not None:
+            record(job_id, {"usage_s": self._usage_s(job_id), "execution_spans": _spans(result)})
+
+    def _usage_s(self, job_id: str) -> float:
+        """QPU seconds IBM billed for the job."""
+        return float(self._service.job(job_id).usage())
 
     def _sample(
         self,
@@ -278,7 +329,7 @@ class IBMBackend(QuantumBackend):
         seed: int | None,
         journal: JobJournal | None,
     ) -> list[SampleResult]:
-        from qiskit_ibm_runtime import SamplerV2
+        from qiskit_ibm_runtime.executor_sampler import Sampler
 
         info = {
             "device": self.device.name,
@@ -289,16 +340,19 @@ class IBMBackend(QuantumBackend):
         }
 
         def submit() -> Any:
-            return self._submit(SamplerV2, self._isa(circuits, seed), seed, shots=shots)
+            return self._submit(Sampler, self._isa(circuits, seed), seed, shots=shots)
 
-        return self.collect(self._job(info, journal, submit))
+        return self.collect(self._job(info, journal, submit), journal, shots=shots)
 
-    def collect(self, job_id: str) -> list[SampleResult]:
-        """Counts of a sampler job submitted earlier, fetched by id (waits until it ends)."""
-        return [
-            SampleResult(pub.join_data().get_counts(), pub.join_data().num_shots, job_id)
-            for pub in self._result(job_id)
-        ]
+    def collect(
+        self, job_id: str, journal: JobJournal | None = None, *, shots: int | None = None
+    ) -> list[SampleResult]:
+        """Outcomes of a sampler job submitted earlier, fetched by id (waits until it ends),
+        each shot's bitstring in the order the device measured them; `journal` is told the
+        job's usage and execution spans."""
+        result = self._result(job_id)
+        self._finished(job_id, result, journal)
+        return _sample_results(result, job_id, shots)
 
     def _estimate(
         self,
@@ -308,6 +362,8 @@ class IBMBackend(QuantumBackend):
         seed: int | None,
         journal: JobJournal | None,
     ) -> np.ndarray:
+        from qiskit_ibm_runtime.executor_estimator import Estimator
+
         groups = _runs_of_one_circuit(circuits)
         info = {
             "device": self.device.name,
@@ -324,21 +380,61 @@ class IBMBackend(QuantumBackend):
                 (c, [observables[i].apply_layout(c.layout) for i in group])
                 for c, group in zip(isa, groups, strict=True)
             ]
-            return self._submit_estimator(pubs, seed, precision)
+            return self._submit(Estimator, pubs, seed, precision=precision)
 
-        return self.collect_estimates(self._job(info, journal, submit))
+        return self.collect_estimates(self._job(info, journal, submit), journal)
 
-    def _submit_estimator(self, pubs: list[Any], seed: int | None, precision: float) -> Any:
-        """An EstimatorV2 job: mitigation, when asked for, is applied on IBM's servers."""
-        from qiskit_ibm_runtime import EstimatorV2
-
-        return self._submit(EstimatorV2, pubs, seed, precision=precision)
-
-    def collect_estimates(self, job_id: str) -> np.ndarray:
+    def collect_estimates(self, job_id: str, journal: JobJournal | None = None) -> np.ndarray:
         """Expectation values of an estimator job submitted earlier, fetched by id (waits
         until it ends), one per (circuit, observable) pair in submission order: each PUB's
-        observables in turn."""
-        return np.concatenate([np.ravel(pub.data.evs) for pub in self._result(job_id)])
+        observables in turn; `journal` is told the job's usage and execution spans."""
+        result = self._result(job_id)
+        self._finished(job_id, result, journal)
+        return np.concatenate([np.ravel(pub.data.evs) for pub in result])
+
+
+def _run(primitive: type, mode: Any, options: dict[str, Any], pubs: list[Any], run: Any) -> Any:
+    """Submit; what the runtime's client-side preparation refuses (twirling it cannot close
+    on some qubit, options it rejects) is one line naming the primitive, before any job."""
+    from qiskit.transpiler.exceptions import TranspilerError
+    from samplomatic.exceptions import BuildError
+
+    try:
+        return primitive(mode=mode, options=options).run(pubs, **run)
+    except (ValueError, BuildError, TranspilerError) as err:  # IBMInputValueError is a ValueError
+        name = f"{primitive.__module__.rsplit('.', 2)[-2]}.{primitive.__name__}"
+        raise CapabilityError(f"the runtime's {name} refused the request: {err}") from err
+
+
+def _sample_results(result: Any, job_id: str, shots: int | None) -> list[SampleResult]:
+    """One SampleResult per PUB: counts and per-shot memory of all registers joined, the
+    first `shots` of them (twirling rounds a PUB's shots up to whole randomizations: 200
+    asked run as 4 × 64; None keeps all)."""
+    out = []
+    for pub in result:
+        memory = tuple(pub.join_data().get_bitstrings()[:shots])
+        out.append(SampleResult(dict(Counter(memory)), len(memory), job_id, memory))
+    return out
+
+
+def _spans(result: Any) -> list[list[str]]:
+    """[start, stop] (ISO 8601, UTC) of each chunk the executor ran the job in, from the
+    result's metadata (a dataclass fresh from the runtime, a mapping once stored)."""
+    executor = result.metadata.get("executor")
+    chunks = getattr(executor, "chunk_timing", None)
+    if chunks is None and isinstance(executor, dict):
+        chunks = executor.get("chunk_timing")
+    spans = []
+    for chunk in chunks or ():
+        start, stop = (
+            chunk[k] if isinstance(chunk, dict) else getattr(chunk, k) for k in ("start", "stop")
+        )
+        spans.append([_iso(start), _iso(stop)])
+    return spans
+
+
+def _iso(moment: Any) -> str:
+    return moment.isoformat() if hasattr(moment, "isoformat") else str(moment)
 
 
 def _runs_of_one_circuit(circuits: list[QuantumCircuit]) -> list[list[int]]:

@@ -1,16 +1,21 @@
 """The `quantum.ibm` code path on a real device's snapshot, in runtime local mode.
 
-Transpilation to the device's ISA, the SamplerV2/EstimatorV2 calls, execution modes and
-job journaling are IBMBackend's own; only the service differs: fake devices run locally
-and finished jobs are kept in a local store so they can be collected by id.
+Transpilation to the device's ISA, the executor Sampler/Estimator calls, execution modes
+and job journaling are IBMBackend's own; only the service differs: fake devices run
+locally, finished jobs are kept in a local store so they can be collected by id later,
+and a Batch or Session (which local mode leaves without an id) gets a local id.
 """
 
 from __future__ import annotations
 
-from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar
+import uuid
+import weakref
+from functools import cache, cached_property
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
-from ..base import Tier
+from pydantic import model_validator
+
+from ..base import BackendOptions, Tier
 from . import local_jobs
 from .device_snapshots import SnapshotName, load_snapshot
 from .ibm import IBMBackend, RuntimeOptions
@@ -20,12 +25,22 @@ MPS_ABOVE_QUBITS = 24
 
 if TYPE_CHECKING:
     from qiskit.providers import BackendV2
+    from qiskit_aer import AerSimulator
 
 
 class IBMFakeOptions(RuntimeOptions):
     """Options of `quantum.ibm_fake`. device: a snapshot name such as 'fake_brisbane'."""
 
     device: SnapshotName = "fake_brisbane"
+
+    @model_validator(mode="after")
+    def _no_pec_on_a_snapshot(self) -> Self:
+        if self.pec_mitigation:
+            raise ValueError(
+                "pec_mitigation learns each layer's noise on the device itself, which a "
+                "snapshot cannot: use resilience_level 1 or 2 (TREX, ZNE) here"
+            )
+        return self
 
 
 class IBMFakeBackend(IBMBackend):
@@ -36,18 +51,32 @@ class IBMFakeBackend(IBMBackend):
     Options: ClassVar[type[RuntimeOptions]] = IBMFakeOptions
     needs_credentials: ClassVar[bool] = False  # a snapshot runs locally
 
+    def __init__(self, options: BackendOptions | dict[str, Any] | None = None) -> None:
+        super().__init__(options)
+        self._local_ids: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+
     def _find_device(self, min_qubits: int) -> BackendV2:
         return load_snapshot(self.options.device)
 
     @cached_property
     def _simulator(self) -> Any:
+        """The snapshot's noisy simulator, built once (a fake backend rebuilds it per job).
+        The executor Estimator's programs measure every device qubit (its readout
+        calibration and twirled measurements span them all), so above MPS_ABOVE_QUBITS
+        device qubits it simulates matrix-product states, where a state vector would not
+        fit; the Sampler's programs run there as fast (idle qubits are dropped either way)."""
         from qiskit_aer import AerSimulator
 
-        return AerSimulator.from_backend(self._device)
+        wide = self.device.num_qubits > MPS_ABOVE_QUBITS
+        method = "matrix_product_state" if wide else "automatic"
+        return _stream_per_run(AerSimulator).from_backend(self._device, method=method)
 
     def _executor(self) -> Any:
-        """The snapshot's noisy simulator, built once: a fake backend rebuilds it per job."""
         return self._simulator
+
+    def _session_id(self, mode: Any) -> str | None:
+        """Local mode leaves a Batch or Session without an id: ours, one per opened mode."""
+        return self._local_ids.setdefault(mode, f"local-{uuid.uuid4()}")
 
     def _primitive_options(self, seed: int | None, primitive: str) -> dict[str, Any]:
         """The runtime's options, plus the local simulator's seed for the one job of a call
@@ -57,31 +86,32 @@ class IBMFakeBackend(IBMBackend):
             return options
         return {**options, "simulator": {"seed_simulator": base_seed(seed)}}
 
-    @cached_property
-    def _mitigating_simulator(self) -> Any:
-        """The snapshot's noisy simulator for the client-side Estimator, whose programs span
-        every device qubit (readout calibration included): matrix-product states above
-        MPS_ABOVE_QUBITS device qubits, where a state vector would not fit."""
-        from qiskit_aer import AerSimulator
-
-        wide = self.device.num_qubits > MPS_ABOVE_QUBITS
-        method = "matrix_product_state" if wide else "automatic"
-        return AerSimulator.from_backend(self._device, method=method)
-
-    def _submit_estimator(self, pubs: list[Any], seed: int | None, precision: float) -> Any:
-        """Mitigation asked for runs where local mode can apply it: the runtime's
-        client-side Estimator (TREX, ZNE by qiskit-mitigation) on the snapshot's noise."""
-        opts = self.options
-        if not ((opts.resilience_level or 0) >= 1 or opts.measure_mitigation):
-            return super()._submit_estimator(pubs, seed, precision)
-        from qiskit_ibm_runtime.executor_estimator import Estimator
-
-        options = self._primitive_options(seed, "estimator")
-        estimator = Estimator(mode=self._mitigating_simulator, options=options)
-        return estimator.run(pubs, precision=precision)
+    def _usage_s(self, job_id: str) -> float:
+        """Local mode bills no QPU time."""
+        return 0.0
 
     def _retain(self, job: Any) -> None:
         local_jobs.keep(job)
 
     def _result(self, job_id: str) -> Any:
         return local_jobs.load(job_id)
+
+
+@cache
+def _stream_per_run(simulator: type[AerSimulator]) -> type[AerSimulator]:
+    """`simulator` (AerSimulator) seeding its k-th run with the given seed + k, as Aer seeds
+    the circuits of one run. Runtime local mode simulates each item of a job's quantum
+    program as a run of its own, every one with the job's seed, so identical circuits in one
+    job would repeat each other's outcomes; with this they are independent, and the job is
+    as reproducible (each job runs on a fresh copy, counting from 0)."""
+
+    class StreamPerRun(simulator):  # type: ignore[valid-type, misc]
+        _runs = 0
+
+        def run(self, circuits: Any, **options: Any) -> Any:
+            if options.get("seed_simulator") is not None:
+                options["seed_simulator"] += self._runs
+            self._runs += 1
+            return super().run(circuits, **options)
+
+    return StreamPerRun

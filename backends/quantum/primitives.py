@@ -2,7 +2,7 @@
 
 Pubs are coerced by Qiskit's own containers (`EstimatorPub`, `SamplerPub`), so parameter
 values broadcast against observables exactly as in Qiskit; every bound circuit of a call
-goes to the backend in one `estimate` or `sample` call (one per precision or shot count),
+goes to the backend in one `estimate` call per precision, or one `sample` call,
 and results come back as Qiskit's `PrimitiveResult` of `PubResult`s: `data.evs` and
 `data.stds` shaped like the pub, or one `BitArray` per classical register.
 
@@ -32,7 +32,7 @@ import numpy as np
 if TYPE_CHECKING:
     from qiskit.primitives import PrimitiveResult
 
-    from .base import JobJournal, QuantumBackend
+    from .base import JobJournal, QuantumBackend, SampleResult
 
 
 def _flat_indices(shape: tuple[int, ...], target: tuple[int, ...]) -> np.ndarray:
@@ -107,28 +107,37 @@ def run_sampler(
 ) -> PrimitiveResult:
     """SamplerV2 semantics: pubs (circuit[, parameter values[, shots]]); each result holds
     one `BitArray` per classical register, named as the register, shaped like the pub.
-    The shots of all registers of a circuit are the same shots, in one random order."""
+    The shots of all registers of a circuit are the same shots.
+
+    One `sample` call (one job on a job-based backend, recorded in `journal` before it is
+    waited on) per call, whatever the PUBs' shot counts: every circuit is measured the
+    largest count and each PUB keeps its first `shots` outcomes (on hardware the smaller
+    PUBs spend the extra shots' QPU time; the executor Sampler runs one count per job).
+    Per-shot order is the device's where the backend keeps memory (IBM devices and their
+    snapshots), else random."""
     from qiskit.primitives import BitArray, DataBin, PrimitiveResult, SamplerPubResult
     from qiskit.primitives.containers.sampler_pub import SamplerPub
 
     coerced = [SamplerPub.coerce(pub, shots) for pub in pubs]
-    jobs: dict[int, list[tuple[int, int, Any]]] = defaultdict(list)
+    items: list[tuple[int, int, Any]] = []
     for k, pub in enumerate(coerced):
         bound = np.asarray(pub.parameter_values.bind_all(pub.circuit), dtype=object)
-        for position, circuit in enumerate(bound.reshape(-1)):
-            jobs[int(pub.shots)].append((k, position, circuit))
-    counts: list[dict[int, dict[str, int]]] = [{} for _ in coerced]
-    for pub_shots, items in jobs.items():
-        results = backend.sample([i[2] for i in items], shots=pub_shots, seed=seed, journal=journal)
-        for (k, position, _), result in zip(items, results, strict=True):
-            counts[k][position] = result.counts
+        items.extend((k, position, circuit) for position, circuit in enumerate(bound.reshape(-1)))
+    shots_of_call = max((int(pub.shots) for pub in coerced), default=0)
+    results = (
+        backend.sample([i[2] for i in items], shots=shots_of_call, seed=seed, journal=journal)
+        if items
+        else []
+    )
     rng = np.random.default_rng(seed)
+    outcomes: list[dict[int, list[int]]] = [{} for _ in coerced]
+    for (k, position, _), result in zip(items, results, strict=True):
+        outcomes[k][position] = _first_shots(result, int(coerced[k].shots), rng)
     out = []
-    for pub, by_position in zip(coerced, counts, strict=True):
+    for pub, by_position in zip(coerced, outcomes, strict=True):
         registers: dict[str, list[np.ndarray]] = {reg.name: [] for reg in pub.circuit.cregs}
         for position in range(int(np.prod(pub.shape))):
-            joined = [int(key, 2) for key, n in by_position[position].items() for _ in range(n)]
-            rng.shuffle(joined)
+            joined = by_position[position]
             for reg in pub.circuit.cregs:
                 bits = [pub.circuit.find_bit(b).index for b in reg]
                 values = [
@@ -146,6 +155,18 @@ def run_sampler(
             )
         )
     return PrimitiveResult(out, metadata={"version": 2, "backend": backend.name})
+
+
+def _first_shots(result: SampleResult, shots: int, rng: np.random.Generator) -> list[int]:
+    """The first `shots` outcomes (as integers, clbit 0 the lowest bit) of a circuit
+    sampled at the call's largest shot count: in the device's order where the backend
+    kept per-shot memory, else a uniformly random order of the counts (the first `shots`
+    of which are `shots` independent outcomes as well)."""
+    if result.memory is not None:
+        return [int(bits, 2) for bits in result.memory[:shots]]
+    joined = [int(key, 2) for key, n in result.counts.items() for _ in range(n)]
+    rng.shuffle(joined)
+    return joined[:shots]
 
 
 def _packed(values: list[int], num_bits: int) -> np.ndarray:

@@ -66,6 +66,9 @@ def test_crashed_run_is_collected_without_resubmitting(tmp_path, local_job_store
     assert all(r["probability"] is None for r in table)
     record = json.loads((folder / "provenance.json").read_text())
     assert record["status"] == "complete" and "collected_at" in record
+    (ended,) = json.loads((folder / "jobs.json").read_text())["jobs"]  # the collection's report
+    assert ended["job_id"] == job["job_id"] and ended["session_id"] == job["session_id"]
+    assert ended["usage_s"] == 0.0 and ended["execution_spans"] == [] and "finished_at" in ended
 
     again = substrates("jobs", "collect", str(folder), cwd=tmp_path)
     assert "already complete" in again.stdout
@@ -168,11 +171,16 @@ sys.exit(main(sys.argv[1:]))
 
 
 def test_crashed_estimate_run_is_collected_without_resubmitting(tmp_path, local_job_store) -> None:
+    """On fake_manila: an estimator program measures every device qubit (TREX's readout
+    calibration), which on the 127 of fake_brisbane takes a minute to simulate."""
+    (tmp_path / "manila.yaml").write_text(
+        "substrate: quantum\nbackend: quantum.ibm_fake\noptions: {device: fake_manila}\n"
+    )
     args = [
         "run",
         "estimate",
         "--hardware",
-        "ibm_fake_brisbane",
+        "manila.yaml",
         "--seed",
         "4",
         "--precision",
@@ -203,6 +211,7 @@ def test_crashed_estimate_run_is_collected_without_resubmitting(tmp_path, local_
     assert [r["observable"] for r in rows] == ["ZIZ", "IZI"]
     assert {r["job_id"] for r in rows} == {job["job_id"]}
     # grover3 marks 101: <ZIZ> = +1 and <IZI> = +1 ideally; the noisy device keeps the signs
-    assert all(0.3 < r["value"] <= 1.0 for r in rows)
+    # (TREX, the estimator's default, may overshoot 1 by its statistical error)
+    assert all(0.3 < r["value"] < 1.1 for r in rows)
     record = json.loads((folder / "provenance.json").read_text())
     assert record["status"] == "complete" and "collected_at" in record

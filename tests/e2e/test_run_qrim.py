@@ -152,7 +152,9 @@ def test_hardware_path_on_a_device_snapshot(tmp_path) -> None:
     folder = only_run_folder(tmp_path / "runs")
     jobs = json.loads((folder / "jobs.json").read_text())["jobs"]
     assert jobs and all(job["device"] == "fake_brisbane" for job in jobs)
-    assert {job["mode"] for job in jobs} == {1}  # one Batch held for the whole run
+    (batch,) = {job["session_id"] for job in jobs}  # one Batch held for the whole run
+    assert batch.startswith("local-")
+    assert all(job["usage_s"] == 0.0 and "execution_spans" in job for job in jobs)
     record = json.loads((folder / "provenance.json").read_text())
     summary = record["summary"]
     assert summary["backend_shots"] == 1024 * summary["backend_circuits"] > 0

@@ -12,7 +12,13 @@ from substrates.errors import CapabilityError
 
 
 def _fake(**options):
+    """The FakeBrisbane snapshot (127 qubits: where initial layouts have room)."""
     return create_backend("quantum.ibm_fake", {"device": "fake_brisbane", **options})
+
+
+def _manila(**options):
+    """The FakeManila snapshot (5 qubits: fast to simulate)."""
+    return create_backend("quantum.ibm_fake", {"device": "fake_manila", **options})
 
 
 def _journal() -> tuple[list[dict], object]:
@@ -21,19 +27,24 @@ def _journal() -> tuple[list[dict], object]:
 
 
 def test_one_batch_is_held_across_calls_inside_a_session() -> None:
-    backend = _fake()
+    backend = _manila()
     jobs, journal = _journal()
     with backend.session():
         for seed in (1, 2, 3):
             backend.sample([bell()], shots=50, seed=seed, journal=journal)
-    assert [job["mode"] for job in jobs] == [1, 1, 1] and backend.modes_opened == 1
+    held = {job["session_id"] for job in jobs}
+    assert len(held) == 1 and backend.modes_opened == 1 and None not in held
     backend.sample([bell()], shots=50, seed=4, journal=journal)  # outside: a Batch per call
     backend.sample([bell()], shots=50, seed=5, journal=journal)
-    assert [job["mode"] for job in jobs[3:]] == [2, 3]
+    later = [job["session_id"] for job in jobs[3:]]
+    assert len({*later, *held}) == 3 and backend.modes_opened == 3
+    plain = _manila(execution="job")
+    plain.sample([bell()], shots=50, seed=6, journal=journal)
+    assert jobs[-1]["session_id"] is None  # a plain job belongs to no Batch
 
 
 def test_a_session_is_closed_when_the_block_fails() -> None:
-    backend = _fake(execution="session")
+    backend = _manila(execution="session")
     with pytest.raises(RuntimeError, match="interrupted"), backend.session():
         backend.sample([bell()], shots=20, seed=1)
         held = backend._held[0]
@@ -78,12 +89,51 @@ def test_error_suppression_options_reach_the_primitives_and_the_record() -> None
         "resilience_level": 1,
         "resilience": {"measure_mitigation": True},
     }
+    zne = _fake(resilience_level=0, zne_mitigation=True)._primitive_options(None, "estimator")
+    assert zne == {"resilience_level": 0, "resilience": {"zne_mitigation": True}}
+    with pytest.raises(ValueError, match="pec_mitigation learns each layer"):
+        _fake(pec_mitigation=True)
     record = backend.to_dict()["options"]
     assert record["dynamical_decoupling"] == "XY4" and record["resilience_level"] == 1
     (result,) = backend.sample([bell()], shots=200, seed=3)  # the runtime accepts them
-    assert sum(result.counts.values()) == 200
+    assert sum(result.counts.values()) == result.shots == len(result.memory) == 200  # of 4 × 64
     with pytest.raises(ValueError):
         _fake(dynamical_decoupling="XYZ")
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [({"twirling": True}, "twirling"), ({"dynamical_decoupling": "XX"}, "dynamical_decoupling")],
+)
+def test_suppression_the_primitives_refuse_with_control_flow_is_refused_first(
+    options, named
+) -> None:
+    circuit = QuantumCircuit(2, 2, name="feedforward")
+    circuit.h(0)
+    circuit.measure(0, 0)
+    with circuit.if_test((circuit.clbits[0], 1)):
+        circuit.x(1)
+    circuit.measure(1, 1)
+    backend = create_backend("quantum.ibm_fake", {"device": "fake_manila", **options})
+    with pytest.raises(CapabilityError, match=f"'feedforward' has control flow.*{named}"):
+        backend.sample([circuit], shots=10)
+    mid = QuantumCircuit(2, 3)  # a mid-circuit measurement is accepted
+    mid.h(0)
+    mid.measure(0, 0)
+    mid.cx(0, 1)
+    mid.measure([0, 1], [1, 2])
+    (result,) = backend.sample([mid], shots=100, seed=2)
+    assert result.shots == 100 and len(result.memory) == 100
+    agreeing = result.counts.get("000", 0) + result.counts.get("111", 0)
+    assert agreeing > 80  # all three bits copy the first outcome but for the noise
+    twice = QuantumCircuit(1, 1)  # what the runtime refuses after us: one line, named
+    twice.measure(0, 0)
+    twice.measure(0, 0)
+    if "twirling" in options:
+        with pytest.raises(
+            CapabilityError, match=r"executor_sampler\.Sampler refused.*same classical bit"
+        ):
+            backend.sample([twice], shots=10)
 
 
 def _flipped() -> QuantumCircuit:
@@ -148,8 +198,8 @@ def test_one_circuit_for_three_observables_is_one_pub_transpiled_once(
 
 
 def test_mitigation_asked_of_a_fake_device_is_applied(local_job_store) -> None:
-    """Local mode ignores resilience options; ibm_fake runs the client-side Estimator for
-    them, so TREX must bring readout-damped values closer to the exact ±1."""
+    """The executor Estimator applies TREX on this machine, in local mode too, so it must
+    bring readout-damped values closer to the exact ±1."""
     circuits, labels = [_flipped(), _flipped()], ["ZI", "IZ"]
     exact = [1.0, -1.0]
     errors = {}
@@ -177,3 +227,47 @@ def test_an_interrupted_estimator_request_is_replayed(tmp_path, local_job_store)
     )
     assert sorted(p.name for p in local_job_store.iterdir()) == stored
     assert replay.jobs[0]["replayed"] and replay.jobs[0]["job_id"] == first.jobs[0]["job_id"]
+
+
+def test_run_sampler_is_one_job_whatever_the_shots_keeping_the_device_order(
+    local_job_store,
+) -> None:
+    """PUBs of 100 and 300 shots: one sampler job of 300 (the executor Sampler runs one
+    count per job); each PUB holds the first shots of its circuit in the order the job
+    returned them, not a reshuffle of counts."""
+    backend = create_backend("quantum.ibm_fake", {"device": "fake_manila"})
+    ghz = QuantumCircuit(3, name="ghz")
+    ghz.h(0)
+    ghz.cx(0, 1)
+    ghz.cx(1, 2)
+    ghz.measure_all()
+    jobs, journal = _journal()
+    small, large = backend.run_sampler(
+        [(bell(), None, 100), (ghz, None, 300)], seed=9, journal=journal
+    )
+    (job,) = jobs
+    assert job["primitive"] == "sampler" and job["shots"] == 300 and job["circuits"] == 2
+    stored = backend.collect(job["job_id"])  # the job as the device returned it
+    assert [r.shots for r in stored] == [300, 300]
+    first = small.data.meas.get_bitstrings()
+    assert small.data.meas.num_shots == 100 and first == list(stored[0].memory[:100])
+    assert large.data.meas.get_bitstrings() == list(stored[1].memory)
+
+
+def test_the_journal_records_session_usage_and_execution_spans(tmp_path, local_job_store) -> None:
+    """jobs.json carries the Batch's id with each job when it is submitted, and IBM's usage
+    (QPU seconds; local mode bills none) and execution spans once the job has ended."""
+    from substrates.adapters.runs.folder import RunFolder
+    from substrates.adapters.runs.journal import JobLog
+
+    backend = create_backend("quantum.ibm_fake", {"device": "fake_manila"})
+    log = JobLog(RunFolder.create(tmp_path, "sample"))
+    with backend.session():
+        backend.sample([bell()], shots=20, seed=1, journal=log)
+        backend.estimate([bell()], ["ZZ"], precision=0.1, seed=1, journal=log)
+    sampler, estimator = log.jobs
+    assert sampler["session_id"] == estimator["session_id"] and sampler["session_id"]
+    for job in log.jobs:
+        assert job["usage_s"] == 0.0 and job["execution_spans"] == []
+        assert job["finished_at"] >= job["submitted_at"]
+    assert log.folder.read_record("jobs.json")["jobs"] == log.jobs
