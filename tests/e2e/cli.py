@@ -1,6 +1,7 @@
 """Run the `substrates` command as a user would: through the console script's entry
 (`substrates.cli.main`) in this process, or as `python -m substrates` where the process
-itself is under test (signals, memory limits, a crash between two steps)."""
+itself is under test (signals, memory limits, a crash between two steps); and the
+benchmark scripts in their `--smoke` mode."""
 
 from __future__ import annotations
 
@@ -88,3 +89,18 @@ def wait_for(condition, seconds: float, what: str) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.05)
+
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def benchmark_smoke(script: str) -> str:
+    """What `python benchmarks/SCRIPT --smoke` prints (it must exit 0)."""
+    result = subprocess.run(
+        [sys.executable, str(BENCHMARKS / script), "--smoke"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    return result.stdout

@@ -1,0 +1,61 @@
+"""The benchmark scripts of links, events and arrays keep running: each in its `--smoke`
+mode (tiny sizes, seconds), checked for the tables it prints; timings are never asserted."""
+
+from __future__ import annotations
+
+import pytest
+
+from .cli import benchmark_smoke as _smoke
+
+
+def test_cml_benchmark_prints_both_tables() -> None:
+    pytest.importorskip("pycomlink")
+    stdout = _smoke("cml.py")
+    rows = [line.split("|")[1].strip() for line in stdout.splitlines() if line[:2] == "| "]
+    assert rows == [
+        "chain",
+        "substrates",
+        "pycomlink",
+        "method",
+        "idw",
+        "kriging (pycomlink's variogram)",
+        "kriging (variogram fitted per map)",
+        "bayes (HMC, 4 chains x 300)",
+    ]
+
+
+def test_events_benchmark_prints_its_tables() -> None:
+    pytest.importorskip("expelliarmus")
+    stdout = _smoke("events.py")
+    rows = [line.split("|")[1].strip() for line in stdout.splitlines() if line[:2] == "| "]
+    assert rows[1:3] == ["events.sim (numba)", "plain per-pixel reference"]
+    assert "evt3, written by substrates" in rows
+    tables = [rows[k].split(",")[0] for k in (-9, -6, -3)]
+    assert tables == ["voxel grid", "event frames", "time surfaces"]
+    assert [rows[k] for k in (-8, -7, -5, -4, -2, -1)] == ["ours (numba, CPU)", "tonic"] * 3
+
+
+def test_mea_benchmark_prints_its_tables() -> None:
+    pytest.importorskip("jaxley")
+    pytest.importorskip("neuron")
+    stdout = _smoke("mea_sim.py")
+    rows = [line.split("|")[1].strip() for line in stdout.splitlines() if line[:2] == "| "]
+    assert rows == [
+        "simulation",
+        "jaxley, one cell (CPU, float64)",
+        "NEURON, one cell",
+        "jaxley, vmapped batch of 4",
+        "NEURON, 4 cells one after another",
+        "one spike template",
+        "voltages only",
+        "voltages + extracellular potentials at 64 electrodes",
+    ]
+
+
+def test_event_layers_benchmark_prints_both_tables() -> None:
+    stdout = _smoke("event_layers.py")
+    tables = [line for line in stdout.splitlines() if line.startswith("| ")]
+    assert tables[0].startswith("| one contrast evaluation, 160 × 120")
+    assert len(tables) == 1 + 2 + 1 + 2  # headers, two evaluation rows, two search rows
+    assert tables[3].startswith("| two-motion search, 160 × 120")
+    assert all(float(row.rsplit("|", 2)[1].strip().rstrip("x")) > 0 for row in tables[1:3])
