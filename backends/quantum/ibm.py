@@ -285,15 +285,23 @@ class IBMBackend(QuantumBackend):
         Batch/Session inside `session()`, else one opened for this call. Returns the job
         and the id of the Batch/Session it went to (None for a plain job)."""
         options = self._primitive_options(seed, "estimator" if "precision" in run else "sampler")
+        with self._execution() as (mode, session_id):
+            return _run(primitive, mode, options, pubs, run), session_id
+
+    @contextmanager
+    def _execution(self) -> Iterator[tuple[Any, str | None]]:
+        """Where a job goes and the id of its Batch/Session: the device itself (a plain
+        job, None), the run's held Batch/Session inside `session()`, else one opened for
+        this job and closed after its submission."""
         if self.options.execution == "job":
-            return _run(primitive, self._executor(), options, pubs, run), None
-        if self._held is not None:
+            yield self._executor(), None
+        elif self._held is not None:
             if not self._held:
                 self._held.append(self._open_mode())
-            mode = self._held[0]
-            return _run(primitive, mode, options, pubs, run), self._session_id(mode)
-        with self._open_mode() as mode:
-            return _run(primitive, mode, options, pubs, run), self._session_id(mode)
+            yield self._held[0], self._session_id(self._held[0])
+        else:
+            with self._open_mode() as mode:
+                yield mode, self._session_id(mode)
 
     def _job(
         self, info: dict[str, Any], journal: JobJournal | None, submit: Callable[[], Any]

@@ -108,15 +108,11 @@ def test_error_suppression_options_reach_the_primitives_and_the_record() -> None
 def test_suppression_the_primitives_refuse_with_control_flow_is_refused_first(
     options, named
 ) -> None:
-    circuit = QuantumCircuit(2, 2, name="feedforward")
-    circuit.h(0)
-    circuit.measure(0, 0)
-    with circuit.if_test((circuit.clbits[0], 1)):
-        circuit.x(1)
-    circuit.measure(1, 1)
+    from substrates.testing.dynamic_circuits import conditional_x
+
     backend = create_backend("quantum.ibm_fake", {"device": "fake_manila", **options})
-    with pytest.raises(CapabilityError, match=f"'feedforward' has control flow.*{named}"):
-        backend.sample([circuit], shots=10)
+    with pytest.raises(CapabilityError, match=f"'conditional_x' has control flow.*{named}"):
+        backend.sample([conditional_x()], shots=10)
     mid = QuantumCircuit(2, 3)  # a mid-circuit measurement is accepted
     mid.h(0)
     mid.measure(0, 0)
