@@ -21,6 +21,7 @@ def test_benchmark_prints_its_table() -> None:
     assert [r.split("|")[1].strip() for r in rows[1:]] == ["layered", "grover5"]
 
 
+@pytest.mark.science  # starts local pools and a dask cluster: 25–46 s in CI
 def test_sweep_benchmark_prints_its_table() -> None:
     pytest.importorskip("distributed")
     stdout = _smoke("sweeps.py")

@@ -8,6 +8,7 @@ import pytest
 from .cli import benchmark_smoke as _smoke
 
 
+@pytest.mark.science  # compiles and runs four HMC chains: 24–59 s in CI
 def test_cml_benchmark_prints_both_tables() -> None:
     pytest.importorskip("pycomlink")
     stdout = _smoke("cml.py")

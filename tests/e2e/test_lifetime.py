@@ -140,6 +140,7 @@ def test_one_driver_per_sweep_and_a_dead_drivers_lock_is_taken_over(
     assert "6/6 items done" in resumed.stdout and "0 failed" in resumed.stdout
 
 
+@pytest.mark.science  # a worker killed mid-sweep and replaced: 24–29 s in CI
 def test_a_pool_that_loses_a_worker_replaces_it_and_fails_nothing(
     tmp_path, two_worker_sweep
 ) -> None:

@@ -141,6 +141,7 @@ BIG_FILE = textwrap.dedent('''
 ''')
 
 
+@pytest.mark.science  # a full-size file (2 GB written to disk): 30 s in CI
 def test_a_2_gb_file_streams_in_windows_in_bounded_memory(tmp_path) -> None:
     """Read whole, this file's 512 M events would take 8 GB; streamed in 1 s windows (2 M
     events, 32 MB each) the process holds a few hundred MB at most."""
