@@ -120,6 +120,7 @@ DOCTESTED = [
     "substrates.adapters.runs.run",
     "substrates.backends.quantum.dynamic",
     "substrates.backends.quantum.pennylane",
+    "substrates.backends.quantum.snapshot_subset",
     "substrates.datasets.crn.files",
     "substrates.datasets.events.class_folders",
     "substrates.datasets.events.nmnist",
