@@ -96,6 +96,8 @@ def durr_hoyer(
     *,
     start: int | None = None,
     draw: Callable[[int], int] | None = None,
+    confirm: Sequence[int] = CONFIRM_MARKED,
+    min_patience: int = MIN_PATIENCE,
 ) -> Generator[Request, int, SearchOutcome]:
     """One minimum-finding run over indices 0..num_items-1.
 
@@ -107,7 +109,8 @@ def durr_hoyer(
     once; the search learns only from measured indices and those values.
 
     start and draw (iterations in [0, bound)) replace the rng's choices; `replay_search`
-    passes the recorded ones.
+    passes the recorded ones. confirm and min_patience replace CONFIRM_MARKED and
+    MIN_PATIENCE (`benchmarks/qrim_search_rules.py` compares rules).
     """
     budget = query_budget(num_items)
     known: dict[int, float] = {}
@@ -125,8 +128,8 @@ def durr_hoyer(
     oracle = since_improvement = 0
     m = 1.0
     while oracle < budget:
-        if since_improvement >= max(patience * math.sqrt(num_items), MIN_PATIENCE):
-            for marked in (k for k in CONFIRM_MARKED if k < num_items):
+        if since_improvement >= max(patience * math.sqrt(num_items), min_patience):
+            for marked in (k for k in confirm if k < num_items):
                 iterations = optimal_iterations(num_items, marked)
                 candidate = yield Request(best_index, iterations)
                 steps.append(

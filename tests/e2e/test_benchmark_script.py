@@ -86,3 +86,10 @@ def test_dynamic_circuit_benchmark_prints_its_table() -> None:
         "lightning.qubit, one-shot (before)",
     ]
     assert {r[0].split("(")[0].strip() for r in rows[1:]} == {"shipped cases", "random dynamic"}
+
+
+def test_search_rule_comparison_prints_its_table() -> None:
+    stdout = _smoke("qrim_search_rules.py")
+    rows = [line for line in stdout.splitlines() if line.startswith("| ")]
+    assert rows[0].startswith("| rule (patience:confirm:minimum) | N = 16")
+    assert rows[-1].startswith("| 1.0:1,2,3:8 | ") and rows[-1].endswith("exact |")
