@@ -267,3 +267,26 @@ def test_the_journal_records_session_usage_and_execution_spans(tmp_path, local_j
         assert job["usage_s"] == 0.0 and job["execution_spans"] == []
         assert job["finished_at"] >= job["submitted_at"]
     assert log.folder.read_record("jobs.json")["jobs"] == log.jobs
+
+
+def test_execution_spans_are_read_from_the_executor_metadata() -> None:
+    """The spans as the runtime returns them (its Metadata of ChunkSpans) and as our local
+    store gives them back (mappings): [start, stop] in ISO 8601, UTC."""
+    from datetime import UTC, datetime
+
+    from qiskit.primitives import PrimitiveResult
+    from qiskit_ibm_runtime.results.quantum_program import ChunkSpan, Metadata
+
+    from substrates.backends.quantum.ibm import _spans
+
+    start, stop = (
+        datetime(2026, 12, 6, 9, 0, 1, tzinfo=UTC),
+        datetime(2026, 12, 6, 9, 0, 4, tzinfo=UTC),
+    )
+    fresh = PrimitiveResult([], metadata={"executor": Metadata([ChunkSpan(start, stop, [])])})
+    stored = PrimitiveResult(
+        [], metadata={"executor": {"chunk_timing": [{"start": start, "stop": stop}]}}
+    )
+    expected = [["2026-12-06T09:00:01+00:00", "2026-12-06T09:00:04+00:00"]]
+    assert _spans(fresh) == _spans(stored) == expected
+    assert _spans(PrimitiveResult([], metadata={})) == []
