@@ -284,9 +284,16 @@ class IBMBackend(QuantumBackend):
         """Run a primitive in the configured execution mode: in the run's held
         Batch/Session inside `session()`, else one opened for this call. Returns the job
         and the id of the Batch/Session it went to (None for a plain job)."""
-        options = self._primitive_options(seed, "estimator" if "precision" in run else "sampler")
+        estimating = "precision" in run
+        options = self._primitive_options(seed, "estimator" if estimating else "sampler")
         with self._execution() as (mode, session_id):
-            return _run(primitive, mode, options, pubs, run), session_id
+            where, pubs = self._placed(mode, pubs, estimating)
+            return _run(primitive, where, options, pubs, run), session_id
+
+    def _placed(self, mode: Any, pubs: list[Any], estimating: bool) -> tuple[Any, list[Any]]:
+        """What the primitive runs on, and the PUBs it runs: the mode and the PUBs as they
+        are (the fake backend places them on a cut-down snapshot)."""
+        return mode, pubs
 
     @contextmanager
     def _execution(self) -> Iterator[tuple[Any, str | None]]:

@@ -18,7 +18,7 @@ from pydantic import model_validator
 from ..base import BackendOptions, Tier
 from . import local_jobs
 from .device_snapshots import SnapshotName, load_snapshot
-from .ibm import IBMBackend, RuntimeOptions, _run
+from .ibm import IBMBackend, RuntimeOptions
 from .seeds import base_seed
 from .snapshot_subset import narrowed, sub_simulator
 
@@ -83,22 +83,17 @@ class IBMFakeBackend(IBMBackend):
             return options
         return {**options, "simulator": {"seed_simulator": base_seed(seed)}}
 
-    def _submit(self, primitive: type, pubs: list[Any], seed: int | None, **run: Any) -> Any:
+    def _placed(self, mode: Any, pubs: list[Any], estimating: bool) -> tuple[Any, list[Any]]:
         """Jobs run on the snapshot cut down to the qubits they touch or observe
         (`snapshot_subset`: the same outcomes and expectation values, seconds instead of
         minutes for an estimate on a 127-qubit snapshot, whose programs measure every
         qubit). A Batch or Session in local mode only groups jobs: its id is journalled
-        all the same."""
-        estimating = "precision" in run
+        all the same, whatever the jobs run on."""
         circuits = [pub[0] for pub in pubs] if estimating else pubs
         observables = [pub[1] for pub in pubs] if estimating else [[] for _ in pubs]
         kept, circuits, observables = narrowed(self.device.target, circuits, observables)
         narrow = list(zip(circuits, observables, strict=True)) if estimating else circuits
-        options = self._primitive_options(seed, "estimator" if estimating else "sampler")
-        with self._execution() as (_, session_id):
-            return _run(
-                primitive, self._simulator_on(tuple(kept)), options, narrow, run
-            ), session_id
+        return self._simulator_on(tuple(kept)), narrow
 
     def _simulator_on(self, kept: tuple[int, ...]) -> Any:
         """The snapshot's noisy simulator on its qubits `kept`, built once per set:
