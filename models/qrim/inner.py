@@ -90,10 +90,11 @@ class _Search:
 
 @dataclass
 class QuantumMinimumFinder(InnerMinimizer):
-    """QRIM: Dürr–Høyer minimum finding with BBHT Grover search on any quantum backend.
+    """QRIM: Dürr–Høyer minimum finding on any quantum backend, each Grover count chosen on
+    the exact posterior of how many members beat the threshold (`search.durr_hoyer`).
 
-    repetitions: independent runs per minimization; the best is kept (each run succeeds
-        with probability ≥ 1/2 in theory, far more in practice).
+    repetitions: independent runs per minimization; the best is kept (on an ideal device
+        each run ends away from the minimum with probability at most search.TOLERANCE).
     construction: 'gates' (QROM + comparator, runs on hardware) or 'diagonal'.
     shots: on sampling backends, shots per distinct circuit; the search draws its
         one-shot measurements from them in order, as if it had run the circuit each time.

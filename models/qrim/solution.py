@@ -35,9 +35,8 @@ SEARCH_SCHEMA = pa.schema(
         ("threshold_index", pa.int64()),
         ("iterations", pa.int64()),
         ("measured", pa.int64()),
-        ("phase", pa.string()),  # 'search' (BBHT's draw) or 'confirm'
-        ("marked", pa.int64()),  # confirm: the count is optimal for this many marked
         ("value", pa.float64()),  # the measured member's value, as queried
+        ("doubt", pa.float64()),  # P(a better member is left) before the circuit ran
     ]
 )
 """Every measured circuit of every Dürr–Høyer run: enough to replay and audit each search
@@ -88,9 +87,8 @@ class RobustSolution:
                 step.threshold_index,
                 step.iterations,
                 step.measured,
-                step.phase,
-                step.marked,
                 step.value,
+                step.doubt,
             )
             for repetition, run in enumerate(result.searches)
             for number, step in enumerate(run.steps)

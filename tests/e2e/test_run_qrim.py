@@ -54,16 +54,15 @@ def _assert_searches_replay(folder) -> None:
     members = json.loads((folder / "provenance.json").read_text())["parameters"]["uncertainty"]
     minimizations = pq.read_table(folder / "results.parquet").to_pylist()
     searches = pq.read_table(folder / "searches.parquet").to_pandas()
-    assert set(searches["phase"]) == {"search", "confirm"}
+    assert searches["doubt"].between(0, 1).all()
     for row, steps in searches.groupby("minimization"):
         trace = [
             Step(
                 int(s.threshold_index),
                 int(s.iterations),
                 int(s.measured),
-                s.phase,
-                int(s.marked),
                 float(s.value),
+                float(s.doubt),
             )
             for s in steps.itertuples()
         ]

@@ -81,21 +81,19 @@ def test_refuses_sets_that_are_not_powers_of_two_or_too_wide() -> None:
 
 
 def test_every_search_replays_from_its_trace() -> None:
-    """The recorded start, draws and measured indices, with the table's values, give back
-    each run's outcome: the search used nothing else."""
+    """The recorded start and measured indices, with the table's values, give back each
+    run's outcome: the search used nothing else."""
     from dataclasses import replace
 
-    from substrates.models.qrim.search import replay_search
+    from substrates.models.qrim.search import TOLERANCE, replay_search
 
     tables = _random_tables(64, 30, seed=12)
     results = QuantumMinimumFinder(create_backend("quantum.aer"), seed=2).argmin_many(tables)
-    phases = set()
     for table, result in zip(tables, results, strict=True):
         (run,) = result.searches
         again = replay_search(len(table), table.__getitem__, run.start, run.steps)
         assert again == run
-        phases |= {step.phase for step in run.steps}
-    assert phases == {"search", "confirm"}
+        assert run.doubt <= TOLERANCE
     run = results[0].searches[0]
     tampered = list(run.steps)
     tampered[0] = replace(tampered[0], threshold_index=(tampered[0].threshold_index + 1) % 64)
@@ -103,16 +101,3 @@ def test_every_search_replays_from_its_trace() -> None:
         replay_search(64, tables[0].__getitem__, run.start, tampered)
     with pytest.raises(ValueError, match="continues after the search ended"):
         replay_search(64, tables[0].__getitem__, run.start, [*run.steps, run.steps[-1]])
-
-
-def test_confirmation_uses_the_optimal_counts_for_one_two_three_marked() -> None:
-    from substrates.models.qrim.search import optimal_iterations
-
-    # round(π / (4 asin √(k/N)) − ½): N = 1024 gives 25, 17, 14; k = N/4 gives exactly 1
-    assert [optimal_iterations(1024, k) for k in (1, 2, 3)] == [25, 17, 14]
-    assert optimal_iterations(4, 1) == 1
-    results = QuantumMinimumFinder(create_backend("quantum.aer"), seed=4).argmin_many(
-        _random_tables(256, 10, seed=3)
-    )
-    confirms = [s for r in results for s in r.searches[0].steps if s.phase == "confirm"]
-    assert confirms and all(s.iterations == optimal_iterations(256, s.marked) for s in confirms)
