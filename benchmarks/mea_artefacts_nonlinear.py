@@ -44,7 +44,7 @@ LAWS = {
     "linear": {**AMPLIFIER, "artefact_uv_per_ua": 100.0},
     "saturating": {**AMPLIFIER, "artefact_uv_per_ua": 150.0, "artefact_saturation_ua": 5.0},
 }
-REMOVALS = {"none": (False, False), "linear": (True, True), "remove (default)": (True, False)}
+REMOVALS = {"none": "keep", "linear": "linear", "remove (default)": "remove"}
 
 
 def calls(options: dict) -> dict[str, tuple[np.ndarray, np.ndarray, list]]:
@@ -69,10 +69,8 @@ def calls(options: dict) -> dict[str, tuple[np.ndarray, np.ndarray, list]]:
     patterns = [(stim.electrodes[k], stim.currents(k)) for k in range(len(stim))]
     truth = backend.ground_truth().evoked
     out = {}
-    for removal, (artefacts, linear) in REMOVALS.items():
-        evoked = evoked_spikes(
-            detection, image, found, raw=recording, artefacts=artefacts, linear=linear
-        )
+    for removal, artefacts in REMOVALS.items():
+        evoked = evoked_spikes(detection, image, found, raw=recording, artefacts=artefacts)
         out[removal] = (evoked.spiked, truth, patterns)
     return out
 

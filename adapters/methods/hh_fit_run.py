@@ -48,14 +48,8 @@ def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
         quiet = run.reconfigured("hardware", MEABackend, path=p.spontaneous).recording()
     rate = data.sampling_hz if data else backend.capabilities.sampling_hz
     steps = preprocessing_steps(p.preprocess, rate)
-    remove = p.artefacts != "keep"
     targets_of = partial(
-        fit_targets,
-        steps=steps,
-        sorter=p.sorter,
-        remove_artefacts=remove,
-        spontaneous=quiet,
-        linear_artefacts=p.artefacts == "linear",
+        fit_targets, steps=steps, sorter=p.sorter, artefacts=p.artefacts, spontaneous=quiet
     )
     first = getattr(backend.options, "seed", 0) if p.seed is None else p.seed
     count = p.cells if simulated else 1  # sessions to simulate, or the one recording

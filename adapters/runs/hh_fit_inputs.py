@@ -12,6 +12,7 @@ from typing import Any
 from ...backends.mea.base import CellModel, GroundTruth, MEABackend, MEASimulatorBackend
 from ...datasets.mea.recording import Recording
 from ...errors import OptionError, SubstratesError
+from ...models.hh.artefacts import ArtefactHandling
 from ...models.hh.fit import Observed, observe
 from .hh_fit_units import Unit, sorted_units, true_troughs
 
@@ -33,9 +34,8 @@ def observed(
     seed: int,
     steps: list[dict[str, Any]],
     label: str,
-    remove_artefacts: bool,
+    artefacts: ArtefactHandling,
     spontaneous: Recording | None = None,
-    linear_artefacts: bool = False,
 ) -> Observed:
     """What the fit needs from `recording` (and a separate `spontaneous` recording of
     the same array, when given), spikes detected after `steps`."""
@@ -44,15 +44,7 @@ def observed(
     quiet = None if spontaneous is None else (spontaneous, preprocess(spontaneous, steps))
     detection = preprocess(recording, steps)
     try:
-        return observe(
-            recording,
-            model,
-            seed,
-            detection,
-            remove_artefacts,
-            spontaneous=quiet,
-            linear_artefacts=linear_artefacts,
-        )
+        return observe(recording, model, seed, detection, artefacts, spontaneous=quiet)
     except ValueError as error:
         raise SubstratesError(f"{label}: {error}") from None
 
@@ -63,12 +55,11 @@ def units(
     seed: int,
     steps: list[dict[str, Any]],
     sorter: str,
-    artefacts: bool,
+    artefacts: ArtefactHandling,
     truths: GroundTruth | None,
     label: str,
     session: MEABackend | None,
     spontaneous: Recording | None = None,
-    linear_artefacts: bool = False,
 ) -> tuple[list[Unit], dict[str, Any]]:
     """The sorted units of `data` (or of a separate `spontaneous` recording of the array)
     worth fitting, and the sorting's record."""
@@ -79,9 +70,7 @@ def units(
         troughs = true_troughs(session.cell_model(data.positions_um), truths, data.sampling_hz)
     quiet = None if spontaneous is None else (spontaneous, preprocess(spontaneous, steps))
     detection = preprocess(data, steps)
-    return sorted_units(
-        data, detection, model, seed, sorter, artefacts, troughs, label, quiet, linear_artefacts
-    )
+    return sorted_units(data, detection, model, seed, sorter, artefacts, troughs, label, quiet)
 
 
 def recorded(
@@ -146,35 +135,22 @@ def fit_targets(
     seed: int,
     steps: list[dict[str, Any]],
     sorter: str,
-    remove_artefacts: bool,
+    artefacts: ArtefactHandling,
     truths: GroundTruth | None,
     label: str,
     session: MEABackend | None,
     spontaneous: Recording | None = None,
-    linear_artefacts: bool = False,
 ) -> tuple[list[tuple[Observed, GroundTruth | None]], dict[str, Any] | None]:
     """What to fit in one recording: its one cell's observation with the cell's truth
     where a simulator knows it, or (with a sorter) each sorted unit's, with the cell it
     matched; and the sorting's record (None without a sorter). `spontaneous`: a separate
     recording of spontaneous activity on the same array, where spikes are found;
-    `linear_artefacts`: the artefact scaled linearly with current."""
+    `artefacts`: what happens to the stimulation artefact (artefacts.ArtefactHandling)."""
     if sorter == "none":
-        seen = observed(
-            data, model, seed, steps, label, remove_artefacts, spontaneous, linear_artefacts
-        )
+        seen = observed(data, model, seed, steps, label, artefacts, spontaneous)
         return [(seen, truths)], None
     found, sorting = units(
-        data,
-        model,
-        seed,
-        steps,
-        sorter,
-        remove_artefacts,
-        truths,
-        label,
-        session,
-        spontaneous,
-        linear_artefacts,
+        data, model, seed, steps, sorter, artefacts, truths, label, session, spontaneous
     )
     known = [None if truths is None or u.cell is None else truths.cells[u.cell] for u in found]
     return [(u.observed, cell) for u, cell in zip(found, known, strict=True)], sorting

@@ -17,6 +17,7 @@ import numpy as np
 from ...backends.mea.base import CellModel, GroundTruth
 from ...datasets.mea.recording import Recording
 from ...errors import SubstratesError
+from ...models.hh.artefacts import ArtefactHandling
 from ...models.hh.fit import MIN_SPIKES, Observed, observe
 from ...models.hh.quiet import quiet_spans
 
@@ -51,11 +52,10 @@ def sorted_units(
     model: CellModel,
     seed: int,
     sorter: str,
-    artefacts: bool,
+    artefacts: ArtefactHandling,
     truths: list[np.ndarray] | None,
     label: str,
     spontaneous: tuple[Recording, Recording] | None = None,
-    linear_artefacts: bool = False,
 ) -> tuple[list[Unit], dict[str, Any]]:
     """The units of `recording` worth fitting, and what sorting found for provenance
     (units, their spikes, the fragments merged, why each other unit was left, and with
@@ -96,16 +96,7 @@ def sorted_units(
             reason = f"{len(spikes)} spikes (fewer than {MIN_SPIKES})"
         else:
             try:
-                seen = observe(
-                    recording,
-                    model,
-                    seed,
-                    detection,
-                    artefacts,
-                    spikes,
-                    spontaneous,
-                    linear_artefacts,
-                )
+                seen = observe(recording, model, seed, detection, artefacts, spikes, spontaneous)
             except ValueError as error:
                 reason = str(error)
         if reason is None:

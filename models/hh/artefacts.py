@@ -39,12 +39,18 @@ channel saturated over more than half of a window leaves that window's score."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 from scipy.ndimage import binary_dilation
 
 from ...datasets.mea.recording import Stimulation
 from .matched_filter import MatchedFilter
+
+ArtefactHandling = Literal["remove", "linear", "keep"]
+"""What happens to stimulation artefacts before evoked spikes are called: 'remove' (the
+smooth-in-current model above), 'linear' (scaled linearly with current, no departures) or
+'keep' (traces as they are: artefacts removed upstream, or none)."""
 
 RAIL_REPEATS = 3
 """A channel's extreme value counts as its saturation rail when met this often."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...datasets.mea.recording import Recording, Stimulation
-from .artefacts import Artefacts, remove_artefacts
+from .artefacts import ArtefactHandling, Artefacts, remove_artefacts
 from .matched_filter import MatchedFilter
 from .quiet import first_quiet, inside, quiet_samples, quiet_spans, window_starts
 
@@ -198,9 +198,8 @@ def evoked_spikes(
     null_windows: int = 300,
     seed: int = 0,
     raw: Recording | None = None,
-    artefacts: bool = True,
+    artefacts: ArtefactHandling = "remove",
     mask_ms: float = 0.25,
-    linear: bool = False,
 ) -> EvokedSpikes:
     """Whether the cell spiked after each stimulation pulse of `recording` (the traces
     spikes are detected on).
@@ -210,9 +209,9 @@ def evoked_spikes(
     `channels` strongest channels; a pulse counts as a spike when its score exceeds the
     largest among `null_windows` windows of quiet recording that hold no spontaneous
     spike (taken from the recording the spontaneous spikes are of: `recording`'s quiet
-    spans, or a separate spontaneous recording of the same array). With `artefacts`, each
-    window first loses the stimulation artefact, estimated jointly with the spikes
-    (artefacts.py; `linear`: scaled linearly with current, without departures); `raw`
+    spans, or a separate spontaneous recording of the same array). Unless `artefacts` is
+    'keep', each window first loses the stimulation artefact, estimated jointly with the
+    spikes (artefacts.py; 'linear': scaled linearly with current, without departures); `raw`
     (default `recording`): the unfiltered traces, where amplifier saturation shows
     (mask_ms either side of it left out)."""
     fs = recording.sampling_hz
@@ -253,14 +252,14 @@ def evoked_spikes(
     block = np.zeros((len(kept), width, len(matched.channels)))
     for row, k in enumerate(kept):
         block[row] = windows(int(starts[k]))
-    if not artefacts:
+    if artefacts == "keep":
         spiked[kept] = matched.scores(block)[0] > threshold
         return EvokedSpikes(spiked, threshold, None, unlisted)
     unfiltered = Windows(raw or recording, matched.channels, width + 2 * margin)
     edges = np.stack([unfiltered(int(starts[k]) - margin) for k in kept]).astype(float)
     stimulation = _events(recording.stimulation, kept)
     spiked[kept], removed = remove_artefacts(
-        block, edges, stimulation, matched, threshold, margin, linear=linear
+        block, edges, stimulation, matched, threshold, margin, linear=artefacts == "linear"
     )
     return EvokedSpikes(spiked, threshold, removed, unlisted)
 

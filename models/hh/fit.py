@@ -28,7 +28,7 @@ import numpy as np
 from ...backends.mea.base import CellModel, Parameter
 from ...datasets.mea.recording import Recording
 from .activation import fit_activation
-from .artefacts import Artefacts
+from .artefacts import ArtefactHandling, Artefacts
 from .baselines import logistic_baseline, majority_baseline, threshold_baseline
 from .calibrate import Target, calibrate, score
 from .detection import evoked_spikes, given_spikes, spontaneous_spikes
@@ -160,10 +160,9 @@ def observe(
     model: CellModel,
     seed: int = 0,
     detection: Recording | None = None,
-    artefacts: bool = True,
+    artefacts: ArtefactHandling = "remove",
     spikes: np.ndarray | None = None,
     spontaneous: tuple[Recording, Recording] | None = None,
-    linear_artefacts: bool = False,
 ) -> Observed:
     """Everything the fit needs from `recording`; ValueError says, before any simulation,
     what it lacks (among it stimulation that cannot constrain a fit: patterns repeated
@@ -172,9 +171,8 @@ def observe(
     `detection`: the same samples preprocessed for spike detection (filtered,
     re-referenced); spontaneous and evoked spikes are found in it, the image to fit is
     taken from `recording` (default: detection on `recording` itself).
-    `artefacts`: estimate and remove the stimulation artefact before evoked spikes
-    are detected (artefacts.py; saturation is read from `recording`;
-    `linear_artefacts`: scaled linearly with current). `spikes`: the
+    `artefacts`: what happens to the stimulation artefact before evoked spikes are
+    detected (artefacts.ArtefactHandling; saturation is read from `recording`). `spikes`: the
     cell's spontaneous spikes (samples near their troughs) as a spike sorter found them,
     when the recording holds several cells; by default they are detected here, the
     recording taken to hold one. `spontaneous`: a separate recording of spontaneous
@@ -221,7 +219,6 @@ def observe(
         seed=seed,
         raw=recording,
         artefacts=artefacts,
-        linear=linear_artefacts,
     )
     found = responses(recording, evoked.spiked)
     # the trough of a filtered trace may sit a sample off the unfiltered one's

@@ -16,10 +16,10 @@ asin √(t/N), and by the chance of measuring that very member (the better ones 
 the members not yet evaluated). No assumption on the values enters; the belief uses which
 member each measurement returned and whether it was better, not where a new member's
 value falls among earlier thresholds (a coarser conditioning, so still exact —
-`tests/unit/qrim/test_search_posterior.py` checks it against every ranking of 6 members). Each circuit
-uses the count r ∈ [0, ⌈π/4·√N⌉] that removes the most posterior mass from t ≥ 1 per
-circuit (r oracle applications plus the state preparation and measurement: cost r + 1);
-the search stops once P(t = 0) ≥ 1 − TOLERANCE, so it ends away from the minimum with
+`tests/unit/qrim/test_search_posterior.py` checks it against every ranking of 6 members).
+Each circuit uses the count r ∈ [0, ⌈π/4·√N⌉] that removes the most posterior mass from
+t ≥ 1 per circuit (r oracle applications plus the state preparation and measurement: cost
+r + 1); the search stops once P(t = 0) ≥ 1 − TOLERANCE, so it ends away from the minimum with
 probability at most TOLERANCE on an ideal device.
 """
 
@@ -91,6 +91,7 @@ def longest_count(num_items: int) -> int:
     return math.ceil(math.pi / 4 * math.sqrt(num_items))
 
 
+@functools.lru_cache(maxsize=4)
 def _angles(num_items: int) -> np.ndarray:
     """θₜ = asin √(t/N) for t = 0…N−1."""
     return np.arcsin(np.sqrt(np.arange(num_items) / num_items))

@@ -120,7 +120,7 @@ def test_every_reader_gives_the_fit_the_same_observations(session_nwb, tmp_path)
             reference.stimulation.currents(k) for k in range(len(stimulation))
         ], name
         steps = preprocessing_steps(DEFAULT_PREPROCESSING, recording.sampling_hz)
-        seen[name] = observed(recording, model, 0, steps, name, remove_artefacts=True)
+        seen[name] = observed(recording, model, 0, steps, name, artefacts="remove")
     assert np.allclose(read["litke"][0].get_traces(), reference.get_traces(), atol=gain_uv / 2)
     mid_uv = MAXONE_MID * MAXONE_LSB_V * 1e6  # the unsigned samples' mid-code
     maxone = read["maxwell"][0].get_traces() - mid_uv

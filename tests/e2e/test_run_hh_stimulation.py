@@ -56,7 +56,7 @@ def _observe(path: Path, spontaneous: Path | None = None) -> object:
     quiet = None if spontaneous is None else read_nwb(spontaneous)
     model = create_backend("mea.jaxley", {}).cell_model(recording.positions_um)
     steps = preprocessing_steps(DEFAULT_PREPROCESSING, recording.sampling_hz)
-    return observed(recording, model, 0, steps, path.name, True, quiet)
+    return observed(recording, model, 0, steps, path.name, "remove", quiet)
 
 
 def _part(recording, start: int, end: int, stimulation) -> object:

@@ -14,9 +14,7 @@ NOISE_UV = 5.0
 """The session's noise at the electrodes (mea.jaxley's default noise_uv, RMS)."""
 
 
-def _detect(
-    backend, artefacts: bool, preprocessing: str = "bandpass:300-6000,cmr", linear: bool = False
-):
+def _detect(backend, artefacts: str, preprocessing: str = "bandpass:300-6000,cmr"):
     """(evoked detection, backend) on the session of `backend`, as hh-fit runs it."""
     from substrates.adapters.conversions.mea_preprocessing import parse_preprocessing, preprocess
     from substrates.models.hh.detection import evoked_spikes, spontaneous_spikes
@@ -26,15 +24,13 @@ def _detect(
     detection = preprocess(recording, parse_preprocessing(preprocessing, recording.sampling_hz))
     found = spontaneous_spikes(detection, 20, 60)
     image = electrical_image(detection, found.samples, 20, 60)
-    evoked = evoked_spikes(
-        detection, image, found, raw=recording, artefacts=artefacts, linear=linear
-    )
+    evoked = evoked_spikes(detection, image, found, raw=recording, artefacts=artefacts)
     return evoked, backend
 
 
 @pytest.fixture(scope="module")
 def clean(mea_session):
-    return _detect(mea_session(**SESSION), artefacts=False)
+    return _detect(mea_session(**SESSION), artefacts="keep")
 
 
 def test_removal_takes_the_artefact_away_and_leaves_clean_sessions_alone(
@@ -48,11 +44,11 @@ def test_removal_takes_the_artefact_away_and_leaves_clean_sessions_alone(
     truth = backend.ground_truth().evoked
     baseline = np.mean(kept.spiked == truth)
     assert baseline > 0.97
-    removed_clean, _ = _detect(backend, artefacts=True)
+    removed_clean, _ = _detect(backend, artefacts="remove")
     assert np.mean(removed_clean.spiked == truth) >= baseline - 0.01
-    raw, _ = _detect(mea_session(**SESSION, **ARTEFACT), artefacts=False)
+    raw, _ = _detect(mea_session(**SESSION, **ARTEFACT), artefacts="keep")
     assert np.mean(raw.spiked == truth) < 0.6
-    removed, _ = _detect(mea_session(**SESSION, **ARTEFACT), artefacts=True)
+    removed, _ = _detect(mea_session(**SESSION, **ARTEFACT), artefacts="remove")
     assert np.mean(removed.spiked == truth) >= baseline - 0.01
     assert removed.artefacts is not None and removed.artefacts.peak_uv > 500
     assert removed.artefacts.saturated_fraction == 0
@@ -62,7 +58,9 @@ def test_saturated_samples_are_left_out(clean, mea_session) -> None:
     """The amplifier clipping at ±1 mV: the samples on the rail are found (none without
     it) and detection still agrees with the simulator's record on ≥ 94% of pulses."""
     truth = clean[1].ground_truth().evoked
-    evoked, _ = _detect(mea_session(**SESSION, **ARTEFACT, saturation_uv=1000.0), artefacts=True)
+    evoked, _ = _detect(
+        mea_session(**SESSION, **ARTEFACT, saturation_uv=1000.0), artefacts="remove"
+    )
     assert evoked.artefacts is not None and 0.01 < evoked.artefacts.saturated_fraction < 0.1
     assert np.mean(evoked.spiked == truth) >= 0.94
 
@@ -77,7 +75,7 @@ def test_estimated_waveforms_follow_the_simulated_artefact_law(mea_session) -> N
     from substrates.backends.mea.simulation import PULSES
 
     evoked, backend = _detect(
-        mea_session(**SESSION, **ARTEFACT), artefacts=True, preprocessing="none"
+        mea_session(**SESSION, **ARTEFACT), artefacts="remove", preprocessing="none"
     )
     found = evoked.artefacts
     assert found is not None
@@ -120,8 +118,8 @@ def test_artefacts_that_saturate_in_current_need_the_smooth_model(clean, mea_ses
     current level follow it."""
     truth = clean[1].ground_truth().evoked
     session = mea_session(**SESSION, artefact_uv_per_ua=150.0, artefact_saturation_ua=5.0)
-    linear, _ = _detect(session, artefacts=True, linear=True)
-    smooth, _ = _detect(session, artefacts=True)
+    linear, _ = _detect(session, artefacts="linear")
+    smooth, _ = _detect(session, artefacts="remove")
     assert np.mean(linear.spiked == truth) < 0.6
     assert np.mean(smooth.spiked == truth) >= 0.8
     assert smooth.artefacts is not None and len(smooth.artefacts.levels_ua) > 0

@@ -29,7 +29,7 @@ def test_detection_finds_the_simulated_spikes(session) -> None:
     gaps = np.abs(found.samples[:, None] - expected[None]).min(axis=1)
     assert len(found.samples) == len(expected) and gaps.max() < 0.0015 * recording.sampling_hz
     image = electrical_image(recording, found.samples, 20, 60)
-    evoked = evoked_spikes(recording, image, found, artefacts=False)
+    evoked = evoked_spikes(recording, image, found, artefacts="keep")
     assert np.mean(evoked.spiked == truth.evoked) > 0.97
 
 
@@ -46,10 +46,10 @@ def test_spikes_missing_from_a_units_list_do_not_raise_the_threshold(session) ->
     recording, truth = session.recording(), session.ground_truth()
     found = spontaneous_spikes(recording, 20, 60)
     image = electrical_image(recording, found.samples, 20, 60)
-    whole = evoked_spikes(recording, image, found, artefacts=False)
+    whole = evoked_spikes(recording, image, found, artefacts="keep")
     assert whole.unlisted == 0
     partial = replace(found, samples=found.samples[np.arange(found.samples.size) % 3 != 0])
-    missing = evoked_spikes(recording, image, partial, artefacts=False, null_windows=3000)
+    missing = evoked_spikes(recording, image, partial, artefacts="keep", null_windows=3000)
     assert missing.unlisted > 0 and missing.threshold == pytest.approx(whole.threshold, rel=0.3)
     assert np.mean(missing.spiked == truth.evoked) > 0.97
 
