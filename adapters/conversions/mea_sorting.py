@@ -18,6 +18,7 @@ import numpy as np
 
 from ...datasets.mea.recording import Recording
 from ...errors import SubstratesError
+from ...models.hh.quiet import locate
 from .mea_merging import nearest
 
 SORTERS = ("tridesclous2", "spykingcircus2")
@@ -92,11 +93,7 @@ def _in_recording(spikes: np.ndarray, spans: np.ndarray, join: int) -> np.ndarra
     """Spike samples of the quiet spans joined end to end as samples of the recording
     (sorted), less those within `join` samples of a join."""
     lengths = spans[:, 1] - spans[:, 0]
-    ends = np.cumsum(lengths)
-    span = np.searchsorted(ends, spikes, side="right")
-    keep = span < len(spans)
-    spikes, span = spikes[keep], span[keep]
-    offset = spikes - (ends[span] - lengths[span])
+    span, offset = locate(lengths, spikes[spikes < lengths.sum()])
     after_join = (offset < join) & (span > 0)
     before_join = (lengths[span] - offset <= join) & (span < len(spans) - 1)
     return np.sort((spans[span, 0] + offset)[~(after_join | before_join)])

@@ -28,6 +28,15 @@ def preprocessing_steps(spec: str, sampling_hz: float | None) -> list[dict[str, 
         raise
 
 
+def _as_detected(
+    spontaneous: Recording | None, steps: list[dict[str, Any]]
+) -> tuple[Recording, Recording] | None:
+    """A separate spontaneous recording as recorded and as preprocessed for detection."""
+    from ..conversions.mea_preprocessing import preprocess
+
+    return None if spontaneous is None else (spontaneous, preprocess(spontaneous, steps))
+
+
 def observed(
     recording: Recording,
     model: CellModel,
@@ -41,7 +50,7 @@ def observed(
     the same array, when given), spikes detected after `steps`."""
     from ..conversions.mea_preprocessing import preprocess
 
-    quiet = None if spontaneous is None else (spontaneous, preprocess(spontaneous, steps))
+    quiet = _as_detected(spontaneous, steps)
     detection = preprocess(recording, steps)
     try:
         return observe(recording, model, seed, detection, artefacts, spontaneous=quiet)
@@ -68,7 +77,7 @@ def units(
     troughs = None
     if truths is not None and session is not None:  # scoring only: the generating model
         troughs = true_troughs(session.cell_model(data.positions_um), truths, data.sampling_hz)
-    quiet = None if spontaneous is None else (spontaneous, preprocess(spontaneous, steps))
+    quiet = _as_detected(spontaneous, steps)
     detection = preprocess(data, steps)
     return sorted_units(data, detection, model, seed, sorter, artefacts, troughs, label, quiet)
 

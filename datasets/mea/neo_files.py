@@ -69,6 +69,8 @@ def read_neo(
     stream_id = reader.header["signal_streams"][stream]["id"]
     channels = reader.header["signal_channels"]
     channels = channels[channels["stream_id"] == stream_id]
+    if type(reader).__name__ == "MaxwellRawIO":
+        _rows_are_channels(path, channels)
     gains, offsets = channels["gain"], np.asarray(channels["offset"], float)
     if not np.allclose(gains, gains[0]):
         raise RecordingError(f"{path}: field 'signal_channels': unequal gains")
@@ -100,6 +102,24 @@ def read_neo(
         positions,
         offset_uv=offset_uv,
     )
+
+
+def _rows_are_channels(path: str | os.PathLike[str], channels: np.ndarray) -> None:
+    """Refuse a legacy MaxOne file (`/sig` of 1,028 rows) whose routed channels are not
+    rows 0, 1, 2, … in order: neo's MaxwellRawIO names each channel by its id in the
+    mapping but reads the row at the channel's position (channel 7, listed first, would
+    come from row 0). mea.maxwell reads each channel from its own row."""
+    import h5py
+
+    with h5py.File(path, "r") as file:
+        legacy = "sig" in file
+    ids = [int(c) for c in channels["id"]]
+    if legacy and ids != list(range(len(ids))):
+        raise RecordingError(
+            f"{path}: this MaxOne file routes its channels to rows {ids[:4]}… of 'sig', which "
+            "neo's MaxwellRawIO would read from rows 0, 1, 2, …: read it with mea.maxwell "
+            "(hardware_configs/mea_maxwell.yaml)"
+        )
 
 
 def _file_positions(

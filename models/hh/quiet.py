@@ -48,14 +48,21 @@ def quiet_samples(spans: np.ndarray, width: int) -> int:
     return int(np.maximum(spans[:, 1] - spans[:, 0] - width, 0).sum())
 
 
+def locate(lengths: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(span, offset): where each of `positions` falls when spans of `lengths` samples are
+    laid end to end — the span's index and the position's offset within it (positions
+    below lengths.sum(); a span of length 0 holds none)."""
+    first = np.concatenate([[0], np.cumsum(lengths)])
+    span = np.searchsorted(first, positions, side="right") - 1
+    return span, positions - first[span]
+
+
 def window_starts(spans: np.ndarray, width: int, positions: np.ndarray) -> np.ndarray:
     """The window starts that `positions` (0 … quiet_samples(spans, width) − 1) number:
     windows of `width` samples counted span by span, so a recording quiet from sample 0
     to `end` maps each position to itself."""
-    room = np.maximum(spans[:, 1] - spans[:, 0] - width, 0)
-    first = np.concatenate([[0], np.cumsum(room)])
-    span = np.searchsorted(first, positions, side="right") - 1
-    return spans[span, 0] + positions - first[span]
+    span, offset = locate(np.maximum(spans[:, 1] - spans[:, 0] - width, 0), positions)
+    return spans[span, 0] + offset
 
 
 def inside(spans: np.ndarray, samples: np.ndarray, before: int, after: int) -> np.ndarray:

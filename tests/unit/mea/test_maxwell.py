@@ -284,3 +284,13 @@ def test_maxwell_files_that_break_the_layout_are_refused(tmp_path) -> None:
         file["mapping"] = mapping
     with pytest.raises(RecordingError, match="channel 1028 of 1028 rows"):
         read_maxwell(tmp_path / "rec.raw.h5")
+
+
+def test_neo_refuses_a_maxone_file_whose_channels_are_scattered_over_rows(tmp_path) -> None:
+    """neo's MaxwellRawIO would return row 0 as channel 7: mea.neo names mea.maxwell."""
+    _legacy(tmp_path / "rec.raw.h5")
+    options = {"path": str(tmp_path / "rec.raw.h5"), "rawio": "MaxwellRawIO"}
+    with pytest.raises(SubstratesError, match=r"rows \[7, 3, 200, 1023\]… .* mea\.maxwell"):
+        create_backend("mea.neo", {**options, "positions_from_file": True}).recording()
+    with pytest.raises(SubstratesError, match=r"read it with mea\.maxwell"):
+        create_backend("mea.neo", {**options, "rows": 1, "columns": 5}).recording()
