@@ -15,9 +15,9 @@ torch = pytest.importorskip("torch")
 GRID = (3, 4)
 
 
-def _covariance() -> np.ndarray:
-    """Squared-exponential covariance of a 3 × 4 grid (length 1.5 cells), plus jitter."""
-    y, x = np.meshgrid(np.arange(GRID[0]), np.arange(GRID[1]), indexing="ij")
+def _covariance(grid: tuple[int, int] = GRID) -> np.ndarray:
+    """Squared-exponential covariance of a grid (length 1.5 cells), plus jitter."""
+    y, x = np.meshgrid(np.arange(grid[0]), np.arange(grid[1]), indexing="ij")
     points = np.stack([y.ravel(), x.ravel()], 1)
     d2 = ((points[:, None] - points[None]) ** 2).sum(-1)
     return np.exp(-d2 / (2 * 1.5**2)) + 0.05 * np.eye(len(points))
