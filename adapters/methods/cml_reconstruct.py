@@ -16,7 +16,7 @@ from .summary import Entry
 if TYPE_CHECKING:
     from ...models.cml.bayesian import BayesianSettings
 
-MAPPERS = ("idw", "kriging", "bayes", "dps", "pnp", "smc")
+MAPPERS = ("idw", "kriging", "bayes", "dps", "pnp", "smc", "tempered", "exchange")
 """The methods that map rain, as --methods names them."""
 
 
@@ -49,9 +49,10 @@ class CmlReconstructParameters(MethodParameters):
     )
     methods: tuple[str, ...] = option(
         ("idw", "kriging", "bayes"),
-        "comma-separated: idw, kriging, bayes (random-field prior, HMC), dps, pnp and smc "
-        "(diffusion prior trained on radar: posterior sampling, plug-and-play DiffPIR, "
-        "twisted SMC)",
+        "comma-separated: idw, kriging, bayes (random-field prior, HMC), dps, pnp, smc, "
+        "tempered and exchange (diffusion prior trained on radar: posterior sampling, "
+        "plug-and-play DiffPIR, twisted SMC; exact in the prior's latent space, and far "
+        "slower: tempered SMC, replica exchange)",
     )
     variogram: Literal["fitted", "climatological"] = option(
         "fitted",
@@ -231,6 +232,11 @@ SUMMARY = (
     Entry("seconds_per_step.{method}", "seconds per map ({method})", "s"),
     Entry("bayes_acceptance_mean", "HMC acceptance rate", "%"),
     Entry("smc_ess_min", "smallest effective sample size of SMC", format=".1f"),
+    Entry("tempered_ess_min", "smallest effective sample size of tempered SMC", format=".1f"),
+    Entry("exchange_ess_min", "smallest effective sample size of replica exchange", format=".1f"),
+    Entry(
+        "exchange_swap_acceptance", "replica exchange's swap acceptance per pair of temperatures"
+    ),
 )
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Literal, cast
+from typing import Any, Literal, cast, get_args
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from ...models.cml.reconstruct import idw
 from .cml_inputs import LinkInputs
 from .progress import Progress
 
-Sampler = Literal["dps", "pnp", "smc"]
+Sampler = Literal["dps", "pnp", "smc", "tempered", "exchange"]
 
 
 def reconstruct(
@@ -76,7 +76,7 @@ def reconstruct(
                 median_mm_h=posterior.median_mm_h,
                 acceptance=posterior.acceptance,
             )
-        elif method in ("dps", "pnp", "smc"):
+        elif method in get_args(Sampler):
             if prior is None:
                 prior = load_prior(prior_file, device, getattr(torch, precision))
 
@@ -96,6 +96,8 @@ def reconstruct(
             fields[method] = sampled.mean
             extra["std"][method] = sampled.std
             extra["ess"][method] = sampled.ess
+            if sampled.swap_acceptance is not None:
+                extra["swap_acceptance"] = sampled.swap_acceptance
         else:
             kriging = OrdinaryKriging(points, cells, variogram) if method == "kriging" else None
             maps = []

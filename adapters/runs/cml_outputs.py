@@ -82,8 +82,11 @@ def summary(
     }
     if "acceptance" in extra:
         summary["bayes_acceptance_mean"] = float(np.nanmean(extra["acceptance"]))
-    if "smc" in extra["ess"] and np.isfinite(extra["ess"]["smc"]).any():
-        summary["smc_ess_min"] = float(np.nanmin(extra["ess"]["smc"]))
+    for sampler in ("smc", "tempered", "exchange"):
+        if sampler in extra["ess"] and np.isfinite(extra["ess"][sampler]).any():
+            summary[f"{sampler}_ess_min"] = float(np.nanmin(extra["ess"][sampler]))
+    if "swap_acceptance" in extra:
+        summary["exchange_swap_acceptance"] = [round(float(a), 3) for a in extra["swap_acceptance"]]
     return summary
 
 

@@ -60,3 +60,17 @@ def test_event_layers_benchmark_prints_both_tables() -> None:
     assert len(tables) == 1 + 2 + 1 + 2  # headers, two evaluation rows, two search rows
     assert tables[3].startswith("| two-motion search, 160 × 120")
     assert all(float(row.rsplit("|", 2)[1].strip().rstrip("x")) > 0 for row in tables[1:3])
+
+
+def test_sampler_calibration_prints_every_sampler_beside_the_exact_answer() -> None:
+    stdout = _smoke("cml_sampler_calibration.py")
+    rows = [line.split("|")[1].strip() for line in stdout.splitlines() if line[:2] == "| "]
+    assert rows[1:] == [
+        "DPS (scale 0.05)",
+        "plug-and-play (DiffPIR)",
+        "twisted SMC",
+        "tempered SMC (latent)",
+        "replica exchange (latent)",
+        "Kalman (exact; the anchor)",
+    ]
+    assert "swap acceptance" in stdout

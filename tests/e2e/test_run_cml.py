@@ -561,3 +561,33 @@ def test_kriging_with_the_climatological_variogram(tmp_path) -> None:
     with xr.open_dataset(run / "fields.nc") as fields:
         maps = fields["rain_kriging"].values
     assert np.isfinite(maps).all() and maps.max() > 0.5 and maps.min() >= 0
+
+
+@pytest.mark.science  # 40 s: every potential of the latent samplers runs the whole decoder
+def test_the_exact_latent_samplers_map_rain_and_report_their_diagnostics(tmp_path) -> None:
+    substrates(
+        "run",
+        "cml-reconstruct",
+        "--start",
+        "2020-06-01T02:00",
+        "--end",
+        "2020-06-01T02:20",
+        "--every",
+        "10",
+        "--methods",
+        "tempered,exchange",
+        "--diffusion-steps",
+        "8",
+        "--draws",
+        "3",
+        cwd=tmp_path,
+    )
+    folder = only_run_folder(tmp_path / "runs")
+    fields = xr.open_dataset(folder / "fields.nc")
+    for name in ("rain_tempered", "rain_exchange", "rain_tempered_std", "rain_exchange_std"):
+        assert np.isfinite(fields[name].values).all() and (fields[name].values >= 0).all()
+    summary = json.loads((folder / "provenance.json").read_text())["summary"]
+    assert summary["tempered_ess_min"] == 1.5  # each reweighting keeps half of 3 particles
+    assert 1 <= summary["exchange_ess_min"] <= 3
+    swaps = summary["exchange_swap_acceptance"]
+    assert len(swaps) == 7 and all(0 < a < 1 for a in swaps)

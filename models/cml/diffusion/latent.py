@@ -286,7 +286,7 @@ def replica_exchange(
 def chain_ess(series: Any) -> Any:
     """Effective sample size of each row of series (rows, draws) of a Markov chain:
     draws / (2 Σ_m Γ_m − 1), Γ_m = ρ_2m + ρ_2m+1 the autocorrelations summed in pairs
-    while positive (Geyer's initial positive sequence, 1992)."""
+    while positive (Geyer's initial positive sequence, 1992), at most `draws`."""
     x = series.double() - series.double().mean(1, keepdim=True)
     draws = x.shape[1]
     spectrum = torch.fft.rfft(x, n=2 * draws)
@@ -300,7 +300,7 @@ def chain_ess(series: Any) -> Any:
             if pair <= 0:
                 break
             total += pair
-        ess.append(draws / max(2 * total - 1, 1 / draws))
+        ess.append(draws / max(2 * total - 1, 1.0))  # never above the draws
     return torch.tensor(ess, dtype=torch.float64)
 
 

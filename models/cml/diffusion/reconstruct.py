@@ -1,6 +1,7 @@
 """Rain maps from links with the diffusion prior: the posterior of each map's field given
 its sublinks' attenuation, sampled by DPS, plug-and-play (DiffPIR) or twisted SMC
-(`posterior`).
+(`posterior`), or exactly in the prior's latent space by tempered SMC or replica exchange
+(`latent`).
 
 The prior was trained on cells of its own size (2 km, `RainPriorModel.cell_km`); maps are
 sampled on a grid of that cell over the requested area and interpolated bilinearly onto
@@ -19,6 +20,7 @@ import numpy as np
 from ..grid import Grid
 from ..likelihood import LinkLikelihood
 from ..path_operator import PathOperator
+from .latent import replica_exchange, tempered_smc
 from .posterior import dps, pnp, smc
 from .prior import RainPriorModel
 from .settings import DiffusionSettings
@@ -28,11 +30,14 @@ from .transform import to_rain
 @dataclass
 class DiffusionPosterior:
     """mean, std: (maps, ny, nx) rain in mm/h on the requested grid; ess: the smallest
-    effective sample size over each map's chain (the draw count for DPS; NaN when dry)."""
+    effective sample size over each map's chain (the draw count for DPS; NaN when dry);
+    swap_acceptance: replica exchange's share of accepted swaps per adjacent pair of
+    temperatures, over its batches (None for the other samplers)."""
 
     mean: np.ndarray
     std: np.ndarray
     ess: np.ndarray
+    swap_acceptance: np.ndarray | None = None
 
 
 def reconstruct_diffusion(
@@ -65,9 +70,11 @@ def reconstruct_diffusion(
     wet = np.flatnonzero(np.nan_to_num(path_rain_mm_h).max(axis=1) > s.wet_mm_h)
     batches = [b for b in np.array_split(wet, -(-len(wet) // s.maps_per_batch)) if len(b)]
     generator = torch.Generator(device=device).manual_seed(seed)
+    swaps: list[np.ndarray] = []
     done, total = 0, len(batches) * s.steps
     for batch in batches:
-        rows = np.repeat(batch, s.draws)
+        chains = s.temperatures if s.sampler == "exchange" else s.draws  # per map
+        rows = np.repeat(batch, chains)
         likelihood = LinkLikelihood.of(
             operator,
             attenuation_db[rows],
@@ -110,7 +117,7 @@ def reconstruct_diffusion(
                 samples=s.draws,
                 **common,
             )
-        else:
+        elif s.sampler == "smc":
             out = smc(
                 prior.noise,
                 potential,
@@ -119,6 +126,25 @@ def reconstruct_diffusion(
                 strength=s.strength,
                 **common,
             )
+        elif s.sampler == "tempered":
+            out = tempered_smc(
+                prior.noise,
+                potential,
+                (len(batch), *shape),
+                particles=s.draws,
+                moves=s.moves,
+                **common,
+            )
+        else:
+            out = replica_exchange(
+                prior.noise,
+                potential,
+                (len(batch), *shape),
+                draws=s.draws,
+                temperatures=s.temperatures,
+                **common,
+            )
+            swaps.append(out.swap_acceptance)
         done += s.steps
         with torch.no_grad():
             rain = to_rain(out.x0).double()
@@ -130,4 +156,4 @@ def reconstruct_diffusion(
         ess[batch] = float(out.ess.min())
     if sampling != grid:
         mean, std = grid.resample(mean, sampling), grid.resample(std, sampling)
-    return DiffusionPosterior(mean, std, ess)
+    return DiffusionPosterior(mean, std, ess, np.mean(swaps, axis=0) if swaps else None)

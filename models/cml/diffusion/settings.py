@@ -11,8 +11,12 @@ from ..likelihood_defaults import DRY_LIMIT_DB, NOISE_DB, RELATIVE_NOISE, WET_AN
 
 @dataclass(frozen=True)
 class DiffusionSettings:
-    """sampler: "dps", "pnp" or "smc"; steps: reverse steps per map; draws: samples (DPS,
-    PnP) or particles (SMC) per map; scale: DPS's guidance step (maps blow up from ~0.3);
+    """sampler: "dps", "pnp", "smc" (twisted), "tempered" (tempered SMC in the latent space)
+    or "exchange" (replica exchange in the latent space; `latent.py`); steps: reverse steps
+    per map (for the latent samplers, of the deterministic decoder each potential runs);
+    draws: samples (DPS, PnP, replica exchange) or particles (SMC) per map; moves: pCN moves
+    per tempering stage; temperatures: replica exchange's ladder; scale: DPS's guidance step
+    (maps blow up from ~0.3);
     strength: the λ of PnP's proximal step and of SMC's proposal (the weight of the
     prior's estimate against the data); noise_db, relative_noise, wet_antenna_max_db: the
     likelihood (as the GRF-HMC reconstruction's); maps_per_batch: maps sampled together;
@@ -25,9 +29,11 @@ class DiffusionSettings:
     as 8 there, the RMSE plateaus from a 3 dB limit, and 64 SMC particles did no better
     than 8 on its first hour."""
 
-    sampler: Literal["dps", "pnp", "smc"] = "pnp"
+    sampler: Literal["dps", "pnp", "smc", "tempered", "exchange"] = "pnp"
     steps: int = 30
     draws: int = 8
+    moves: int = 5
+    temperatures: int = 8
     scale: float = 0.05
     strength: float = 1.0
     noise_db: float = NOISE_DB
