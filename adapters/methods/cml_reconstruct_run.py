@@ -43,7 +43,7 @@ def run_cml_reconstruct(p: CmlReconstructParameters, run: RunContext) -> Outcome
     if p.device.startswith("cuda") and (reason := no_cuda_reason()):
         raise OptionError(f"{p.device}: {reason}", option="device")
     chain, settings, diffusion = p.chain(), p.bayesian(), p.diffusion()
-    areal, path = references(backend, (p.areal_reference, p.path_reference))
+    areal, path, label = references(backend, (p.areal_reference, p.path_reference))
     first, last = time_range(backend, p.start, p.end, path)
     corrected = p.wet_antenna_by == "chain"
     inputs = link_inputs(backend, first, last, p.every, p.true_baseline, chain, corrected)
@@ -58,7 +58,7 @@ def run_cml_reconstruct(p: CmlReconstructParameters, run: RunContext) -> Outcome
     reference = (
         simulator_reference(backend, first, last, p.every)
         if isinstance(backend, CMLSimulatorBackend)
-        else radar_reference(areal, path, grid, inputs)
+        else radar_reference(areal, path, grid, inputs, label)
     )
     climatology = None if p.variogram == "fitted" else climatological_variogram(last, p.every)
     grid_record = {"cell_km": grid.cell_km, "nx": grid.nx, "ny": grid.ny, "origin": grid.origin}

@@ -4,6 +4,7 @@ steps, the grid, and the reference (simulator truth or radar) on the same steps 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -40,7 +41,8 @@ class LinkInputs:
 @dataclass
 class Reference:
     """Reference rain (mm/h) on the steps: field (steps, ny, nx) on the grid and path
-    averages (steps, links); either may be None. `label` names where it comes from."""
+    averages (steps, links); either may be None. `label` names where it comes from
+    ("none" when both are)."""
 
     label: str
     field: np.ndarray | None
@@ -212,9 +214,10 @@ def simulator_reference(
     )
 
 
-def radar_reference(areal: Any, path: Any, grid: Grid, inputs: LinkInputs) -> Reference:
+def radar_reference(areal: Any, path: Any, grid: Grid, inputs: LinkInputs, label: str) -> Reference:
     """Radar rain on the steps: pixels averaged into the grid's cells; path averages of the
-    same links. Steps the radar does not hold are an error."""
+    same links; `label` says where they come from (`references`). Steps the radar does not
+    hold are an error."""
     labels = inputs.times
     field = None
     if areal is not None:
@@ -235,7 +238,9 @@ def radar_reference(areal: Any, path: Any, grid: Grid, inputs: LinkInputs) -> Re
         ids = inputs.links["cml_id"].values.astype(str)
         path = path.assign_coords(cml_id=path["cml_id"].values.astype(str))
         averaged = path.reindex(time=labels, cml_id=ids).transpose("time", "cml_id").values
-    return Reference("radar (pycomlink's RADOLAN YW reference)", field, averaged)
+    return Reference(
+        label if field is not None or averaged is not None else "none", field, averaged
+    )
 
 
 def _cell_means(cell: np.ndarray, pixels: np.ndarray, cells: int) -> np.ndarray:
@@ -273,19 +278,23 @@ def climatological_variogram(day: np.datetime64, every_min: int) -> Variogram:
     return Variogram.from_sill(float(value["sill"]), float(value["range"]), float(value["nugget"]))
 
 
-def references(backend: CMLBackend, files: tuple[str | None, str | None]) -> tuple[Any, Any]:
-    """Radar references for real data: the files given, else pycomlink's for its example."""
+def references(backend: CMLBackend, files: tuple[str | None, str | None]) -> tuple[Any, Any, str]:
+    """Radar references for real data — the files given, else pycomlink's for its example
+    — and what to call them."""
     if isinstance(backend, CMLSimulatorBackend):
         if any(files):
             option = "areal_reference" if files[0] else "path_reference"
             raise OptionError(
                 "radar references apply to real data; the simulator has truth", option=option
             )
-        return None, None
+        return None, None, "none"
     areal_file, path_file = files
+    label = "radar (" + ", ".join(Path(f).name for f in files if f is not None) + ")"
     if not any(files) and getattr(backend.options, "path", None) is None:
         areal_file, path_file = (str(path) for path in pycomlink_references())
+        label = "radar (pycomlink's RADOLAN YW reference)"
     return (
         None if areal_file is None else areal_reference(areal_file),
         None if path_file is None else path_reference(path_file),
+        label,
     )

@@ -195,7 +195,7 @@ def write_fields(
             "source": "substrates cml-reconstruct",
             "origin_lat": lat0,
             "origin_lon": lon0,
-            "reference": reference.label,
+            **({} if reference.field is None else {"reference": reference.label}),
             "history": f"{now()} substrates cml-reconstruct {folder.path.name}",
         },
     )

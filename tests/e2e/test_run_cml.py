@@ -472,6 +472,10 @@ def test_a_users_file_runs_without_a_reference(tmp_path) -> None:
         cwd=tmp_path,
     )
     assert "field   idw" in result.stdout and "--" in result.stdout  # no reference: no scores
+    folder = only_run_folder(tmp_path / "runs")
+    with xr.open_dataset(folder / "fields.nc") as fields:
+        assert "reference" not in fields.attrs and "rain_reference" not in fields
+    assert json.loads((folder / "provenance.json").read_text())["parameters"]["reference"] == "none"
 
 
 @pytest.mark.parametrize(
