@@ -163,7 +163,7 @@ class AerBackend(QuantumBackend):
         mps = self.options.method == "matrix_product_state"
         for circuit in self._prepare([circuits[i] for i in static], seed=None):
             parts = split_measurements(circuit)
-            body = parts.unitary_part.copy()
+            body = parts.unitary_part  # a fresh circuit of its own: no copy needed
             if mps:  # the state itself: outcomes found without a 2^n vector
                 body.save_matrix_product_state(label="state")
             else:

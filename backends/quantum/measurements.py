@@ -40,8 +40,8 @@ def split_measurements(circuit: QuantumCircuit) -> MeasuredCircuit:
             qubit = circuit.find_bit(instruction.qubits[0]).index
             clbit = circuit.find_bit(instruction.clbits[0]).index
             pairs[clbit] = qubit  # a later measurement into the same bit overwrites it
-        else:
-            body.append(instruction, copy=False)
+        else:  # Qiskit's unchecked append: the instruction comes from a valid circuit
+            body._append(instruction)
     if not is_static(circuit) or not pairs:
         raise CapabilityError(
             f"circuit {circuit.name!r} needs final measurements only "

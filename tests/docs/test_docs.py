@@ -126,6 +126,7 @@ DOCTESTED = [
     "substrates.datasets.events.nmnist",
     "substrates.datasets.events.stream",
     "substrates.models.events.iwe",
+    "substrates.models.qrim.search",
 ]
 
 

@@ -196,3 +196,20 @@ def test_circuits_no_backend_can_sample_are_refused(tmp_path, body, reason) -> N
     backend = create_backend("quantum.aer", {})
     with pytest.raises(Exception, match=f"circuit 'c': {reason}"):
         backend.sample(load_circuits(path), shots=10)
+
+
+def test_a_long_parameter_list_is_checked_whole() -> None:
+    """A diagonal gate's 2ⁿ entries are checked at once; one non-finite entry is named."""
+    from qiskit import QuantumCircuit
+    from qiskit.circuit.library import DiagonalGate
+
+    from substrates.backends.quantum.base import _circuit_refusal
+
+    circuit = QuantumCircuit(3, 3)
+    circuit.append(DiagonalGate([1.0] * 8), range(3))
+    circuit.measure(range(3), range(3))
+    assert _circuit_refusal(circuit, sampling=True) is None
+    circuit.data[0].operation.params[5] = complex(float("nan"), 0.0)
+    assert _circuit_refusal(circuit, sampling=True) == (
+        "gate 'diagonal' has the non-finite parameter (nan+0j)"
+    )
