@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import TYPE_CHECKING, Literal
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -108,18 +109,44 @@ def grover_circuit(
     from qiskit import ClassicalRegister, QuantumCircuit
 
     n = int(math.log2(len(values)))
-    oracle = oracle_circuit(values, threshold_index, construction) if iterations else None
-    width = oracle.num_qubits if oracle is not None else n
+    step = _grover_step(values, threshold_index, construction) if iterations else None
+    width = step.num_qubits if step is not None else n
     circuit = QuantumCircuit(width, name=f"grover_j{iterations}")
     index = list(range(n))
     circuit.h(index)
-    if oracle is not None:
-        step = oracle.compose(_diffusion(n), index, copy=False)
+    if step is not None:
         for _ in range(iterations):  # the same immutable gates, not copies of them
             circuit.compose(step, range(width), inplace=True, copy=False)
     circuit.add_register(ClassicalRegister(n, "index"))
     circuit.measure(index, range(n))
     return circuit
+
+
+STEPS_KEPT = 1024
+"""Grover iterations (oracle, diffusion) kept for reuse, least recent dropped: a search asks
+for several counts at one threshold, and a sweep for the same tables again."""
+_steps: OrderedDict[tuple, QuantumCircuit] = OrderedDict()
+
+
+def _grover_step(values: np.ndarray, threshold_index: int, construction: Construction) -> Any:
+    """One Grover iteration, oracle then diffusion, built once per distinct oracle: the
+    marked set (diagonal) or the ranks and the threshold's rank (gates). Callers compose it
+    without copying and never change it."""
+    if construction == "diagonal":
+        key: tuple = (construction, len(values), marked(values, values[threshold_index]).tobytes())
+    else:
+        ranks = dense_ranks(values)
+        key = (construction, ranks.tobytes(), int(ranks[threshold_index]))
+    step = _steps.get(key)
+    if step is None:
+        n = int(math.log2(len(values)))
+        oracle = oracle_circuit(values, threshold_index, construction)
+        step = _steps[key] = oracle.compose(_diffusion(n), list(range(n)), copy=False)
+        if len(_steps) > STEPS_KEPT:
+            _steps.popitem(last=False)
+    else:
+        _steps.move_to_end(key)
+    return step
 
 
 @functools.cache

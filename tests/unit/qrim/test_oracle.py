@@ -51,3 +51,15 @@ def test_grover_amplifies_marked_members_as_theory_says(n: int, marked_count: in
 def test_gate_grover_circuit_measures_only_the_index() -> None:
     circuit = grover_circuit(np.arange(8.0), 2, 1, "gates")
     assert circuit.num_clbits == 3 and circuit.num_qubits > 3
+
+
+def test_grover_circuits_at_one_threshold_share_one_built_iteration() -> None:
+    """The oracle is built once per marked set: two counts, one diagonal gate object."""
+    from substrates.models.qrim.oracle import grover_circuit
+
+    values = np.random.default_rng(3).normal(size=16)
+    two, five = (grover_circuit(values, 4, r, "diagonal") for r in (2, 5))
+    diagonal = {id(i.operation) for c in (two, five) for i in c.data if i.name == "diagonal"}
+    assert len(diagonal) == 1
+    other = grover_circuit(values, int(np.argmax(values)), 2, "diagonal")
+    assert {id(i.operation) for i in other.data if i.name == "diagonal"}.isdisjoint(diagonal)
