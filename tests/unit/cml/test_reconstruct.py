@@ -154,7 +154,7 @@ def test_radar_pixels_without_a_measurement_are_left_out_of_the_reference() -> N
         },
     )
     inputs = LinkInputs(times, np.zeros((1, 0, 2)), np.zeros((1, 0)), None)
-    field = radar_reference(areal, None, grid, inputs).field
+    field = radar_reference(areal, None, grid, inputs, "radar").field
     assert field[0, 0, 0] == 4.0 and np.isnan(field[0, 0, 1])
 
 
