@@ -4,6 +4,7 @@ each expansion bomb refused in bounded time, naming the line and the budget."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import numpy as np
@@ -168,6 +169,19 @@ def test_parse_time_is_bounded(tmp_path) -> None:
         CircuitFileError, match=r"parsing took over 0\.05 s \(the budget's max_parse_s\)"
     ):
         load_circuits(path, budget=QasmBudget(max_parse_s=0.05))
+
+
+def test_a_swallowed_alarm_still_refuses(tmp_path) -> None:
+    """A parser that catches everything (as a destructor's exception is dropped) still
+    runs past the budget: the clock refuses it after the parse returns."""
+    from substrates.datasets.quantum.circuit_files import _parse_deadline
+
+    refusal = pytest.raises(CircuitFileError, match=r"parsing took over 0\.02 s")
+    with refusal, _parse_deadline(tmp_path / "x.qasm", 0.02):
+        deadline = time.monotonic() + 0.1
+        while time.monotonic() < deadline:
+            with contextlib.suppress(BaseException):
+                time.sleep(0.005)
 
 
 def test_a_parser_error_is_one_line_with_the_parsers_reason(tmp_path, capfd) -> None:
