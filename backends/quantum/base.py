@@ -285,8 +285,14 @@ def _circuit_refusal(circuit: QuantumCircuit, sampling: bool) -> str | None:
     """Why no backend can run `circuit` as asked (None: nothing wrong): a non-finite gate
     parameter, or nothing to measure when sampling."""
     measured = False
+    # A gate repeated shares one parameter list: checked once. The lists are held, so
+    # that no id is reused by a list made later (Rust gates make one on each read).
+    checked: dict[int, Sequence[object]] = {}
     for name, params in _operations(circuit):
         measured = measured or name == "measure"
+        if not params or id(params) in checked:
+            continue
+        checked[id(params)] = params
         if len(params) > 4:  # a diagonal's 2ⁿ entries: checked at once where all are numbers
             values = np.asarray(params)
             if values.dtype.kind in "iufc" and np.isfinite(values).all():

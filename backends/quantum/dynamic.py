@@ -86,18 +86,37 @@ class Branch:
 
 def is_static(circuit: QuantumCircuit) -> bool:
     """True when every measurement is final and there is no reset or control flow."""
+    counts = circuit.count_ops()  # counted in Rust: the common shapes need no walk
+    if not _NOT_STATIC.isdisjoint(counts):
+        return False
+    if "measure" not in counts or final_measurements(circuit) is not None:
+        return True
     measured: set[Any] = set()  # Qubit objects: no index look-ups on this hot path
     for instruction in circuit.data:
         name = instruction.operation.name
         if name in _PASSIVE:
             continue
-        if name in _NOT_STATIC:
-            return False
         if measured and not measured.isdisjoint(instruction.qubits):
             return False
         if name == "measure":
             measured.update(instruction.qubits)
     return True
+
+
+def final_measurements(circuit: QuantumCircuit) -> list[CircuitInstruction] | None:
+    """The circuit's measurements when they are its last instructions, one per qubit, and
+    it has no reset or control flow (the shape circuits are usually built in); None when
+    it has another shape (which may still be static: see `is_static`)."""
+    counts = circuit.count_ops()
+    count = counts.get("measure", 0)
+    if not count or not _NOT_STATIC.isdisjoint(counts):
+        return None
+    tail = list(circuit.data[-count:])
+    if any(i.operation.name != "measure" for i in tail):
+        return None
+    if len({i.qubits[0] for i in tail}) < count:
+        return None
+    return tail
 
 
 def _state_preparation(initialize: Any) -> Any:
@@ -116,7 +135,7 @@ def exact_form(circuit: QuantumCircuit) -> QuantumCircuit:
     inside control flow) is a reset and then the preparation, which `run_branches` follows
     exactly. A circuit without `initialize` is returned as it is.
     """
-    if not any(i.operation.name == "initialize" for i in circuit.data):
+    if "initialize" not in circuit.count_ops():
         return circuit
     out = circuit.copy_empty_like()
     touched: set[Any] = set()

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ...errors import CapabilityError
-from .dynamic import is_static
+from .dynamic import final_measurements, is_static
 
 if TYPE_CHECKING:
     from qiskit import QuantumCircuit
@@ -33,16 +33,26 @@ def split_measurements(circuit: QuantumCircuit) -> MeasuredCircuit:
     A circuit with mid-circuit measurement, reset or control flow is refused here: its
     exact results come from `dynamic.run_branches`.
     """
-    pairs: dict[int, int] = {}
-    body = circuit.copy_empty_like()
-    for instruction in circuit.data:
-        if instruction.operation.name == "measure":
-            qubit = circuit.find_bit(instruction.qubits[0]).index
-            clbit = circuit.find_bit(instruction.clbits[0]).index
-            pairs[clbit] = qubit  # a later measurement into the same bit overwrites it
-        else:  # Qiskit's unchecked append: the instruction comes from a valid circuit
-            body._append(instruction)
-    if not is_static(circuit) or not pairs:
+    measures = final_measurements(circuit)
+    if measures is not None:  # measured at the end: the rest is the body, copied in Rust
+        body = circuit.copy_empty_like(vars_mode="drop")
+        # QuantumCircuit.copy's own step, sharing the (immutable) operations
+        body._data = circuit._data.copy(copy_instructions=False)
+        del body.data[len(body.data) - len(measures) :]
+    else:
+        body = circuit.copy_empty_like()
+        measures = []
+        for instruction in circuit.data:
+            if instruction.operation.name == "measure":
+                measures.append(instruction)
+            else:  # Qiskit's unchecked append: the instruction comes from a valid circuit
+                body._append(instruction)
+        if not is_static(circuit):
+            measures = []
+    pairs = {  # clbit -> qubit; a later measurement into the same bit overwrites it
+        circuit.find_bit(m.clbits[0]).index: circuit.find_bit(m.qubits[0]).index for m in measures
+    }
+    if not pairs:
         raise CapabilityError(
             f"circuit {circuit.name!r} needs final measurements only "
             "(none mid-circuit, no reset or control flow, at least one)"

@@ -16,7 +16,7 @@ import numpy as np
 
 from ...backends.quantum.base import JobJournal, QuantumBackend
 from ...errors import CapabilityError
-from .oracle import Construction, dense_ranks, grover_circuit, marked
+from .oracle import Construction, grover_circuit, oracle_key
 from .search import Request, SearchOutcome, durr_hoyer
 
 MAX_CACHED_CIRCUITS = 4096
@@ -185,15 +185,13 @@ class QuantumMinimumFinder(InnerMinimizer):
 
     # -- turning requests into measured indices -----------------------------------------
     def _key(self, table: np.ndarray, request: Request) -> tuple:
-        """Requests with equal keys run the same circuit."""
+        """Requests with equal keys run the same circuit: (iterations, the oracle's key)."""
         if request.iterations == 0:
-            return (len(table), 0)
-        if self.construction == "diagonal":
-            mask = marked(table, table[request.threshold_index])
-            return (len(table), request.iterations, np.packbits(mask).tobytes())
-        ranks = dense_ranks(table)
-        threshold = int(ranks[request.threshold_index])
-        return (len(table), request.iterations, threshold, ranks.tobytes())
+            return (0, len(table))
+        return (
+            request.iterations,
+            oracle_key(table, request.threshold_index, self.construction),
+        )
 
     def _measure(self, requests: list[tuple[np.ndarray, Request]]) -> list[int]:
         keys = [self._key(table, request) for table, request in requests]
@@ -220,7 +218,11 @@ class QuantumMinimumFinder(InnerMinimizer):
                 order.append(key)
                 circuits.append(
                     grover_circuit(
-                        table, request.threshold_index, request.iterations, self.construction
+                        table,
+                        request.threshold_index,
+                        request.iterations,
+                        self.construction,
+                        key=key[1] if request.iterations else None,
                     )
                 )
         return order, circuits
@@ -236,9 +238,8 @@ class QuantumMinimumFinder(InnerMinimizer):
         self.use.calls += 1
         self.use.circuits += len(circuits)
         for key, probs in zip(order, self.backend.probabilities(circuits), strict=True):
-            dense = np.zeros(key[0])
-            for bitstring, p in probs.items():
-                dense[int(bitstring, 2)] = p
+            dense = np.zeros(1 << len(next(iter(probs))))  # 2^(measured bits)
+            dense[[int(bitstring, 2) for bitstring in probs]] = list(probs.values())
             self._distributions[key] = dense / dense.sum()
 
     def _draw(self, distribution: np.ndarray) -> int:

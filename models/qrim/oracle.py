@@ -15,12 +15,14 @@ from __future__ import annotations
 import functools
 import math
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 if TYPE_CHECKING:
     from qiskit import QuantumCircuit
+    from qiskit.circuit import CircuitInstruction
 
 Construction = Literal["gates", "diagonal"]
 
@@ -45,8 +47,8 @@ def oracle_circuit(
     n = int(math.log2(len(values)))
     if construction == "diagonal":
         circuit = QuantumCircuit(n, name="oracle")
-        signs = np.where(marked(values, values[threshold_index]), -1.0, 1.0)
-        circuit.append(DiagonalGate(list(signs)), range(n))
+        signs = np.where(marked(values, values[threshold_index]), -1.0, 1.0).astype(complex)
+        circuit.append(DiagonalGate(signs.tolist()), range(n), copy=False)  # complex: fastest
         return circuit
     ranks = dense_ranks(values)
     bits = max(1, int(ranks.max()).bit_length())
@@ -102,69 +104,104 @@ def _comparator(bits: int, threshold: int) -> tuple[QuantumCircuit, QuantumCircu
     return out[0], out[1]
 
 
+def oracle_key(values: np.ndarray, threshold_index: int, construction: Construction) -> tuple:
+    """What decides the oracle: equal keys, the same operator. The marked set (diagonal), or
+    the ranks and the threshold's rank (gates: the lookup writes every rank)."""
+    if construction == "diagonal":
+        mask = marked(values, values[threshold_index])
+        return (len(values), np.packbits(mask).tobytes())
+    ranks = dense_ranks(values)
+    return (len(values), ranks.tobytes(), int(ranks[threshold_index]))
+
+
 def grover_circuit(
-    values: np.ndarray, threshold_index: int, iterations: int, construction: Construction
+    values: np.ndarray,
+    threshold_index: int,
+    iterations: int,
+    construction: Construction,
+    *,
+    key: tuple | None = None,
 ) -> QuantumCircuit:
-    """Uniform superposition over U, `iterations` × (oracle, diffusion), index measured."""
+    """Uniform superposition over U, `iterations` × (oracle, diffusion), index measured.
+
+    key: `oracle_key(values, threshold_index, construction)` where the caller has it.
+    """
     from qiskit import ClassicalRegister, QuantumCircuit
 
     n = int(math.log2(len(values)))
-    step = _grover_step(values, threshold_index, construction) if iterations else None
-    width = step.num_qubits if step is not None else n
-    circuit = QuantumCircuit(width, name=f"grover_j{iterations}")
+    if iterations == 0:
+        circuit = QuantumCircuit(n, name="grover_j0")
+    else:
+        if key is None:
+            key = oracle_key(values, threshold_index, construction)
+        step = _grover_step(values, threshold_index, construction, key)
+        circuit = step.circuit.copy_empty_like(name=f"grover_j{iterations}")  # the same bits
     index = list(range(n))
     circuit.h(index)
-    if step is not None:
-        for _ in range(iterations):  # the same immutable gates, not copies of them
-            circuit.compose(step, range(width), inplace=True, copy=False)
+    for _ in range(iterations):
+        for instruction in step.instructions:  # the same immutable gates, not copies
+            circuit._append(instruction)  # unchecked: they come from a valid circuit
     circuit.add_register(ClassicalRegister(n, "index"))
     circuit.measure(index, range(n))
     return circuit
 
 
+@dataclass(frozen=True)
+class _Step:
+    """One Grover iteration: its circuit and that circuit's instructions, read once."""
+
+    circuit: QuantumCircuit
+    instructions: tuple[CircuitInstruction, ...]
+
+
 STEPS_KEPT = 1024
 """Grover iterations (oracle, diffusion) kept for reuse, least recent dropped: a search asks
 for several counts at one threshold, and a sweep for the same tables again."""
-_steps: OrderedDict[tuple, QuantumCircuit] = OrderedDict()
+_steps: OrderedDict[tuple, _Step] = OrderedDict()
 
 
-def _grover_step(values: np.ndarray, threshold_index: int, construction: Construction) -> Any:
-    """One Grover iteration, oracle then diffusion, built once per distinct oracle: the
-    marked set (diagonal) or the ranks and the threshold's rank (gates). Callers compose it
-    without copying and never change it."""
-    if construction == "diagonal":
-        key: tuple = (construction, len(values), marked(values, values[threshold_index]).tobytes())
-    else:
-        ranks = dense_ranks(values)
-        key = (construction, ranks.tobytes(), int(ranks[threshold_index]))
-    step = _steps.get(key)
-    if step is None:
-        n = int(math.log2(len(values)))
-        oracle = oracle_circuit(values, threshold_index, construction)
-        step = _steps[key] = oracle.compose(_diffusion(n), list(range(n)), copy=False)
-        if len(_steps) > STEPS_KEPT:
-            _steps.popitem(last=False)
-    else:
-        _steps.move_to_end(key)
+def _grover_step(
+    values: np.ndarray, threshold_index: int, construction: Construction, key: tuple
+) -> _Step:
+    """One Grover iteration, oracle then diffusion, built once per distinct oracle (`key`,
+    from `oracle_key`). Callers append its instructions and never change them."""
+    step = _steps.get((construction, key))
+    if step is not None:
+        _steps.move_to_end((construction, key))
+        return step
+    n = int(math.log2(len(values)))
+    oracle = oracle_circuit(values, threshold_index, construction)
+    circuit = oracle.compose(_diffusion(n, construction), list(range(n)), copy=False)
+    step = _steps[(construction, key)] = _Step(circuit, tuple(circuit.data))
+    if len(_steps) > STEPS_KEPT:
+        _steps.popitem(last=False)
     return step
 
 
 @functools.cache
-def _diffusion(n: int) -> QuantumCircuit:
-    """2|s><s| − 1 up to a global phase on n qubits: H X (multi-controlled Z) X H. Built
-    once per width; callers compose it without copying and never change it."""
+def _diffusion(n: int, construction: Construction) -> QuantumCircuit:
+    """2|s><s| − 1 up to a global phase on n qubits: H, the reflection about |0…0>, H.
+    The reflection is X (multi-controlled Z) X with 'gates'; with 'diagonal' it is one
+    diagonal gate, −1 on |0…0> (the same operator in half the instructions, which is what
+    a simulator's cost per circuit follows). Built once per width and construction;
+    callers compose it without copying and never change it."""
     from qiskit import QuantumCircuit
+    from qiskit.circuit.library import DiagonalGate
 
     circuit = QuantumCircuit(n, name="diffusion")
     index = list(range(n))
     circuit.h(index)
-    circuit.x(index)
-    if n == 1:
+    if construction == "diagonal":
+        circuit.append(DiagonalGate([-1.0] + [1.0] * (2**n - 1)), index)
+    elif n == 1:
+        circuit.x(0)
         circuit.z(0)
+        circuit.x(0)
     else:
+        circuit.x(index)
         circuit.h(n - 1)
         circuit.mcx(index[:-1], n - 1)
         circuit.h(n - 1)
-    circuit.x(index)
+        circuit.x(index)
     circuit.h(index)
     return circuit

@@ -42,3 +42,37 @@ def test_distribution_places_bits_on_their_clbits() -> None:
 
 def test_distribution_drops_zeros() -> None:
     assert distribution_to_bitstrings(np.array([0.0, 1.0]), (0,), 1) == {"1": 1.0}
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_split_agrees_with_qiskit_on_random_circuits(seed: int) -> None:
+    """Measurements at the end (the fast path) or with a barrier after them (the walk):
+    the body is Qiskit's `remove_final_measurements`, the map is the one measured into,
+    and the circuit given is left as it was."""
+    from qiskit.quantum_info import Operator
+
+    rng = np.random.default_rng(seed)
+    circuit = QuantumCircuit(3, 4)
+    for _ in range(int(rng.integers(1, 8))):
+        kind = rng.integers(3)
+        a, b = (int(q) for q in rng.choice(3, 2, replace=False))
+        if kind == 0:
+            circuit.h(a)
+        elif kind == 1:
+            circuit.cx(a, b)
+        else:
+            circuit.rz(float(rng.normal()), a)
+    qubits = [int(q) for q in rng.permutation(3)[: int(rng.integers(1, 4))]]
+    clbits = [int(c) for c in rng.choice(4, len(qubits), replace=False)]
+    circuit.measure(qubits, clbits)
+    if seed % 2:
+        circuit.barrier()
+    before = circuit.copy()
+    parts = split_measurements(circuit)
+    expected = dict(zip(clbits, qubits, strict=True))
+    assert parts.clbits == tuple(sorted(expected))
+    assert parts.qubits == tuple(expected[c] for c in parts.clbits)
+    reference = circuit.remove_final_measurements(inplace=False)
+    assert Operator(parts.unitary_part).equiv(Operator(reference))
+    assert "measure" not in parts.unitary_part.count_ops()
+    assert circuit == before

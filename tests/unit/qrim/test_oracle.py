@@ -54,12 +54,28 @@ def test_gate_grover_circuit_measures_only_the_index() -> None:
 
 
 def test_grover_circuits_at_one_threshold_share_one_built_iteration() -> None:
-    """The oracle is built once per marked set: two counts, one diagonal gate object."""
+    """The oracle is built once per marked set: two counts, one oracle gate object (and
+    the diffusion's reflection, one object for every oracle)."""
     from substrates.models.qrim.oracle import grover_circuit
 
     values = np.random.default_rng(3).normal(size=16)
     two, five = (grover_circuit(values, 4, r, "diagonal") for r in (2, 5))
     diagonal = {id(i.operation) for c in (two, five) for i in c.data if i.name == "diagonal"}
-    assert len(diagonal) == 1
+    assert len(diagonal) == 2  # the oracle and the reflection about |0…0>
     other = grover_circuit(values, int(np.argmax(values)), 2, "diagonal")
-    assert {id(i.operation) for i in other.data if i.name == "diagonal"}.isdisjoint(diagonal)
+    shared = {id(i.operation) for i in other.data if i.name == "diagonal"} & diagonal
+    assert len(shared) == 1  # the reflection only: a new marked set, a new oracle
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5])
+def test_both_diffusions_are_the_reflection_about_the_uniform_state(n: int) -> None:
+    from substrates.models.qrim.oracle import _diffusion
+
+    size = 2**n
+    uniform = np.full((size, 1), size**-0.5)
+    reflection = 2 * uniform @ uniform.T - np.eye(size)
+    for construction in ("gates", "diagonal"):
+        operator = Operator(_diffusion(n, construction)).data
+        phase = np.vdot(reflection, operator) / size  # equal up to a global phase
+        assert abs(abs(phase) - 1) < 1e-9
+        assert np.allclose(operator, phase * reflection, atol=1e-9)
