@@ -5,7 +5,7 @@ Runs `substrates run qrim` (through `substrates.run`) with the gate oracle at |U
 (inventory), on the exact Aer state vector, and prints wall time, the ratio to the
 300-second goal, minimizations, distinct circuits run and backend calls. Where the time
 goes is measured with `--profile` (cProfile, the ten largest cumulative entries in QRIM's
-own code).
+own code). Ends with a verdict: exit 1 when a run takes 300 s or more.
 
     python benchmarks/qrim_speed.py [--profile] [--docs]
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
+import sys
 import tempfile
 import time
 
@@ -35,12 +36,13 @@ CASES = [
 ]
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", action="store_true", help="print where the time goes")
     args = parser.parse_args()
     print("| run | wall time | / 300 s goal | minimizations | circuits run | backend calls |")
     print("|---|---|---|---|---|---|")
+    over = []
     for label, options in CASES:
         profiler = cProfile.Profile() if args.profile else None
         with tempfile.TemporaryDirectory() as out:
@@ -52,6 +54,8 @@ def main() -> None:
                 profiler.disable()
             wall = time.perf_counter() - start
         s = run.summary
+        if wall >= GOAL_S:
+            over.append(f"{label}: {wall:.0f} s")
         print(
             f"| {label} | {wall:.0f} s | {wall / GOAL_S:.2f} | {s['minimizations']:,} "
             f"| {s['backend_circuits']:,} | {s['backend_calls']:,} |"
@@ -59,8 +63,14 @@ def main() -> None:
         if profiler is not None:
             stats = pstats.Stats(profiler).sort_stats("cumulative")
             stats.print_stats(r"substrates|qiskit/circuit/quantumcircuit", 12)
+    if over:
+        print(f"\nverdict: goal missed (under {GOAL_S:.0f} s each) — " + "; ".join(over))
+        return 1
+    print(f"\nverdict: goal met (each run under {GOAL_S:.0f} s on this machine)")
+    return 0
 
 
 if __name__ == "__main__":
     with published("qrim_speed"):
-        main()
+        code = main()
+    sys.exit(code)
