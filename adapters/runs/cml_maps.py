@@ -18,7 +18,7 @@ from ...models.cml.diffusion.settings import DiffusionSettings
 from ...models.cml.grid import Grid, link_midpoints_km
 from ...models.cml.kriging import OrdinaryKriging, Variogram
 from ...models.cml.path_operator import PathOperator
-from ...models.cml.reconstruct import idw
+from ...models.cml.reconstruct import InverseDistance
 from .cml_inputs import LinkInputs
 from .progress import Progress
 
@@ -99,11 +99,14 @@ def reconstruct(
             if sampled.swap_acceptance is not None:
                 extra["swap_acceptance"] = sampled.swap_acceptance
         else:
-            kriging = OrdinaryKriging(points, cells, variogram) if method == "kriging" else None
+            interpolate = (
+                OrdinaryKriging(points, cells, variogram)
+                if method == "kriging"
+                else InverseDistance(points, cells)
+            )
             maps = []
             for t in range(steps):
-                rain = inputs.path_rain_mm_h[t]
-                maps.append(idw(points, rain, cells) if kriging is None else kriging(rain)[0])
+                maps.append(interpolate(inputs.path_rain_mm_h[t])[0])
                 progress(method, t + 1, steps)
             fields[method] = np.stack(maps).reshape(steps, grid.ny, grid.nx)
         timings[method] = time.perf_counter() - began

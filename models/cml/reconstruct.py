@@ -1,6 +1,7 @@
 """Rain fields from links: baselines that treat each link as a point gauge at its midpoint.
 
-`idw` (inverse distance weighting on a k-d tree, as pycomlink's) and `ordinary_kriging`
+`idw` (inverse distance weighting on a k-d tree, as pycomlink's; `InverseDistance` for many
+maps over one network) and `ordinary_kriging`
 (spherical variogram fitted per time step, as pykrige's; `kriging.py`) map path-averaged
 rain rates (mm/h) onto a grid in a local east/north km frame (links placed by
 `grid.link_midpoints_km`); `field_scores` compares a map with a reference field.
@@ -25,19 +26,73 @@ def idw(
 ) -> np.ndarray:
     """Inverse-distance-weighted values at `grid` points (m, 2) from `points` (n, 2), with
     the `nnear` nearest finite values; equal to pycomlink's `IdwKdtreeInterpolator`, ties
-    included."""
-    keep = np.isfinite(values)
-    points, values = points[keep], values[keep]
-    if len(values) == 0:
-        return np.full(len(grid), np.nan)
-    near = min(nnear, len(values))
-    distance, index = cKDTree(points, leafsize=IDW_LEAF_SIZE).query(grid, k=near)
-    distance, index = distance.reshape(len(grid), near), index.reshape(len(grid), near)
-    exact = distance[:, 0] < IDW_EXACT_KM
-    weights = 1.0 / np.where(exact[:, None], 1.0, distance) ** power
-    estimate = (weights * values[index]).sum(axis=1) / weights.sum(axis=1)
-    estimate[exact] = values[index[exact, 0]]
-    return estimate
+    included. For many maps over one network use `InverseDistance`."""
+    return InverseDistance(points, grid, power, nnear)(values)[0]
+
+
+class InverseDistance:
+    """IDW of many maps over one network: the neighbours and weights of every grid point
+    are found once for each set of links with a value (the maps of a period mostly share
+    one), so a map costs a weighted sum. Map by map equal to `idw`, and so to pycomlink's
+    `IdwKdtreeInterpolator`.
+
+    points: (n, 2) link positions in km; grid: (m, 2) points to map, in km; power: of the
+    inverse distance; nnear: neighbours used (the finite values nearest each grid point).
+
+    Example:
+        >>> import numpy as np
+        >>> points = np.array([[0.0, 0.0], [2.0, 0.0]])
+        >>> maps = InverseDistance(points, np.array([[1.0, 0.0], [2.0, 0.0]]))
+        >>> maps(np.array([[1.0, 3.0], [np.nan, 4.0]])).round(6).tolist()
+        [[2.0, 3.0], [4.0, 4.0]]
+    """
+
+    KEPT = 16
+    """Sets of reporting links whose neighbours are kept (least recent dropped)."""
+
+    def __init__(
+        self, points: np.ndarray, grid: np.ndarray, power: float = 2.0, nnear: int = 8
+    ) -> None:
+        self.points = np.asarray(points, dtype=float)
+        self.grid = np.asarray(grid, dtype=float)
+        self.power = power
+        self.nnear = nnear
+        self._neighbours: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+
+    def __call__(self, values: np.ndarray) -> np.ndarray:
+        """Maps (steps, m) in the values' unit from `values` (steps, n) or (n,); NaN values
+        are left out of their map; a map without any value is NaN."""
+        values = np.atleast_2d(np.asarray(values, dtype=float))
+        out = np.full((len(values), len(self.grid)), np.nan)
+        for t, z in enumerate(values):
+            keep = np.isfinite(z)
+            if keep.any():
+                index, weights = self._weights(keep)
+                out[t] = (weights * z[index]).sum(axis=1)
+        return out
+
+    def _weights(self, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Indices (m, k) of each grid point's nearest reporting links and their weights
+        (summing to one; a grid point on a link takes that link's value)."""
+        key = np.packbits(keep).tobytes()
+        found = self._neighbours.pop(key, None)
+        if found is None:
+            reporting = np.flatnonzero(keep)
+            near = min(self.nnear, len(reporting))
+            tree = cKDTree(self.points[reporting], leafsize=IDW_LEAF_SIZE)
+            distance, index = tree.query(self.grid, k=near)
+            distance = distance.reshape(len(self.grid), near)
+            index = index.reshape(len(self.grid), near)
+            exact = distance[:, 0] < IDW_EXACT_KM
+            weights = 1.0 / np.where(exact[:, None], 1.0, distance) ** self.power
+            weights /= weights.sum(axis=1, keepdims=True)
+            weights[exact] = 0.0
+            weights[exact, 0] = 1.0
+            found = (reporting[index], weights)
+            if len(self._neighbours) >= self.KEPT:
+                self._neighbours.pop(next(iter(self._neighbours)))
+        self._neighbours[key] = found  # most recent last
+        return found
 
 
 def ordinary_kriging(points: np.ndarray, values: np.ndarray, grid: np.ndarray) -> np.ndarray:

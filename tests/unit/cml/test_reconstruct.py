@@ -227,3 +227,26 @@ def _quarter_hour_means(values, start: np.datetime64, count: int) -> np.ndarray:
     array = values.transpose("time", "cml_id", "sublink_id").values
     step = np.ceil((values["time"].values - start) / np.timedelta64(15, "m")).astype(int)
     return np.stack([np.nanmean(array[step == k], axis=0) for k in range(1, count + 1)])
+
+
+def test_many_maps_equal_pycomlink_map_by_map_as_links_drop_out() -> None:
+    """`InverseDistance` reuses neighbours per set of reporting links; each map is still
+    pycomlink's, whichever links are missing from it (and a map with none is NaN)."""
+    interpolator = pytest.importorskip("pycomlink.spatial.interpolator")
+    from substrates.models.cml.reconstruct import InverseDistance
+
+    rng = np.random.default_rng(7)
+    x, y = np.meshgrid(np.linspace(0, 30, 20), np.linspace(0, 30, 15))
+    grid = np.stack([x.ravel(), y.ravel()], axis=1)
+    maps = rng.gamma(1.0, 2.0, size=(8, len(POINTS)))
+    maps[2:5, :6] = np.nan  # three maps without the first six links
+    maps[6, rng.choice(len(POINTS), 30, replace=False)] = np.nan
+    maps[7] = np.nan
+    ours = InverseDistance(POINTS, grid)(maps)
+    for t, values in enumerate(maps[:7]):
+        has = np.isfinite(values)
+        theirs = interpolator.IdwKdtreeInterpolator(nnear=8, p=2)(
+            POINTS[has, 0], POINTS[has, 1], values[has], xgrid=x, ygrid=y
+        )
+        assert np.allclose(ours[t], theirs.ravel(), rtol=1e-10)
+    assert np.isnan(ours[7]).all()
