@@ -190,6 +190,13 @@ def _parser() -> argparse.ArgumentParser:
         help="the chain's wet/dry threshold (dB), for every method",
     )
     parser.add_argument(
+        "--wet-dry",
+        choices=["std", "nearby"],
+        default=CHAIN.wet_dry,
+        help="the chain's wet/dry classification: std (rolling standard deviation) or nearby "
+        "(RAINLINK's, from the links within 15 km)",
+    )
+    parser.add_argument(
         "--waa-max",
         type=float,
         default=CHAIN.waa_max_db,
@@ -252,6 +259,7 @@ def main() -> None:
                     dry_limit_db=dry_limit,
                     prior=args.prior,
                     wet_threshold_db=args.wet_threshold,
+                    wet_dry=args.wet_dry,
                     waa_max_db=args.waa_max,
                     wet_antenna_max_db=args.wet_antenna_max,
                     true_baseline=args.true_baseline,
@@ -292,16 +300,17 @@ def _inputs(args: argparse.Namespace) -> str:
         if args.wet_antenna_by == "chain"
         else f"Bayesian wet antennas A_max {args.wet_antenna_max:g} dB"
     )
-    return (
-        f"chain wet above {args.wet_threshold:g} dB, Schleiss cap {args.waa_max:g} dB, {antennas}"
-    )
+    wet = "chain wet by RAINLINK's nearby links (else" if args.wet_dry == "nearby" else "chain wet"
+    wet += f" above {args.wet_threshold:g} dB" + (")" if args.wet_dry == "nearby" else "")
+    return f"{wet}, Schleiss cap {args.waa_max:g} dB, {antennas}"
 
 
 def _block() -> str:
     """The validation page's block for this command line: one per case, and one per case
     for each departure from the defaults the page keeps (`--wet-threshold 0.5 --waa-max 1`:
     `-chain-0.5-1`; `--wet-antenna-max 0`: `-pastorek-0`; `--wet-antenna-by chain`:
-    `-waa-by-chain`; `--true-baseline`: `-true-baseline`; `--steps 100`: `-steps-100`), so
+    `-waa-by-chain`; `--true-baseline`: `-true-baseline`; `--steps 100`: `-steps-100`;
+    `--wet-dry nearby`: `-nearby`), so
     that the default's tables stay beside them."""
     import sys
 
@@ -309,6 +318,8 @@ def _block() -> str:
     name = f"cml-evaluation-{args.case}"
     if (args.wet_threshold, args.waa_max) != (CHAIN.threshold_db, CHAIN.waa_max_db):
         name += f"-chain-{args.wet_threshold:g}-{args.waa_max:g}"
+    if args.wet_dry != CHAIN.wet_dry:
+        name += f"-{args.wet_dry}"
     if args.true_baseline:
         name += "-true-baseline"
     elif args.wet_antenna_by == "chain":

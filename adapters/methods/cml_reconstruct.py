@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import field_validator
 
 from ...backends.cml.base import CMLBackend
-from ...models.cml.chain_parameters import ChainParameters
+from ...models.cml.chain_parameters import ChainParameters, WetDry
 from ...models.cml.diffusion.settings import DiffusionSettings
 from ..runs.run import Run
 from .method import SEED_MAX, Method, MethodParameters, implementation, option
@@ -99,6 +99,13 @@ class CmlReconstructParameters(MethodParameters):
         metavar="DB",
         gt=0,
     )
+    wet_dry: WetDry = option(
+        ChainParameters.wet_dry,
+        "how the chain calls a link wet: std (its own trsl's rolling standard deviation "
+        "above --wet-threshold-db) or nearby (RAINLINK's decision from the links within "
+        "15 km: their median drop below their 24-hour dry reference; reads 24 h of data "
+        "before --start; where it cannot decide, std)",
+    )
     waa_max_db: float = option(
         ChainParameters.waa_max_db,
         "cap of the chain's Schleiss wet-antenna correction, which "
@@ -179,7 +186,9 @@ class CmlReconstructParameters(MethodParameters):
 
     def chain(self) -> ChainParameters:
         """The standard chain's settings, for every method alike."""
-        return ChainParameters(threshold_db=self.wet_threshold_db, waa_max_db=self.waa_max_db)
+        return ChainParameters(
+            threshold_db=self.wet_threshold_db, waa_max_db=self.waa_max_db, wet_dry=self.wet_dry
+        )
 
     def _wet_antenna_max_db(self) -> float:
         """A_max of the Bayesian methods' wet-antenna term: 0 where their data hold no

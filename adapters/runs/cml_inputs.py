@@ -18,8 +18,6 @@ from ...models.cml.grid import Grid, link_ends_km, to_km
 from ...models.cml.kriging import Variogram
 from ...models.cml.processing import path_rain_rate, process
 
-SPIN_UP = np.timedelta64(2, "h")
-"""Data read before the first step: the chain's rolling window and baseline need history."""
 SPIN_DOWN = np.timedelta64(1, "h")
 """Data read after the last step: the chain's rolling window is centred."""
 DEFAULT_HOURS = 3
@@ -112,7 +110,8 @@ def link_inputs(
     rate comes from), not the attenuation above its baseline (no effect with true_baseline).
     """
     caps = backend.capabilities
-    first = max(start - SPIN_UP, np.datetime64(caps.start, "ns"))
+    chain = chain or ChainParameters()
+    first = max(start - chain.history, np.datetime64(caps.start, "ns"))
     after = end + SPIN_DOWN
     if caps.end is not None:
         after = min(after, np.datetime64(caps.end, "ns") + np.timedelta64(1, "s"))
@@ -126,7 +125,6 @@ def link_inputs(
     if silent.any():  # skipped, and counted in provenance
         backend.cleaning.links_without_data += [str(i) for i in loaded["cml_id"].values[silent]]
         loaded = loaded.isel(cml_id=~silent)
-    chain = chain or ChainParameters()
     processed = process(loaded, chain)
     rain = processed["R"]
     if true_baseline:

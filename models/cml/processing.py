@@ -1,7 +1,8 @@
 """The standard CML rain-retrieval chain, on whole (cml_id, sublink_id, time) arrays at once.
 
 1. trsl = tsl − rsl (dB), gaps up to `max_gap` samples interpolated;
-2. wet/dry: centred rolling standard deviation of trsl above a threshold (dB);
+2. wet/dry: centred rolling standard deviation of trsl above a threshold (dB), or
+   RAINLINK's decision from the links nearby (`nearby.py`, `wet_dry="nearby"`);
 3. baseline: trsl while dry, held at the mean of the last n baseline values while wet;
 4. wet-antenna attenuation, Schleiss et al. 2013 (IEEE GRSL 10);
 5. rain attenuation A = trsl − baseline − waa ≥ 0, and R = (A/(kL))^(1/α) with ITU-R
@@ -95,6 +96,11 @@ def process(dataset: Any, parameters: ChainParameters | None = None) -> Any:
     values = np.ascontiguousarray(trsl.values, dtype=np.float64)
     flat = values.reshape(-1, values.shape[-1])
     wet = rolling_std_wet(flat, p.window, p.threshold_db)
+    if p.wet_dry == "nearby":
+        from .nearby import nearby_wet_minutes
+
+        decided = nearby_wet_minutes(trsl, dataset, p.nearby_radius_km).reshape(flat.shape)
+        wet = np.where(np.isnan(decided), wet, decided == 1)
     baseline = baseline_constant(flat, wet, p.n_average_last_dry)
     waa = wet_antenna_schleiss(flat, baseline, wet, p.waa_max_db, 3 * p.delta_t_min / p.tau_min)
     attenuation = np.clip(flat - baseline - waa, 0, None)
