@@ -45,8 +45,14 @@ DEFAULTS = DiffusionSettings()
 """cml-reconstruct's defaults: the settings chosen on the validation day."""
 HELD_OUT = ("2018-05-13", "2018-05-14")
 VALIDATION = ("2018-05-20",)
-LEAD_H = 2
-"""Hours simulated before a window, so that the chain has a dry baseline to start from."""
+
+
+def lead_hours(chain: ChainParameters) -> float:
+    """Hours simulated before a window: the history the chain reads (a dry baseline to
+    start from; RAINLINK's 24-hour dry reference with --wet-dry nearby)."""
+    return float(chain.history / np.timedelta64(1, "h"))
+
+
 FOREIGN_WET_ANTENNA = [10.0, 0.5, 0.15]
 SIMULATED = {
     "seed": 11,
@@ -80,8 +86,9 @@ def config(folder: Path, name: str, backend: str, options: dict) -> Path:
     return path
 
 
-def runs(case: str, folder: Path) -> list[dict]:
-    """The cml-reconstruct arguments of each run of `case`."""
+def runs(case: str, folder: Path, lead_h: float) -> list[dict]:
+    """The cml-reconstruct arguments of each run of `case`, simulating `lead_h` hours
+    before each window."""
     days = VALIDATION if case == "validation" else HELD_OUT
     if case == "simulated":
         path = config(folder, "simulated", "cml.sim", SIMULATED)
@@ -96,8 +103,8 @@ def runs(case: str, folder: Path) -> list[dict]:
             "network": "pycomlink",
             "radar": "pycomlink",
             "cell_km": 2.0,
-            "start": str(start - np.timedelta64(LEAD_H, "h")),
-            "duration_h": LEAD_H + 3.5,
+            "start": str(start - np.timedelta64(round(lead_h * 60), "m")),
+            "duration_h": lead_h + 3.5,
             "wet_antenna_pastorek": FOREIGN_WET_ANTENNA,
         }
         path = config(folder, f"semisynthetic-{day}", "cml.sim", options)
@@ -245,7 +252,8 @@ def main() -> None:
         ]
         for guidance, strength, dry_limit in settings:
             fields, seconds = [], {}
-            for run_args in runs(args.case, folder):
+            lead = lead_hours(ChainParameters(wet_dry=args.wet_dry))
+            for run_args in runs(args.case, folder, lead):
                 began = time.perf_counter()
                 run = substrates.run(
                     "cml-reconstruct",

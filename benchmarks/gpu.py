@@ -267,9 +267,10 @@ def cml_posterior(device: str = "cuda", hours: float = 1.0) -> None:
     from pathlib import Path
 
     import xarray as xr
-    from cml_evaluation import runs, score
+    from cml_evaluation import lead_hours, runs, score
 
     import substrates
+    from substrates.models.cml.chain_parameters import ChainParameters
 
     print(
         "\n| cml-reconstruct, validation day | device | draws | s per map | RMSE mm/h | 90% cover |"
@@ -277,7 +278,7 @@ def cml_posterior(device: str = "cuda", hours: float = 1.0) -> None:
     print("|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
-        run_args = runs("validation", folder)[0]
+        run_args = runs("validation", folder, lead_hours(ChainParameters()))[0]
         start = np.datetime64(run_args["start"])
         run_args["end"] = str(start + np.timedelta64(int(hours * 60), "m"))
         for method, placement, draws in (
