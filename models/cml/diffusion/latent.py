@@ -164,7 +164,6 @@ def tempered_smc(
     chains = _evaluate(noise, potential, z, steps, clip)
     beta = torch.zeros(rows, dtype=torch.float64, device=device)
     rho = torch.full((rows,), 0.5, dtype=torch.float64, device=device)
-    log_weight = torch.full((rows, particles), -math.log(particles), dtype=torch.float64)
     ess_trace: list[float] = []
     stage = 0
     while bool((beta < 1).any()):
@@ -178,8 +177,7 @@ def tempered_smc(
         beta = following
         index = _systematic(log_weight, generator)
         flat = (index + particles * torch.arange(rows, device=device)[:, None]).ravel()
-        chains = chains.take(flat)
-        log_weight = torch.full_like(log_weight, -math.log(particles))
+        chains = chains.take(flat)  # resampled: equal weights from here
         betas = beta.repeat_interleave(particles)
         for _ in range(moves):
             chains, accept = _pcn(
@@ -197,7 +195,7 @@ def tempered_smc(
             on_step(stage, stage + int((beta < 1).sum() > 0))
     return Samples(
         chains.x0.reshape(rows, particles, *grid),
-        log_weight.exp().to(dtype),
+        torch.full((rows, particles), 1.0 / particles, dtype=dtype, device=device),
         torch.tensor(ess_trace),
     )
 
