@@ -86,16 +86,16 @@ def config(folder: Path, name: str, backend: str, options: dict) -> Path:
     return path
 
 
-def runs(case: str, folder: Path, lead_h: float) -> list[dict]:
-    """The cml-reconstruct arguments of each run of `case`, simulating `lead_h` hours
-    before each window."""
+def runs(case: str, folder: Path, lead_h: float, hours: int = 3) -> list[dict]:
+    """The cml-reconstruct arguments of each run of `case` (the wettest `hours` of each
+    day), simulating `lead_h` hours before each window."""
     days = VALIDATION if case == "validation" else HELD_OUT
     if case == "simulated":
         path = config(folder, "simulated", "cml.sim", SIMULATED)
         return [{"hardware": str(path), "start": "2020-06-01T02:00", "end": "2020-06-01T05:00"}]
     out = []
     for day in days:
-        start, end = wettest_window(day)
+        start, end = wettest_window(day, hours)
         if case == "real":
             out.append({"hardware": "cml_opensense", "start": str(start), "end": str(end)})
             continue
@@ -104,7 +104,7 @@ def runs(case: str, folder: Path, lead_h: float) -> list[dict]:
             "radar": "pycomlink",
             "cell_km": 2.0,
             "start": str(start - np.timedelta64(round(lead_h * 60), "m")),
-            "duration_h": lead_h + 3.5,
+            "duration_h": lead_h + hours + 0.5,
             "wet_antenna_pastorek": FOREIGN_WET_ANTENNA,
         }
         path = config(folder, f"semisynthetic-{day}", "cml.sim", options)
@@ -178,6 +178,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--methods", default="idw,kriging,bayes,pnp,smc")
     parser.add_argument("--every", type=int, default=15, help="minutes per map")
+    parser.add_argument(
+        "--hours", type=int, default=3, help="the wettest this many hours of each day"
+    )
     parser.add_argument(
         "--guidance", default=str(DEFAULTS.scale), help="DPS guidance, comma-separated"
     )
@@ -253,7 +256,7 @@ def main() -> None:
         for guidance, strength, dry_limit in settings:
             fields, seconds = [], {}
             lead = lead_hours(ChainParameters(wet_dry=args.wet_dry))
-            for run_args in runs(args.case, folder, lead):
+            for run_args in runs(args.case, folder, lead, args.hours):
                 began = time.perf_counter()
                 run = substrates.run(
                     "cml-reconstruct",
@@ -318,7 +321,7 @@ def _block() -> str:
     for each departure from the defaults the page keeps (`--wet-threshold 0.5 --waa-max 1`:
     `-chain-0.5-1`; `--wet-antenna-max 0`: `-pastorek-0`; `--wet-antenna-by chain`:
     `-waa-by-chain`; `--true-baseline`: `-true-baseline`; `--steps 100`: `-steps-100`;
-    `--wet-dry nearby`: `-nearby`), so
+    `--wet-dry nearby`: `-nearby`; `--hours 1`: `-hours-1`), so
     that the default's tables stay beside them."""
     import sys
 
@@ -336,6 +339,8 @@ def _block() -> str:
         name += f"-pastorek-{args.wet_antenna_max:g}"
     if args.steps != DEFAULTS.steps:
         name += f"-steps-{args.steps}"
+    if args.hours != 3:
+        name += f"-hours-{args.hours}"
     return name
 
 
