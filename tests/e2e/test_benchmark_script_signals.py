@@ -22,6 +22,10 @@ def test_cml_benchmark_prints_both_tables() -> None:
         "kriging (pycomlink's variogram)",
         "kriging (variogram fitted per map)",
         "bayes (HMC, 4 chains x 300)",
+        "method",  # pycomlink's real links
+        "idw",
+        "kriging (pycomlink's variogram)",
+        "kriging (variogram fitted per map)",
     ]
 
 
