@@ -49,7 +49,8 @@ def haversine_km(
 
 def within_radius(ends: np.ndarray, radius_km: float) -> np.ndarray:
     """(n, n) bool: row i marks the links whose two ends both lie within `radius_km` of both
-    ends of link i (a link is always within its own radius). `ends` as in link_lengths_km."""
+    ends of link i (a link is always within its own radius). `ends` (n, 4): lat, lon of one
+    end, lat, lon of the other, in degrees."""
     near = np.ones((len(ends), len(ends)), bool)
     for mine in (ends[:, 0:2], ends[:, 2:4]):
         for theirs in (ends[:, 0:2], ends[:, 2:4]):
@@ -86,9 +87,8 @@ def nearby_wet(
         if near.sum() <= min_links:
             continue
         reporting = np.isfinite(delta[near]).sum(axis=0) > min_links
-        with np.errstate(all="ignore"):  # all-NaN columns: refused by `reporting` anyway
-            median = np.where(reporting, _nanmedian(delta[near]), np.nan)
-            median_km = np.where(reporting, _nanmedian(delta_per_km[near]), np.nan)
+        median = np.where(reporting, _nanmedian(delta[near]), np.nan)
+        median_km = np.where(reporting, _nanmedian(delta_per_km[near]), np.nan)
         decided = np.isfinite(median) & np.isfinite(median_km)
         found = (median < threshold_median_db) & (median_km < threshold_median_db_km)
         strong = found & decided & (delta[i] < -2.0)
