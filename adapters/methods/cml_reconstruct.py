@@ -45,7 +45,11 @@ class CmlReconstructParameters(MethodParameters):
         ge=1,
     )
     cell_km: float | None = option(
-        None, "grid cell for real data (default 2 km)", metavar="KM", gt=0
+        None,
+        "grid cell: for real data (default 2 km); for a simulator coarser than its own "
+        "(default), its truth then averaged into the cells",
+        metavar="KM",
+        gt=0,
     )
     methods: tuple[str, ...] = option(
         ("idw", "kriging", "bayes"),

@@ -56,7 +56,7 @@ def run_cml_reconstruct(p: CmlReconstructParameters, run: RunContext) -> Outcome
             "--methods idw,kriging skips them",
         )
     reference = (
-        simulator_reference(backend, first, last, p.every)
+        simulator_reference(backend, first, last, p.every, grid)
         if isinstance(backend, CMLSimulatorBackend)
         else radar_reference(areal, path, grid, inputs, label)
     )

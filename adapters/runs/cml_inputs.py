@@ -171,24 +171,38 @@ def _steps(
 
 
 def grid_for(backend: CMLBackend, links: Any, cell_km: float | None) -> Grid:
-    """The simulator's own grid; for real data a grid of cell_km (default 2) over the links."""
+    """For real data a grid of cell_km (default 2) over the links; for a simulator its own
+    grid, or with cell_km the same area in cells of cell_km, which must be at least the
+    simulator's (its truth is then averaged into them: `simulator_reference`)."""
     if isinstance(backend, CMLSimulatorBackend):
-        if cell_km is not None:
-            raise OptionError("applies to real data; the simulator has its grid", option="cell_km")
-        truth = backend.ground_truth(*_first_minute(backend))
-        cell = float(truth.x_km[1] - truth.x_km[0])
-        return Grid(
-            (truth.attrs["origin_lat"], truth.attrs["origin_lon"]),
-            cell,
-            truth.sizes["x_km"],
-            truth.sizes["y_km"],
-            float(truth.x_km[0]) - cell / 2,
-            float(truth.y_km[0]) - cell / 2,
-        )
+        native = simulator_grid(backend)
+        if cell_km is None or np.isclose(cell_km, native.cell_km):
+            return native
+        if cell_km < native.cell_km:
+            raise OptionError(
+                f"{cell_km:g} km is finer than the simulator's {native.cell_km:g} km cells, "
+                "where its truth is known",
+                option="cell_km",
+            )
+        return native.with_cell(cell_km)
     try:
         return Grid.covering(links, cell_km or 2.0)
     except ValueError as error:
         raise SubstratesError(f"{backend.name}: {error}") from None
+
+
+def simulator_grid(backend: CMLSimulatorBackend) -> Grid:
+    """The grid the simulator's truth lies on."""
+    truth = backend.ground_truth(*_first_minute(backend))
+    cell = float(truth.x_km[1] - truth.x_km[0])
+    return Grid(
+        (truth.attrs["origin_lat"], truth.attrs["origin_lon"]),
+        cell,
+        truth.sizes["x_km"],
+        truth.sizes["y_km"],
+        float(truth.x_km[0]) - cell / 2,
+        float(truth.y_km[0]) - cell / 2,
+    )
 
 
 def _first_minute(backend: CMLBackend) -> tuple[np.datetime64, np.datetime64]:
@@ -197,19 +211,29 @@ def _first_minute(backend: CMLBackend) -> tuple[np.datetime64, np.datetime64]:
 
 
 def simulator_reference(
-    backend: Any, start: np.datetime64, end: np.datetime64, every_min: int
+    backend: Any, start: np.datetime64, end: np.datetime64, every_min: int, grid: Grid
 ) -> Reference:
-    """The simulator's true rain field and path-averaged rain, averaged like the links."""
+    """The simulator's true rain field and path-averaged rain, averaged like the links; on
+    a grid coarser than the simulator's, each cell holds the mean of the simulator's cells
+    whose centres fall in it (their area mean where the cells nest)."""
     truth = backend.ground_truth(start, end + np.timedelta64(1, "s"))
     steps, _ = _steps(truth["time"].values, start, end, every_min)
     keep = steps > 0
     field = truth["rain"].isel(time=keep).assign_coords(step=("time", steps[keep]))
     path = truth["R_path"].isel(sublink_id=0, time=keep).assign_coords(step=("time", steps[keep]))
-    return Reference(
-        "simulator truth",
-        field.groupby("step").mean().values,
-        path.groupby("step").mean().transpose("step", "cml_id").values,
-    )
+    means = field.groupby("step").mean().values
+    native = simulator_grid(backend)
+    label = "simulator truth"
+    if not np.isclose(grid.cell_km, native.cell_km):
+        x, y = np.meshgrid(native.x_km, native.y_km)
+        col = np.floor((x.ravel() - grid.x0_km) / grid.cell_km).astype(int)
+        row = np.floor((y.ravel() - grid.y0_km) / grid.cell_km).astype(int)
+        cell = row * grid.nx + col
+        flat = means.reshape(len(means), -1)
+        means = np.stack([_cell_means(cell, f, grid.nx * grid.ny) for f in flat])
+        means = means.reshape(len(flat), grid.ny, grid.nx)
+        label += f" (its {native.cell_km:g} km cells averaged into {grid.cell_km:g} km)"
+    return Reference(label, means, path.groupby("step").mean().transpose("step", "cml_id").values)
 
 
 def radar_reference(areal: Any, path: Any, grid: Grid, inputs: LinkInputs, label: str) -> Reference:

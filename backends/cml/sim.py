@@ -36,7 +36,12 @@ class SimOptions(BackendOptions):
     noise std; rsl_step_db: rsl quantization; drift_db_per_h: baseline random walk;
     wet_antenna: add Pastorek 2021 wet-antenna attenuation, A_max (1 − exp(−d R^ζ)) with
     wet_antenna_pastorek = (A_max dB, ζ, d); missing_fraction: samples written as fill
-    values. network: an OpenSense netCDF file or OpenMRG folder ("pycomlink": its example's
+    values. power_law_spread: (SD of ln k, SD of α) of each link's own k–R power law about
+    ITU-R P.838-3's, drawn once per link (drop-size variability; the truth keeps each link's
+    k_scale and alpha_shift; (0, 0): ITU's exactly). baseline_fluctuation_db and
+    baseline_fluctuation_min: a stationary fluctuation of the dry baseline (humidity,
+    temperature, multipath), an Ornstein–Uhlenbeck process of that SD (dB) and correlation
+    time (minutes), on top of the random-walk drift. network: an OpenSense netCDF file or OpenMRG folder ("pycomlink": its example's
     500 links) whose link geometry, frequencies and polarizations replace the random links
     (`links` then comes from the file and the square domain grows to hold the network, 2
     km margin, in cells of cell_km). radar: rain fields from a radar file in place of the
@@ -66,6 +71,9 @@ class SimOptions(BackendOptions):
     wet_antenna: bool = True
     wet_antenna_pastorek: tuple[float, float, float] = (14.0, 0.55, 0.1)
     missing_fraction: float = Field(0.002, ge=0, lt=1)
+    power_law_spread: tuple[float, float] = (0.0, 0.0)
+    baseline_fluctuation_db: float = Field(0.0, ge=0)
+    baseline_fluctuation_min: float = Field(30.0, gt=0)
     network: str | None = None
     radar: str | None = None
 
@@ -77,6 +85,8 @@ class SimOptions(BackendOptions):
             raise ValueError("links and grid_cells come from the network file; leave them out")
         if self.radar is not None and self.network is None:
             raise ValueError("radar rain needs a network inside the radar's area (network: FILE)")
+        if min(self.power_law_spread) < 0:
+            raise ValueError("power_law_spread holds two SDs (of ln k and of α): neither < 0")
         return self
 
 
@@ -125,7 +135,9 @@ class SimBackend(CMLSimulatorBackend):
         else:
             fields = self._radar_fields(network, cells, steps)
         along = path_rain(fields, o.cell_km, network, device=self.torch_device)
-        attenuation = attenuation_along(along, network)  # (time, link, sublink)
+        own = self._own_draws(len(network.x0), steps, network.frequency.shape[1])
+        k_scale, alpha_shift, fluctuation = own
+        attenuation = attenuation_along(along, network, k_scale, alpha_shift)
         sublinks = network.frequency.shape[1]
         averaged = np.repeat(along.mean(axis=-1)[..., None], sublinks, axis=-1)
         a_max, zeta, d = o.wet_antenna_pastorek
@@ -136,6 +148,7 @@ class SimBackend(CMLSimulatorBackend):
         drift = np.cumsum(
             rng.normal(0, o.drift_db_per_h * np.sqrt(step_min / 60), observed.shape), axis=0
         )
+        drift += fluctuation
         rsl = TSL_DBM - BASE_LOSS_DB - observed - drift + rng.normal(0, o.noise_db, observed.shape)
         if o.rsl_step_db:
             rsl = np.round(rsl / o.rsl_step_db) * o.rsl_step_db
@@ -172,8 +185,13 @@ class SimBackend(CMLSimulatorBackend):
                 "baseline": (
                     dims,
                     (BASE_LOSS_DB + drift).transpose(1, 2, 0),
-                    {"units": "dB", "long_name": "tsl − rsl of the dry link (loss + drift)"},
+                    {
+                        "units": "dB",
+                        "long_name": "tsl − rsl of the dry link (loss + drift + fluctuation)",
+                    },
                 ),
+                "k_scale": ("cml_id", k_scale, {"long_name": "the link's k over ITU's"}),
+                "alpha_shift": ("cml_id", alpha_shift, {"long_name": "the link's α less ITU's"}),
             },
             coords={
                 "time": coords["time"],
@@ -186,6 +204,27 @@ class SimBackend(CMLSimulatorBackend):
         )
         dataset, cleaning = validate(dataset, source=self.name)
         return dataset, cleaning, truth
+
+    def _own_draws(
+        self, links: int, steps: int, sublinks: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each link's k scale and α shift (power_law_spread) and the baseline fluctuation
+        (steps, links, sublinks) dB, from a stream of their own: a simulation without them
+        draws the same numbers as before they existed."""
+        from scipy.signal import lfilter
+
+        o = self.options
+        rng = np.random.default_rng([o.seed, 838])
+        log_k_sd, alpha_sd = o.power_law_spread
+        k_scale = np.exp(rng.normal(0.0, log_k_sd, links)) if log_k_sd else np.ones(links)
+        alpha_shift = rng.normal(0.0, alpha_sd, links) if alpha_sd else np.zeros(links)
+        fluctuation = np.zeros((steps, links, sublinks))
+        if o.baseline_fluctuation_db:
+            keep = np.exp(-o.time_step_s / 60 / o.baseline_fluctuation_min)
+            shocks = rng.standard_normal(fluctuation.shape) * np.sqrt(1 - keep**2)
+            shocks[0] /= np.sqrt(1 - keep**2)  # the first step from the stationary law
+            fluctuation = o.baseline_fluctuation_db * lfilter([1.0], [1.0, -keep], shocks, axis=0)
+        return k_scale, alpha_shift, fluctuation
 
     def _radar_fields(self, network: Any, cells: int, steps: int) -> np.ndarray:
         """The radar's rain (mm/h) on the simulation grid at each step (see `radar`)."""

@@ -96,9 +96,19 @@ def path_rain(
     return bilinear(on_device, x / cell_km - 0.5, y / cell_km - 0.5).cpu().numpy()
 
 
-def attenuation_along(rain: np.ndarray, network: LinkNetwork) -> np.ndarray:
+def attenuation_along(
+    rain: np.ndarray,
+    network: LinkNetwork,
+    k_scale: np.ndarray | None = None,
+    alpha_shift: np.ndarray | None = None,
+) -> np.ndarray:
     """Rain attenuation A (dB), shape (steps, links, sublinks): ∫ k R(x)^α dx along each
-    path by the midpoint rule over the samples of `path_rain`."""
+    path by the midpoint rule over the samples of `path_rain`. `k_scale` and `alpha_shift`
+    (links,): each link's own power law, k·k_scale and α + alpha_shift about ITU-R P.838's
+    (default: ITU's exactly)."""
+    links = len(network.x0)
+    scale = np.ones(links) if k_scale is None else np.asarray(k_scale, float)
+    shift = np.zeros(links) if alpha_shift is None else np.asarray(alpha_shift, float)
     out = np.empty((rain.shape[0], *network.frequency.shape))
     for sub in range(network.frequency.shape[1]):
         for pol in ("h", "v"):
@@ -106,6 +116,7 @@ def attenuation_along(rain: np.ndarray, network: LinkNetwork) -> np.ndarray:
             if not rows.any():
                 continue
             k, alpha = k_alpha(network.frequency[rows, sub], pol)
+            k, alpha = k * scale[rows], alpha + shift[rows]
             gamma = k[None, :, None] * rain[:, rows] ** alpha[None, :, None]  # dB/km
             out[:, rows, sub] = gamma.mean(axis=-1) * network.length[rows]
     return out

@@ -618,3 +618,43 @@ def test_the_nearby_wet_dry_decision_changes_the_real_links_maps(tmp_path) -> No
     assert chains["std"]["wet_dry"] == "std" and chains["nearby"]["wet_dry"] == "nearby"
     assert np.isfinite(maps["nearby"]).mean() > 0.5
     assert np.nanmean(np.abs(maps["nearby"] - maps["std"])) > 0.01  # mm/h
+
+
+def test_a_simulator_can_be_reconstructed_on_a_coarser_grid_of_its_own(tmp_path) -> None:
+    """--cell-km 1 on the 0.5 km simulator: the maps are 32 × 32 and the reference is the
+    truth's 2 × 2 block means (computed here by reshaping); a cell finer than the
+    simulator's is refused in one line, before any run folder exists."""
+    from substrates.backends.registry import create_backend
+
+    window = {"start": "2020-06-01T02:00", "end": "2020-06-01T02:20", "every": 10}
+    run = run_method(
+        "cml-reconstruct",
+        hardware="cml_sim",
+        methods=["idw"],
+        cell_km=1.0,
+        out=tmp_path / "runs",
+        progress=False,
+        **window,
+    )
+    fields = xr.load_dataset(run.path / "fields.nc")
+    assert fields["rain_idw"].shape == (2, 32, 32)
+    assert "averaged into 1 km" in fields["rain_reference"].attrs["long_name"]
+    sim = create_backend("cml.sim", {"seed": 0, "links": 100, "duration_h": 6})
+    truth = sim.ground_truth("2020-06-01T02:01", "2020-06-01T02:21")["rain"].values  # (t − 10, t]
+    per_map = truth.reshape(2, 10, 64, 64).mean(axis=1)
+    blocks = per_map.reshape(2, 32, 2, 32, 2).mean(axis=(2, 4))
+    assert np.allclose(fields["rain_reference"].values, blocks, rtol=1e-6)
+    (tmp_path / "fine").mkdir()
+    result = substrates(
+        "run",
+        "cml-reconstruct",
+        "--methods",
+        "idw",
+        "--cell-km",
+        "0.25",
+        cwd=tmp_path / "fine",
+        check=False,
+    )
+    assert result.returncode == 2
+    assert "--cell-km: 0.25 km is finer than the simulator's 0.5 km cells" in result.stderr
+    assert not (tmp_path / "fine" / "runs").exists()

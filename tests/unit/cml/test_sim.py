@@ -227,3 +227,56 @@ def test_the_simulators_wet_antenna_parameters_are_used() -> None:
     expected = wet_antenna_pastorek(truth["R_path"].values, 6.0, 0.7, 0.2)
     assert np.allclose(truth["A_wet_antenna"].values, expected)
     assert truth["A_wet_antenna"].max() > 1.0
+
+
+def test_each_link_has_its_own_power_law_when_a_spread_is_asked_for() -> None:
+    """Each link's attenuation is k·k_scale·R^(α + alpha_shift) with ITU's k and α (the
+    closed form under uniform rain), the draws have the SDs asked for, and the spread
+    changes nothing else (the same rain, drift and noise)."""
+    options = {"links": 400, "duration_h": 1, "rsl_step_db": 0, "missing_fraction": 0}
+    plain = create_backend("cml.sim", options)
+    spread = create_backend("cml.sim", options | {"power_law_spread": (0.2, 0.05)})
+    window = ("2020-06-01T00:00", "2020-06-01T01:00")
+    truth, other = plain.ground_truth(*window), spread.ground_truth(*window)
+    assert np.array_equal(truth["rain"].values, other["rain"].values)
+    assert (truth["k_scale"].values == 1).all() and (truth["alpha_shift"].values == 0).all()
+    assert np.log(other["k_scale"].values).std() == pytest.approx(0.2, rel=0.15)
+    assert other["alpha_shift"].values.std() == pytest.approx(0.05, rel=0.15)
+    network = random_network(5, 30.0, np.random.default_rng(3))
+    scale, shift = np.array([1.0, 0.5, 2.0, 1.2, 0.8]), np.array([0.0, 0.1, -0.1, 0.05, 0.0])
+    attenuation = attenuation_along(
+        path_rain(np.full((1, 60, 60), 9.0), 0.5, network), network, scale, shift
+    )
+    for link in range(5):
+        for sub in range(2):
+            pol = network.polarization[link, sub]
+            k, alpha = k_alpha(network.frequency[link : link + 1, sub], pol)
+            expected = k[0] * scale[link] * 9.0 ** (alpha[0] + shift[link]) * network.length[link]
+            assert attenuation[0, link, sub] == pytest.approx(expected, rel=1e-12)
+    # the drift and noise are the same draws: only the rain attenuation differs
+    difference = plain.load(*window)["rsl"] - spread.load(*window)["rsl"]
+    changed = other["A_rain"] - truth["A_rain"]
+    assert np.allclose(difference.values, changed.values, atol=1e-9, equal_nan=True)
+
+
+def test_the_baseline_fluctuation_has_the_sd_and_correlation_time_asked_for() -> None:
+    """An Ornstein–Uhlenbeck fluctuation: its SD over many links and its lag-k
+    autocorrelation exp(−k Δt / τ), on top of a drift set to zero."""
+    sim = create_backend(
+        "cml.sim",
+        {
+            "links": 300,
+            "duration_h": 6,
+            "drift_db_per_h": 0,
+            "baseline_fluctuation_db": 0.4,
+            "baseline_fluctuation_min": 20.0,
+        },
+    )
+    baseline = sim.ground_truth(START, END)["baseline"].values - BASE_LOSS_DB
+    assert baseline.std() == pytest.approx(0.4, rel=0.05)
+    series = baseline.reshape(-1, baseline.shape[-1])
+    for lag in (5, 20):
+        a, b = series[:, :-lag].ravel(), series[:, lag:].ravel()
+        assert np.corrcoef(a, b)[0, 1] == pytest.approx(np.exp(-lag / 20.0), abs=0.03)
+    with pytest.raises(ValueError, match="power_law_spread"):
+        create_backend("cml.sim", {"power_law_spread": (-0.1, 0.0)})
