@@ -28,27 +28,27 @@ MAX_CELLS = 512
 class SimOptions(BackendOptions):
     """Options of `cml.sim`.
 
-    links: random links in a square domain of grid_cells × cell_km per side.
-    start, duration_h, time_step_s: the simulated period. median_rain_mm_h, wet_fraction,
-    velocity_km_h, spectrum_slope (β of the power spectrum |k|^−β), sigma_log (spread of
-    log rain where wet), anisotropy and orientation_deg (correlation length along that
-    bearing over that across it): the rain (see datasets.cml.rain_fields). noise_db: rsl
-    noise std; rsl_step_db: rsl quantization; drift_db_per_h: baseline random walk;
-    wet_antenna: add Pastorek 2021 wet-antenna attenuation, A_max (1 − exp(−d R^ζ)) with
-    wet_antenna_pastorek = (A_max dB, ζ, d); missing_fraction: samples written as fill
-    values. power_law_spread: (SD of ln k, SD of α) of each link's own k–R power law about
-    ITU-R P.838-3's, drawn once per link (drop-size variability; the truth keeps each link's
-    k_scale and alpha_shift; (0, 0): ITU's exactly). baseline_fluctuation_db and
-    baseline_fluctuation_min: a stationary fluctuation of the dry baseline (humidity,
-    temperature, multipath), an Ornstein–Uhlenbeck process of that SD (dB) and correlation
-    time (minutes), on top of the random-walk drift. network: an OpenSense netCDF file or OpenMRG folder ("pycomlink": its example's
-    500 links) whose link geometry, frequencies and polarizations replace the random links
-    (`links` then comes from the file and the square domain grows to hold the network, 2
-    km margin, in cells of cell_km). radar: rain fields from a radar file in place of the
-    synthetic ones (RADOLAN as pycomlink ships it, "pycomlink" for its example file; needs
-    `network`): a cell takes the mean of the radar pixels whose centres fall in it (the
-    nearest pixel when none does), pixels without echo count as dry, each field holds over
-    the interval it closes; `start` and `duration_h` must lie inside the file.
+    links: random links in a square domain of grid_cells × cell_km per side. start,
+    duration_h, time_step_s: the simulated period. median_rain_mm_h, wet_fraction,
+    velocity_km_h, spectrum_slope (β of the power spectrum |k|^−β), sigma_log (spread of log
+    rain where wet), anisotropy and orientation_deg (correlation length along that bearing
+    over that across it): the rain (see datasets.cml.rain_fields). noise_db: rsl noise std;
+    rsl_step_db: rsl quantization; drift_db_per_h: baseline random walk; wet_antenna: add
+    Pastorek 2021 wet-antenna attenuation, A_max (1 − exp(−d R^ζ)) with wet_antenna_pastorek
+    = (A_max dB, ζ, d); missing_fraction: samples written as fill values. power_law_spread:
+    (SD of ln k, SD of α) of each link's own k–R power law about ITU-R P.838-3's, drawn once
+    per link (drop-size variability; the truth keeps each link's k_scale and alpha_shift;
+    (0, 0): ITU's exactly). baseline_fluctuation_db and baseline_fluctuation_min: a
+    stationary fluctuation of the dry baseline (humidity, temperature, multipath), an
+    Ornstein–Uhlenbeck process of that SD (dB) and correlation time (minutes), on top of the
+    random-walk drift. network: an OpenSense netCDF file or OpenMRG folder ("pycomlink": its
+    example's 500 links) whose link geometry, frequencies and polarizations replace the
+    random links (`links` then comes from the file and the square domain grows to hold the
+    network, 2 km margin, in cells of cell_km). radar: rain fields from a radar file in
+    place of the synthetic ones (RADOLAN as pycomlink ships it, "pycomlink" for its example
+    file; needs `network`): a cell takes the mean of the radar pixels whose centres fall in
+    it (the nearest pixel when none does), pixels without echo count as dry, each field
+    holds over the interval it closes; `start` and `duration_h` must lie inside the file.
     """
 
     seed: int = 0

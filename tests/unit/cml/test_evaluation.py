@@ -51,3 +51,75 @@ def test_rain_statistics_of_a_field_with_known_quantiles() -> None:
     exponential = 0.2 + 2.0 * np.log([2, 10, 100])  # exponential quantiles, shifted
     assert np.allclose([stats.p50_mm_h, stats.p90_mm_h, stats.p99_mm_h], exponential, rtol=0.1)
     assert abs(stats.slope) < 0.5  # white noise: a flat spectrum
+
+
+def test_the_block_bootstrap_of_a_constant_ratio_collapses_onto_it() -> None:
+    """Where every map's errors are the reference's times 1.21, every resample's RMSE
+    ratio is 1.1: the interval is that point, and the reference's own is zero."""
+    from substrates.models.cml.evaluation import block_bootstrap
+
+    rng = np.random.default_rng(0)
+    reference = rng.uniform(1, 5, 48)
+    squared = {"ref": reference, "m": 1.21 * reference}
+    out = block_bootstrap(squared, np.full(48, 50.0), np.arange(48) // 4, "ref")
+    assert out["m"].value == pytest.approx(0.1) and out["m"].low == pytest.approx(0.1)
+    assert out["m"].high == pytest.approx(0.1) and out["m"].excludes_zero()
+    assert (out["ref"].low, out["ref"].high) == (0.0, 0.0) and not out["ref"].excludes_zero()
+
+
+def test_too_few_blocks_give_no_interval_and_claim_nothing() -> None:
+    """Seven hours cannot be resampled into an interval (MIN_BLOCKS = 8): NaN bounds, and
+    no claim that the difference excludes zero, however large it is."""
+    from substrates.models.cml.evaluation import MIN_BLOCKS, block_bootstrap
+
+    maps = 4 * (MIN_BLOCKS - 1)
+    squared = {"ref": np.ones(maps), "m": np.full(maps, 4.0)}
+    out = block_bootstrap(squared, np.ones(maps), np.arange(maps) // 4, "ref")["m"]
+    assert out.value == pytest.approx(1.0) and np.isnan(out.low) and np.isnan(out.high)
+    assert not out.excludes_zero()
+
+
+def test_blocks_widen_the_interval_when_neighbouring_maps_share_their_errors() -> None:
+    """Maps in one hour share a method's advantage (one draw per hour, repeated over its
+    four maps): resampling hours gives a wider interval than resampling maps as if they
+    were independent, and its width is the delta method's for the hours' mean
+    (RMSE ratio √(mean e^a), each hour's squared error e^a against 1)."""
+    from substrates.models.cml.evaluation import block_bootstrap
+
+    hours = 64
+    factor = np.exp(np.repeat(np.random.default_rng(1).normal(0.0, 0.3, hours), 4))
+    squared = {"ref": np.ones(4 * hours), "m": factor}
+    maps = np.arange(4 * hours)
+
+    def interval(blocks: np.ndarray):
+        out = block_bootstrap(squared, np.ones(4 * hours), blocks, "ref", draws=8000)["m"]
+        assert out.low <= out.value <= out.high
+        return out
+
+    by_hour, by_map = interval(maps // 4), interval(maps)
+    assert by_hour.high - by_hour.low > 1.5 * (by_map.high - by_map.low)
+    hourly = factor[::4]
+    standard_error = hourly.std() / np.sqrt(hours) / (2 * np.sqrt(hourly.mean()))
+    assert by_hour.value == pytest.approx(np.sqrt(hourly.mean()) - 1)
+    assert by_hour.high - by_hour.low == pytest.approx(2 * 1.96 * standard_error, rel=0.15)
+
+
+def test_regimes_split_wet_maps_by_heterogeneity_and_flag_convective_ones() -> None:
+    from substrates.models.cml.evaluation import CONVECTIVE_MM_H, regimes
+
+    rng = np.random.default_rng(2)
+    flat = np.full((3, 8, 8), 1.0) + rng.uniform(0, 0.1, (3, 8, 8))
+    patchy = np.zeros((3, 8, 8))
+    patchy[:, :2, :2] = [[[3.0]], [[8.0]], [[CONVECTIVE_MM_H]]]
+    dry = np.zeros((1, 8, 8))
+    maps = np.concatenate([flat, patchy, dry])
+    scored = np.ones((8, 8), bool)
+    found = regimes(maps, scored)
+    assert np.isnan(found.heterogeneity[-1]) and not found.convective[-1]
+    assert found.heterogeneous().tolist() == [False] * 3 + [True] * 3 + [False]
+    assert found.convective.tolist() == [False] * 5 + [True, False]
+    scored[:2, :2] = False  # the storm outside the scored cells: a dry map, not convective
+    assert not regimes(maps, scored).convective.any()
+    widespread = np.full((1, 8, 8), 2.0)
+    widespread[0, 0, 0] = 40.0  # one convective cell carries 40 of 166 mm/h: stratiform
+    assert not regimes(widespread, np.ones((8, 8), bool)).convective[0]
