@@ -143,12 +143,18 @@ def config(folder: Path, name: str, backend: str, options: dict) -> Path:
     return path
 
 
-def runs(case: str, folder: Path, lead_h: float, hours: int = 3) -> list[dict]:
+IDEAL_LINKS = {"power_law_spread": [0.0, 0.0], "baseline_fluctuation_db": 0.0}
+"""--ideal-links: ITU's power law on every link and a baseline that only drifts."""
+
+
+def runs(case: str, folder: Path, lead_h: float, hours: int = 3, ideal: bool = False) -> list[dict]:
     """The cml-reconstruct arguments of each run of `case` (the wettest `hours` of each
-    day), simulating `lead_h` hours before each window."""
+    day), simulating `lead_h` hours before each window; `ideal`: the native or fresh
+    case with IDEAL_LINKS."""
     days = VALIDATION if case == "validation" else HELD_OUT
+    measurement = MEASUREMENT | (IDEAL_LINKS if ideal else {})
     if case in ("simulated", "fresh"):
-        options = SIMULATED if case == "simulated" else FRESH
+        options = SIMULATED if case == "simulated" else FRESH | measurement
         path = config(folder, case, "cml.sim", options)
         end = "2020-06-01T05:00" if case == "simulated" else "2020-06-01T14:00"
         window = {"start": "2020-06-01T02:00", "end": end}
@@ -170,7 +176,7 @@ def runs(case: str, folder: Path, lead_h: float, hours: int = 3) -> list[dict]:
         }
         coarser = {}
         if case == "native":
-            options |= {"cell_km": NATIVE_CELL_KM, **MEASUREMENT}
+            options |= {"cell_km": NATIVE_CELL_KM, **measurement}
             coarser = {"cell_km": RECONSTRUCTION_CELL_KM}
         path = config(folder, f"{case}-{day}", "cml.sim", options)
         out.append({"hardware": str(path), "start": str(start), "end": str(end), **coarser})
@@ -377,6 +383,12 @@ def _parser() -> argparse.ArgumentParser:
         "links' true rain attenuation (the simulator's dry baseline and "
         "wet-antenna loss; the Bayesian methods model none)",
     )
+    parser.add_argument(
+        "--ideal-links",
+        action="store_true",
+        help="diagnostic, native and fresh cases only: every link follows ITU's power law "
+        "and its baseline only drifts (what the per-link k–R laws and the fluctuation cost)",
+    )
     parser.add_argument("--prior", help="rain-prior weights (default: the shipped ones)")
     parser.add_argument(
         "--device", default="cpu", help="torch device of the Bayesian methods: cpu or cuda"
@@ -402,7 +414,9 @@ def main() -> None:
             fields, seconds = [], {}
             lead = lead_hours(ChainParameters(wet_dry=args.wet_dry))
             hours = args.hours or case_hours(args.case)
-            for run_args in runs(args.case, folder, lead, hours):
+            if args.ideal_links and args.case not in ("native", "fresh"):
+                raise SystemExit("--ideal-links applies to the native and fresh cases")
+            for run_args in runs(args.case, folder, lead, hours, args.ideal_links):
                 began = time.perf_counter()
                 run = substrates.run(
                     "cml-reconstruct",
@@ -451,8 +465,9 @@ def main() -> None:
 
 def _inputs(args: argparse.Namespace) -> str:
     """What the methods read, in words, for the table's heading."""
+    links = ", every link on ITU's power law without baseline fluctuation" * args.ideal_links
     if args.true_baseline:
-        return "the links' true rain attenuation (no chain, no wet antennas)"
+        return f"the links' true rain attenuation (no chain, no wet antennas{links})"
     antennas = (
         "the Bayesian methods reading its wet-antenna-corrected attenuation"
         if args.wet_antenna_by == "chain"
@@ -460,7 +475,7 @@ def _inputs(args: argparse.Namespace) -> str:
     )
     wet = "chain wet by RAINLINK's nearby links (else" if args.wet_dry == "nearby" else "chain wet"
     wet += f" above {args.wet_threshold:g} dB" + (")" if args.wet_dry == "nearby" else "")
-    return f"{wet}, Schleiss cap {args.waa_max:g} dB, {antennas}"
+    return f"{wet}, Schleiss cap {args.waa_max:g} dB, {antennas}{links}"
 
 
 def _block() -> str:
@@ -468,7 +483,8 @@ def _block() -> str:
     for each departure from the defaults the page keeps (`--wet-threshold 0.5 --waa-max 1`:
     `-chain-0.5-1`; `--wet-antenna-max 0`: `-pastorek-0`; `--wet-antenna-by chain`:
     `-waa-by-chain`; `--true-baseline`: `-true-baseline`; `--steps 100`: `-steps-100`;
-    `--wet-dry nearby`: `-nearby`; `--hours 1`: `-hours-1`), so
+    `--wet-dry nearby`: `-nearby`; `--hours 1`: `-hours-1`; `--ideal-links`:
+    `-ideal-links`), so
     that the default's tables stay beside them."""
     import sys
 
@@ -478,6 +494,8 @@ def _block() -> str:
         name += f"-chain-{args.wet_threshold:g}-{args.waa_max:g}"
     if args.wet_dry != CHAIN.wet_dry:
         name += f"-{args.wet_dry}"
+    if args.ideal_links:
+        name += "-ideal-links"
     if args.true_baseline:
         name += "-true-baseline"
     elif args.wet_antenna_by == "chain":
