@@ -43,7 +43,6 @@ import argparse
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import xarray as xr
@@ -53,6 +52,8 @@ import substrates
 from substrates.models.cml.chain_parameters import ChainParameters
 from substrates.models.cml.diffusion.settings import DiffusionSettings
 from substrates.models.cml.evaluation import (
+    Interval,
+    Regimes,
     block_bootstrap,
     coverage,
     crps_gaussian,
@@ -218,7 +219,9 @@ def score(fields: list[xr.Dataset], methods: list[str]) -> list[dict]:
     return rows
 
 
-def per_map(fields: list[xr.Dataset], methods: list[str]) -> tuple[dict, np.ndarray, Any, Any]:
+def per_map(
+    fields: list[xr.Dataset], methods: list[str]
+) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, Regimes]:
     """Each map's sum of squared errors per method (mm²/h²) and scored cells, the hour it
     falls in (run and hour since the run's first map: the bootstrap's blocks) and the
     regimes of its truth."""
@@ -284,7 +287,7 @@ def relative_tables(fields: list[xr.Dataset], methods: list[str]) -> None:
         print(f"| {name} | {chosen.sum()} | {spans} | " + " | ".join(cells) + " |")
 
 
-def _interval(found: Any) -> str:
+def _interval(found: Interval) -> str:
     """'−4.1% (−9.0 to +1.2)', starred where the interval excludes zero; without an
     interval (too few hours) '−4.1% (too few hours)'."""
     if not np.isfinite(found.low):
