@@ -78,3 +78,39 @@ def test_sampler_calibration_prints_every_sampler_beside_the_exact_answer() -> N
         "Kalman (exact; the anchor)",
     ]
     assert "swap acceptance" in stdout
+
+
+def test_cml_evaluation_prints_intervals_and_regimes_and_refuses_to_guess_them() -> None:
+    """The evaluation's tables on the simulated case's three hours (IDW and kriging,
+    hourly maps): each method against IDW and kriging, and by regime — with no interval,
+    as three hours are too few to resample."""
+    import subprocess
+    import sys
+
+    from .cli import BENCHMARKS
+
+    pytest.importorskip("pycomlink")
+    script = [sys.executable, str(BENCHMARKS / "cml_evaluation.py"), "--case", "simulated"]
+    result = subprocess.run(
+        [*script, "--methods", "idw,kriging", "--every", "60"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    lines = [line for line in result.stdout.splitlines() if line[:2] == "| "]
+    assert "| method | vs idw | vs kriging |" in lines
+    assert any(line.startswith("| kriging | ") and "too few hours" in line for line in lines)
+    regimes = [line.split("|")[1].strip() for line in lines if line.count("|") == 6]
+    assert regimes[-5:] == [
+        "all maps",
+        "heterogeneous half",
+        "homogeneous half",
+        "convective",
+        "stratiform",
+    ]
+    refused = subprocess.run(
+        [*script, "--ideal-links"], capture_output=True, text=True, timeout=300
+    )
+    assert refused.returncode != 0
+    assert "--ideal-links applies to the native and fresh cases" in refused.stderr
