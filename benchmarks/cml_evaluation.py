@@ -15,7 +15,7 @@ Cases (declared before any tuning; the diffusion prior never saw 13 or 14 May):
   were chosen on (`--case validation --strength 0.3,1,3`).
 - native (issue #46 item 1): the held-out days' radar on its own 1 km pixels is the truth;
   the links integrate it along their paths there, each with its own k–R power law
-  (ln k and α spread by NATIVE_SPREAD about ITU-R P.838-3's), with the foreign wet
+  (ln k and α spread as MEASUREMENT says about ITU-R P.838-3's), with the foreign wet
   antennas, 0.1 dB quantization, baseline drift and a 0.2 dB baseline fluctuation
   (30 min); every method reconstructs on its own 2 km grid with ITU's coefficients, and is
   scored against the truth's 1 km cells averaged into its 2 km ones.
@@ -28,7 +28,8 @@ Scores over every scored cell (within 5 km of a link) of every map: RMSE, bias, 
 r (mm/h), and each method's RMSE relative to IDW's and kriging's with a 95%
 block-bootstrap interval (whole hours of maps resampled: neighbouring maps share their
 rain), overall and by regime (maps split at the median heterogeneity of the truth, and
-convective maps, where some scored cell reaches 11.5 mm/h, against stratiform ones);
+convective maps, where cells at 11.5 mm/h or more carry half the rain, against
+stratiform ones);
 CRPS and 90 %-interval coverage of the probabilistic methods (Gaussian with the
 posterior's mean and standard deviation); the maps' rainfall statistics against the
 truth's: wet-area fraction (> 0.1 mm/h), the 50/90/99 % quantiles of wet cells and the
@@ -403,7 +404,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def main() -> None:
     args = _parser().parse_args()
+    if args.ideal_links and args.case not in ("native", "fresh"):
+        raise SystemExit("--ideal-links applies to the native and fresh cases")
     methods = args.methods.split(",")
+    hours = args.hours or case_hours(args.case)
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         limits = [None if v == "none" else float(v) for v in args.dry_limit.split(",")]
@@ -416,9 +420,6 @@ def main() -> None:
         for guidance, strength, dry_limit in settings:
             fields, seconds = [], {}
             lead = lead_hours(ChainParameters(wet_dry=args.wet_dry))
-            hours = args.hours or case_hours(args.case)
-            if args.ideal_links and args.case not in ("native", "fresh"):
-                raise SystemExit("--ideal-links applies to the native and fresh cases")
             for run_args in runs(args.case, folder, lead, hours, args.ideal_links):
                 began = time.perf_counter()
                 run = substrates.run(

@@ -193,7 +193,11 @@ def grid_for(backend: CMLBackend, links: Any, cell_km: float | None) -> Grid:
 
 def simulator_grid(backend: CMLSimulatorBackend) -> Grid:
     """The grid the simulator's truth lies on."""
-    truth = backend.ground_truth(*_first_minute(backend))
+    return _truth_grid(backend.ground_truth(*_first_minute(backend)))
+
+
+def _truth_grid(truth: Any) -> Grid:
+    """The grid of a simulator's truth (a dataset with x_km, y_km and its origin)."""
     cell = float(truth.x_km[1] - truth.x_km[0])
     return Grid(
         (truth.attrs["origin_lat"], truth.attrs["origin_lon"]),
@@ -222,16 +226,11 @@ def simulator_reference(
     field = truth["rain"].isel(time=keep).assign_coords(step=("time", steps[keep]))
     path = truth["R_path"].isel(sublink_id=0, time=keep).assign_coords(step=("time", steps[keep]))
     means = field.groupby("step").mean().values
-    native = simulator_grid(backend)
+    native = _truth_grid(truth)
     label = "simulator truth"
     if not np.isclose(grid.cell_km, native.cell_km):
         x, y = np.meshgrid(native.x_km, native.y_km)
-        col = np.floor((x.ravel() - grid.x0_km) / grid.cell_km).astype(int)
-        row = np.floor((y.ravel() - grid.y0_km) / grid.cell_km).astype(int)
-        cell = row * grid.nx + col
-        flat = means.reshape(len(means), -1)
-        means = np.stack([_cell_means(cell, f, grid.nx * grid.ny) for f in flat])
-        means = means.reshape(len(flat), grid.ny, grid.nx)
+        means = _averaged_into(grid, x, y, means.reshape(len(means), -1))
         label += f" (its {native.cell_km:g} km cells averaged into {grid.cell_km:g} km)"
     return Reference(label, means, path.groupby("step").mean().transpose("step", "cml_id").values)
 
@@ -247,14 +246,8 @@ def radar_reference(areal: Any, path: Any, grid: Grid, inputs: LinkInputs, label
         if len(missing):
             raise CMLDataError(f"the areal reference has no field at {missing[0]}")
         x, y = to_km(areal["latitudes"].values, areal["longitudes"].values, grid.origin)
-        col = np.floor((x - grid.x0_km) / grid.cell_km).astype(int).ravel()
-        row = np.floor((y - grid.y0_km) / grid.cell_km).astype(int).ravel()
-        inside = (col >= 0) & (col < grid.nx) & (row >= 0) & (row < grid.ny)
-        cell = row[inside] * grid.nx + col[inside]
-        frames = areal["rain"].sel(time=labels).values.reshape(len(labels), -1)[:, inside]
-        field = np.stack([_cell_means(cell, f, grid.nx * grid.ny) for f in frames]).reshape(
-            len(labels), grid.ny, grid.nx
-        )
+        frames = areal["rain"].sel(time=labels).values.reshape(len(labels), -1)
+        field = _averaged_into(grid, x, y, frames)
     averaged = None
     if path is not None:
         ids = inputs.links["cml_id"].values.astype(str)
@@ -263,6 +256,18 @@ def radar_reference(areal: Any, path: Any, grid: Grid, inputs: LinkInputs, label
     return Reference(
         label if field is not None or averaged is not None else "none", field, averaged
     )
+
+
+def _averaged_into(grid: Grid, x_km: Any, y_km: Any, frames: np.ndarray) -> np.ndarray:
+    """(steps, ny, nx): the values of points at (x_km, y_km) (any shape, east and north of
+    the grid's origin), frames (steps, points), averaged into the grid cells their
+    positions fall in (`_cell_means`); points outside the grid are left out."""
+    col = np.floor((np.ravel(x_km) - grid.x0_km) / grid.cell_km).astype(int)
+    row = np.floor((np.ravel(y_km) - grid.y0_km) / grid.cell_km).astype(int)
+    inside = (col >= 0) & (col < grid.nx) & (row >= 0) & (row < grid.ny)
+    cell = row[inside] * grid.nx + col[inside]
+    means = [_cell_means(cell, frame[inside], grid.nx * grid.ny) for frame in frames]
+    return np.stack(means).reshape(len(frames), grid.ny, grid.nx)
 
 
 def _cell_means(cell: np.ndarray, pixels: np.ndarray, cells: int) -> np.ndarray:

@@ -135,10 +135,9 @@ class SimBackend(CMLSimulatorBackend):
         else:
             fields = self._radar_fields(network, cells, steps)
         along = path_rain(fields, o.cell_km, network, device=self.torch_device)
-        own = self._own_draws(len(network.x0), steps, network.frequency.shape[1])
-        k_scale, alpha_shift, fluctuation = own
-        attenuation = attenuation_along(along, network, k_scale, alpha_shift)
         sublinks = network.frequency.shape[1]
+        k_scale, alpha_shift, fluctuation = self._own_draws(len(network.x0), steps, sublinks)
+        attenuation = attenuation_along(along, network, k_scale, alpha_shift)
         averaged = np.repeat(along.mean(axis=-1)[..., None], sublinks, axis=-1)
         a_max, zeta, d = o.wet_antenna_pastorek
         wet_antenna = (
@@ -221,8 +220,8 @@ class SimBackend(CMLSimulatorBackend):
         fluctuation = np.zeros((steps, links, sublinks))
         if o.baseline_fluctuation_db:
             keep = np.exp(-o.time_step_s / 60 / o.baseline_fluctuation_min)
-            shocks = rng.standard_normal(fluctuation.shape) * np.sqrt(1 - keep**2)
-            shocks[0] /= np.sqrt(1 - keep**2)  # the first step from the stationary law
+            shocks = rng.standard_normal(fluctuation.shape)
+            shocks[1:] *= np.sqrt(1 - keep**2)  # the first step from the stationary law
             fluctuation = o.baseline_fluctuation_db * lfilter([1.0], [1.0, -keep], shocks, axis=0)
         return k_scale, alpha_shift, fluctuation
 

@@ -111,12 +111,12 @@ def regimes(truth: np.ndarray, scored: np.ndarray) -> Regimes:
     keep = np.broadcast_to(scored, truth.shape) & np.isfinite(truth)
     values = np.where(keep, truth, np.nan)
     count = keep.sum(axis=(1, 2))
+    total = np.nansum(values, axis=(1, 2))
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.nansum(values, axis=(1, 2)) / count
+        mean = total / count
         sd = np.sqrt(np.nansum((values - mean[:, None, None]) ** 2, axis=(1, 2)) / count)
     heterogeneity = np.where(mean >= WET_MM_H, sd / np.where(mean > 0, mean, 1.0), np.nan)
     strong = np.nansum(np.where(values >= CONVECTIVE_MM_H, values, 0.0), axis=(1, 2))
-    total = np.nansum(values, axis=(1, 2))
     convective = (mean >= WET_MM_H) & (strong >= CONVECTIVE_SHARE * total)
     return Regimes(heterogeneity, convective)
 
