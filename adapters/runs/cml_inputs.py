@@ -11,7 +11,12 @@ import numpy as np
 
 from ...backends.cml.base import CMLBackend, CMLSimulatorBackend
 from ...datasets.cml.opensense import CMLDataError
-from ...datasets.cml.radar_reference import areal_reference, path_reference, pycomlink_references
+from ...datasets.cml.radar_reference import (
+    areal_reference,
+    cell_means,
+    path_reference,
+    pycomlink_references,
+)
 from ...errors import OptionError, SubstratesError
 from ...models.cml.chain_parameters import ChainParameters
 from ...models.cml.grid import Grid, link_ends_km, to_km
@@ -259,25 +264,9 @@ def radar_reference(areal: Any, path: Any, grid: Grid, inputs: LinkInputs, label
 
 
 def _averaged_into(grid: Grid, x_km: Any, y_km: Any, frames: np.ndarray) -> np.ndarray:
-    """(steps, ny, nx): the values of points at (x_km, y_km) (any shape, east and north of
-    the grid's origin), frames (steps, points), averaged into the grid cells their
-    positions fall in (`_cell_means`); points outside the grid are left out."""
-    col = np.floor((np.ravel(x_km) - grid.x0_km) / grid.cell_km).astype(int)
-    row = np.floor((np.ravel(y_km) - grid.y0_km) / grid.cell_km).astype(int)
-    inside = (col >= 0) & (col < grid.nx) & (row >= 0) & (row < grid.ny)
-    cell = row[inside] * grid.nx + col[inside]
-    means = [_cell_means(cell, frame[inside], grid.nx * grid.ny) for frame in frames]
-    return np.stack(means).reshape(len(frames), grid.ny, grid.nx)
-
-
-def _cell_means(cell: np.ndarray, pixels: np.ndarray, cells: int) -> np.ndarray:
-    """Mean of the radar pixels in each grid cell, NaN pixels (no echo measured) left
-    out; NaN for a cell without a measured pixel."""
-    measured = np.isfinite(pixels)
-    counts = np.bincount(cell[measured], minlength=cells).astype(float)
-    sums = np.bincount(cell[measured], weights=pixels[measured], minlength=cells)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(counts > 0, sums / counts, np.nan)
+    """(steps, ny, nx): the values of points at (x_km, y_km) (east and north of the grid's
+    origin), frames (steps, points), averaged into the grid's cells (`cell_means`)."""
+    return cell_means(x_km, y_km, frames, grid.cell_km, grid.nx, grid.ny, grid.x0_km, grid.y0_km)
 
 
 def near_links(grid: Grid, links: Any, within_km: float) -> np.ndarray:

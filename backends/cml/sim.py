@@ -231,7 +231,11 @@ class SimBackend(CMLSimulatorBackend):
 
         from ...datasets.cml.network import KM_PER_DEGREE
         from ...datasets.cml.opensense import CMLDataError
-        from ...datasets.cml.radar_reference import areal_reference, pycomlink_references
+        from ...datasets.cml.radar_reference import (
+            areal_reference,
+            cell_means,
+            pycomlink_references,
+        )
 
         o = self.options
         path = pycomlink_references()[0] if o.radar == "pycomlink" else o.radar
@@ -263,16 +267,11 @@ class SimBackend(CMLSimulatorBackend):
         )
         if np.median(distance) > 2 * o.cell_km + 2:
             raise SubstratesError("cml.sim radar: the network lies outside the radar's area")
-        col, row = np.floor(east.ravel() / o.cell_km), np.floor(north.ravel() / o.cell_km)
-        inside = (col >= 0) & (col < cells) & (row >= 0) & (row < cells)
-        cell = (row * cells + col)[inside].astype(int)
-        count = np.bincount(cell, minlength=cells * cells)
         used = np.unique(index)
         pixels = np.nan_to_num(radar["rain"].isel(time=used).values.reshape(len(used), -1))
-        rain = np.empty((len(used), cells * cells))
-        for i, frame in enumerate(pixels):  # cells larger than a pixel: the mean of theirs
-            total = np.bincount(cell, weights=frame[inside], minlength=cells * cells)
-            rain[i] = np.where(count > 0, total / np.maximum(count, 1), frame[nearest])
+        # cells larger than a pixel: the mean of theirs; smaller: the nearest pixel
+        rain = cell_means(east, north, pixels, o.cell_km, cells, cells).reshape(len(used), -1)
+        rain = np.where(np.isnan(rain), pixels[:, nearest], rain)
         return rain.reshape(len(used), cells, cells)[np.searchsorted(used, index)]
 
     def _network(self, rng: np.random.Generator) -> tuple[Any, int]:

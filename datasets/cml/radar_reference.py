@@ -71,3 +71,32 @@ def pycomlink_references() -> tuple[Path, Path]:
         Path(str(folder / "example_areal_reference_data.nc")),
         Path(str(folder / "example_path_averaged_reference_data.nc")),
     )
+
+
+def cell_means(
+    x_km: Any,
+    y_km: Any,
+    frames: np.ndarray,
+    cell_km: float,
+    nx: int,
+    ny: int,
+    x0_km: float = 0.0,
+    y0_km: float = 0.0,
+) -> np.ndarray:
+    """(steps, ny, nx): the values frames (steps, points) of points at (x_km, y_km) (any
+    shape, km east and north of a grid's origin) averaged into the cells of `cell_km` km,
+    nx × ny from (x0_km, y0_km), that their positions fall in. NaN values (no echo
+    measured) and points outside the grid are left out; a cell without a measured point
+    is NaN."""
+    col = np.floor((np.ravel(x_km) - x0_km) / cell_km).astype(int)
+    row = np.floor((np.ravel(y_km) - y0_km) / cell_km).astype(int)
+    inside = (col >= 0) & (col < nx) & (row >= 0) & (row < ny)
+    cells = (row * nx + col)[inside]
+    means = np.empty((len(frames), nx * ny))
+    for k, frame in enumerate(np.asarray(frames)[:, inside]):
+        measured = np.isfinite(frame)
+        counts = np.bincount(cells[measured], minlength=nx * ny).astype(float)
+        sums = np.bincount(cells[measured], weights=frame[measured], minlength=nx * ny)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means[k] = np.where(counts > 0, sums / counts, np.nan)
+    return means.reshape(len(frames), ny, nx)
