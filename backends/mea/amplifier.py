@@ -20,18 +20,20 @@ def baseline_uv(
     line_uv: float,
     line_hz: float,
     rng: np.random.Generator,
+    first: int = 0,
 ) -> np.ndarray:
-    """(samples, channels) float32 µV: per channel a DC offset drawn uniformly in
-    ±offset_uv; a drift of amplitude drift_uv at drift_hz with a random phase per channel;
-    mains interference at line_hz (common phase, as from one source) whose amplitude is
-    line_uv times a factor drawn in [0.5, 1.5] per channel.
+    """(samples, channels) float32 µV from sample `first` on: per channel a DC offset
+    drawn uniformly in ±offset_uv; a drift of amplitude drift_uv at drift_hz with a random
+    phase per channel; mains interference at line_hz (common phase, as from one source)
+    whose amplitude is line_uv times a factor drawn in [0.5, 1.5] per channel. The draws
+    come first from `rng`, so blocks made from equal generators join into one baseline.
 
     >>> b = baseline_uv(20000, 3, 20000.0, offset_uv=100, drift_uv=0, drift_hz=1,
     ...                 line_uv=0, line_hz=50, rng=np.random.default_rng(0))
     >>> bool(np.all(np.abs(b) <= 100) and np.all(b == b[0]))
     True
     """
-    t = np.arange(samples) / sampling_hz
+    t = (first + np.arange(samples)) / sampling_hz
     offsets = rng.uniform(-offset_uv, offset_uv, channels)
     phases = rng.uniform(0, 2 * np.pi, channels)
     scale = rng.uniform(0.5, 1.5, channels)

@@ -9,6 +9,7 @@ tells them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from functools import cached_property, lru_cache
 from itertools import combinations
@@ -20,12 +21,20 @@ from pydantic import Field, field_validator, model_validator
 from ...errors import SubstratesError
 from ..base import BackendOptions, Tier
 from .base import CellModel, GroundTruth, MEACapabilities, MEASimulatorBackend
+from .locality import Locality, LocalResponses, local_responses
 
 if TYPE_CHECKING:
     from ...datasets.mea.recording import Recording, Stimulation
 
 GAIN_UV = 0.25
 """µV per stored int16 unit of simulated traces (±8.2 mV full scale)."""
+BLOCK = 1024
+"""Stimulation events are simulated this many at a time for one cell (their potentials on
+512 electrodes take 330 MB), and added to the traces before the next."""
+NOISE_BLOCK = 1 << 24
+"""Electrode noise is drawn, and traces stored as int16, this many values at a time
+(float64: 128 MiB), not for a whole session at once (a 100-cell 512-electrode session
+holds about 10⁹)."""
 
 
 class JaxleyOptions(BackendOptions):
@@ -56,7 +65,11 @@ class JaxleyOptions(BackendOptions):
     pulses, artefact_ms·(1 + |I|/I_sat), as real electrodes' do; None: linear) and the
     amplifier's range (saturation_uv: traces clip at ±saturation_uv; None: the int16
     range);
-    the simulation (dt_ms, celsius, disk_radius_um of the electrodes, float64, batch)."""
+    the simulation (dt_ms, celsius, disk_radius_um of the electrodes, float64, batch;
+    local_events: each cell simulated only for the events that can reach it, in order of
+    the current they inject into it, until a whole batch evokes nothing (locality.py; the
+    rest are silent for it, and `locality` says what was saved and the most a left-out
+    event could add): on a large array most events are far from any one cell)."""
 
     morphology: str | None = None
     compartment_um: float = Field(20.0, gt=0)
@@ -97,6 +110,7 @@ class JaxleyOptions(BackendOptions):
     disk_radius_um: float = Field(5.0, ge=0)
     float64: bool = True
     batch: int = Field(64, ge=1)
+    local_events: bool = False
 
     @field_validator("currents_ua", "pair_currents_ua")
     @classmethod
@@ -125,6 +139,8 @@ class JaxleyBackend(MEASimulatorBackend):
     platform: ClassVar[str] = "cpu"
 
     options: JaxleyOptions
+    locality: Locality | None = None
+    """With local_events, once the session is simulated: what locality saved."""
 
     @cached_property
     def positions_um(self) -> np.ndarray:
@@ -233,32 +249,65 @@ class JaxleyBackend(MEASimulatorBackend):
 
     def _play(self, stimulation: Stimulation, traces: np.ndarray, seed: int) -> np.ndarray:
         """Adds every cell's response to each event to `traces` (µV) and returns whether
-        each cell spiked (cells, events), the hidden cell first."""
-        model, fs = self._model, self.options.sampling_hz
+        each cell spiked (cells, events), the hidden cell first. Events are simulated a
+        block at a time (each with the membrane noise it has among all), so a session's
+        potentials are never held at once."""
+        model = self._model
         currents = self._currents(stimulation)
         cells = np.concatenate([self.hidden[None], self.others])
         spiked = np.zeros((len(cells), len(stimulation)), bool)
-        onset = round(model.timing.onset_ms * 1e-3 * fs)
+        noise = self.options.membrane_noise_ua_cm2
+        reports: list[LocalResponses] = []
         for cell, hidden in enumerate(cells):
             for index, shape in enumerate(sorted(set(stimulation.shape))):
                 chosen = np.flatnonzero(np.array(stimulation.shape) == shape)
-                theta = np.repeat(hidden[None], len(chosen), axis=0)
-                hit, potentials = model.responses(
-                    theta,
-                    currents[chosen],
-                    shape,
-                    self.options.membrane_noise_ua_cm2,
-                    seed + 7919 * index + 104729 * cell,
-                )
-                spiked[cell, chosen] = hit
-                for k, potential in zip(chosen, potentials, strict=True):
-                    start = round(stimulation.time_s[k] * fs) - onset  # the window opens earlier
-                    kept = potential[:, max(0, -start) :]
-                    start = max(0, start)
-                    traces[start : start + kept.shape[1]] += kept.T[: len(traces) - start]
+                stream = seed + 7919 * index + 104729 * cell
+                add = self._adder(traces, stimulation.time_s[chosen])
+                if self.options.local_events:
+                    local = local_responses(
+                        model, hidden, currents[chosen], shape, noise, stream, add
+                    )
+                    reports.append(local)
+                    spiked[cell, chosen] = local.spiked
+                    continue
+                thetas = np.broadcast_to(hidden, (len(chosen), len(hidden)))
+                size = model.batch * max(1, BLOCK // model.batch)  # whole batches, as at once
+                for block in (
+                    np.arange(k, min(k + size, len(chosen))) for k in range(0, len(chosen), size)
+                ):
+                    hit, potentials = model.responses(
+                        thetas, currents[chosen], shape, noise, stream, block
+                    )
+                    spiked[cell, chosen[block]] = hit
+                    add(block, potentials)
         if self.options.artefact_uv_per_ua:
             self._artefacts(stimulation, currents, traces)
+        if reports:
+            self.locality = Locality(
+                sum(len(r.simulated) for r in reports),
+                len(cells) * len(stimulation),
+                max(r.bound_uv for r in reports),
+                sum(r.left_out == 0 for r in reports),
+            )
         return spiked
+
+    def _adder(
+        self, traces: np.ndarray, times_s: np.ndarray
+    ) -> Callable[[np.ndarray, np.ndarray], None]:
+        """add(indices, potentials): adds the potentials (k, m, samples) µV of the events
+        `indices` of `times_s` (pulse times, s) to `traces`, each window opening onset_ms
+        before its pulse."""
+        fs = self.options.sampling_hz
+        onset = round(self._model.timing.onset_ms * 1e-3 * fs)
+
+        def add(indices: np.ndarray, potentials: np.ndarray) -> None:
+            for time_s, potential in zip(times_s[indices], potentials, strict=True):
+                start = round(time_s * fs) - onset
+                kept = potential[:, max(0, -start) :]
+                start = max(0, start)
+                traces[start : start + kept.shape[1]] += kept.T[: len(traces) - start]
+
+        return add
 
     def _artefacts(
         self, stimulation: Stimulation, currents: np.ndarray, traces: np.ndarray
@@ -291,27 +340,35 @@ class JaxleyBackend(MEASimulatorBackend):
             traces[start : start + len(wave)] += wave[: len(traces) - start]
 
     def _stored(self, traces: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """int16 of `traces` (µV, changed in place) plus the electrode noise, the
+        amplifier's baseline and its clipping, a block of NOISE_BLOCK values at a time (the
+        same numbers as all at once)."""
         o = self.options
-        traces += rng.normal(0.0, o.noise_uv, traces.shape).astype(np.float32)
-        if o.offset_uv or o.drift_uv or o.line_uv:
-            from .amplifier import baseline_uv
+        samples, channels = traces.shape
+        stored = np.empty(traces.shape, np.int16)
+        rows = max(1, NOISE_BLOCK // channels)
+        for start in range(0, samples, rows):
+            block = traces[start : start + rows]
+            block += rng.normal(0.0, o.noise_uv, block.shape).astype(np.float32)
+            if o.offset_uv or o.drift_uv or o.line_uv:
+                from .amplifier import baseline_uv
 
-            own = np.random.default_rng((o.seed, 17))  # its own stream: the rest unchanged
-            samples, channels = traces.shape
-            traces += baseline_uv(
-                samples,
-                channels,
-                o.sampling_hz,
-                offset_uv=o.offset_uv,
-                drift_uv=o.drift_uv,
-                drift_hz=o.drift_hz,
-                line_uv=o.line_uv,
-                line_hz=o.line_hz,
-                rng=own,
-            )
-        if o.saturation_uv is not None:
-            np.clip(traces, -o.saturation_uv, o.saturation_uv, out=traces)
-        return np.clip(np.round(traces / GAIN_UV), -32768, 32767).astype(np.int16)
+                block += baseline_uv(
+                    len(block),
+                    channels,
+                    o.sampling_hz,
+                    offset_uv=o.offset_uv,
+                    drift_uv=o.drift_uv,
+                    drift_hz=o.drift_hz,
+                    line_uv=o.line_uv,
+                    line_hz=o.line_hz,
+                    rng=np.random.default_rng((o.seed, 17)),  # its own stream, each block
+                    first=start,
+                )
+            if o.saturation_uv is not None:
+                np.clip(block, -o.saturation_uv, o.saturation_uv, out=block)
+            stored[start : start + rows] = np.clip(np.round(block / GAIN_UV), -32768, 32767)
+        return stored
 
     def protocol(self, templates: np.ndarray, start_s: float) -> Stimulation:
         """The session's stimulation: for each cell of `templates` (cells, channels,

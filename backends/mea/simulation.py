@@ -197,6 +197,18 @@ class CellSimulation(CellModel):
             xp=jnp,
         )
 
+    def drive_na_per_ua(self, theta: np.ndarray) -> np.ndarray:
+        """(n, m) nA: the current 1 µA on each electrode injects into each compartment of the
+        cell `theta` through its activating function, −L·φe, at the pulse's full phase (the
+        stimulation term of every trial's injected current, before the pulse's shape)."""
+        import jax
+        import jax.numpy as jnp
+
+        with jax.enable_x64(True), jax.default_device(jax.devices("cpu")[0]):
+            theta_ = jnp.asarray(theta, jnp.float64)
+            laplacian = cells.laplacian(self.morphology, theta_)
+            return np.asarray(-laplacian @ self._phi_per_ua(theta_))
+
     def _soma_pulse(self) -> np.ndarray:
         t = self.timing
         injected = np.zeros((self.morphology.compartments, t.steps + 1))
@@ -295,25 +307,37 @@ class CellSimulation(CellModel):
         shape: str = "triphasic",
         noise_ua_cm2: float = 0.0,
         seed: int = 0,
+        subset: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Trials: θ (B, 8) with electrode currents (B, m) µA of one pulse `shape`, plus a
         white membrane noise current density (µA/cm², drawn anew every step): (spiked (B,),
         electrode potentials (B, m, samples) µV, without the stimulation artefact and the
-        passive membrane transient)."""
+        passive membrane transient). `subset`: indices of the only trials to simulate (the
+        results are theirs, in that order), each with the noise it has among all B."""
         spiked, potentials = self._run(
-            "response", self._response, *self._trials(theta, currents_ua, shape, noise_ua_cm2, seed)
+            "response",
+            self._response,
+            *self._trials(theta, currents_ua, shape, noise_ua_cm2, seed, subset),
         )
         return spiked.astype(bool), potentials
 
     def _trials(
-        self, theta: np.ndarray, currents_ua: np.ndarray, shape: str, noise_ua_cm2: float, seed: int
+        self,
+        theta: np.ndarray,
+        currents_ua: np.ndarray,
+        shape: str,
+        noise_ua_cm2: float,
+        seed: int,
+        subset: np.ndarray | None = None,
     ) -> tuple[np.ndarray, ...]:
         import jax
 
         theta, currents = np.atleast_2d(theta), np.atleast_2d(currents_ua)
+        keys = np.asarray(jax.random.split(jax.random.PRNGKey(seed), len(theta)))
+        if subset is not None:
+            theta, currents, keys = theta[subset], currents[subset], keys[subset]
         trials = len(theta)
         waves = np.broadcast_to(self.timing.waveform(shape), (trials, self.timing.steps))
-        keys = np.asarray(jax.random.split(jax.random.PRNGKey(seed), trials))
         return theta, currents, waves, keys, np.full(trials, float(noise_ua_cm2))
 
     def thresholds(

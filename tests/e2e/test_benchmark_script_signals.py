@@ -57,6 +57,15 @@ def test_mea_benchmark_prints_its_tables() -> None:
     ]
 
 
+def test_array_benchmark_sets_local_events_beside_the_full_simulation() -> None:
+    pytest.importorskip("jaxley")
+    stdout = _smoke("mea_array.py")
+    rows = [line.split("|")[1].strip() for line in stdout.splitlines() if line[:2] == "| "]
+    assert rows == ["session", "full (anchor)", "local_events", "local_events, lab scale"]
+    assert "evoked spikes identical over 576 cell-events" in stdout
+    assert stdout.splitlines()[-1].startswith("Verdict: PASS")
+
+
 def test_event_layers_benchmark_prints_both_tables() -> None:
     stdout = _smoke("event_layers.py")
     tables = [line for line in stdout.splitlines() if line.startswith("| ")]

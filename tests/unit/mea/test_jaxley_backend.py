@@ -119,13 +119,17 @@ def test_any_probeinterface_probe_is_an_array(tmp_path) -> None:
         create_backend("mea.jaxley", {**options, "probe": str(tmp_path / "none.json")}).recording()
 
 
-def test_several_cells_under_the_array(session) -> None:
+@pytest.fixture(scope="module")
+def crowded():
+    return create_backend("mea.jaxley", {**SMALL, "array_cells": 3})
+
+
+def test_several_cells_under_the_array(session, crowded) -> None:
     """array_cells: 3 — the hidden cell and its spikes are the one-cell session's; the
     others are drawn from the prior (inside the array's box, at other places), fire their
     own trains, are targeted by the protocol in turn (so each is evoked), and what is
     recorded is the sum of all three: the one-cell session's traces plus the others'
     spikes (checked where only another cell fires)."""
-    crowded = create_backend("mea.jaxley", {**SMALL, "array_cells": 3})
     truth, alone = crowded.ground_truth(), session.ground_truth()
     assert len(truth.cells) == 3 and truth.cells[0].others == ()
     assert truth.parameters == alone.parameters
@@ -152,3 +156,62 @@ def test_several_cells_under_the_array(session) -> None:
     one = session.recording().get_traces(start, start + width)
     # the same noise stream: the difference is the other cell's template to an int16 step
     assert np.abs(both - one - template.T).max() <= 0.25 + 1e-6
+
+
+def test_local_events_leave_out_only_what_cannot_reach_a_cell(crowded) -> None:
+    """local_events on the three-cell session (in batches of 16, so something is left
+    out): every cell's evoked spikes are the full simulation's, event by event, and the
+    traces differ by at most what locality reports a left-out event could add (three
+    cells) plus an int16 step."""
+    from substrates.backends.mea.locality import SILENT_UV
+
+    local = create_backend(
+        "mea.jaxley", {**SMALL, "array_cells": 3, "local_events": True, "batch": 16}
+    )
+    truth, full = local.ground_truth(), crowded.ground_truth()
+    saved = local.locality
+    assert crowded.locality is None and saved is not None
+    assert saved.total == 3 * len(full.evoked) and 0 < saved.simulated < saved.total
+    assert 0 < saved.bound_uv <= SILENT_UV
+    for mine, theirs in zip(truth.cells, full.cells, strict=True):
+        assert np.array_equal(mine.evoked, theirs.evoked)
+    difference = local.recording().get_traces().astype(float) - crowded.recording().get_traces()
+    assert np.abs(difference).max() <= 3 * saved.bound_uv + 0.25 + 1e-6
+
+
+def test_a_cell_that_fires_unstimulated_is_simulated_for_every_event(session) -> None:
+    """With no current anywhere, a quiet cell is left out after one silent batch; a cell
+    whose membrane noise alone makes it fire (high Na⁺, low K⁺: a corner of the prior)
+    spikes in every batch, so none of its events is left out."""
+    from substrates.backends.mea.locality import local_responses
+
+    model = create_backend("mea.jaxley", {**SMALL, "batch": 16})._model
+    unstimulated = np.zeros((48, len(session.positions_um)))
+    delivered: list[np.ndarray] = []
+
+    def keep(indices: np.ndarray, potentials: np.ndarray) -> None:
+        assert len(indices) == len(potentials) == 16
+        delivered.append(indices)
+
+    quiet = local_responses(model, session.hidden, unstimulated, "triphasic", 25.0, 1, keep)
+    assert (quiet.left_out, quiet.spiked.any()) == (32, False)
+    assert np.array_equal(np.concatenate(delivered), quiet.simulated)
+    restless = np.array([0.189, 0.024, 109.8, 0.69, -17.1, -51.8, 1.44, 21.8])
+    firing = local_responses(model, restless, unstimulated, "triphasic", 25.0, 1, keep)
+    assert firing.left_out == 0 and firing.spiked.mean() > 0.5
+    assert sorted(np.concatenate(delivered[1:])) == list(range(48))
+
+
+def test_traces_are_stored_a_block_at_a_time_as_all_at_once(monkeypatch) -> None:
+    """Noise, the amplifier's baseline and its clipping, block by block (28 blocks here):
+    the same int16 values as in one block."""
+    from substrates.backends.mea import jaxley_sim
+
+    impaired = {"offset_uv": 100.0, "drift_uv": 50.0, "line_uv": 20.0, "saturation_uv": 60.0}
+    backend = create_backend("mea.jaxley", {**SMALL, **impaired})
+    traces = np.random.default_rng(0).normal(0.0, 30.0, (1000, 64)).astype(np.float32)
+    whole = backend._stored(traces.copy(), np.random.default_rng(1))
+    monkeypatch.setattr(jaxley_sim, "NOISE_BLOCK", 64 * 37)
+    blocks = backend._stored(traces.copy(), np.random.default_rng(1))
+    assert np.array_equal(whole, blocks)
+    assert (np.abs(whole) == 240).any()  # clipped at 60 µV, 240 steps of 0.25 µV
