@@ -73,6 +73,7 @@ def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
         truths, label = None, where
         if simulated:
             session = run.reconfigured("hardware", MEASimulatorBackend, seed=first + k)
+            session.progress = partial(run.report, "session cells")
             data, truths = read_session(session, folder.file(f"cell{k}.nwb"))
             model, label = engine.cell_model(data.positions_um), f"seed {first + k}"
             given = targets_of(data, model, seed + k, truths=truths, label=label, session=session)

@@ -4,6 +4,7 @@ pattern and give me the response; where it simulates cells, a CellModel to infer
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -178,6 +179,9 @@ class MEABackend(Backend):
 class MEASimulatorBackend(MEABackend):
     """A simulated array: it stimulates, gives the CellModel a fit simulates with, and
     tells what it hid (the adapters score a fit against `ground_truth`)."""
+
+    progress: Callable[[int, int], None] | None = None
+    """Told (cells done, cells) as a session is simulated, when set (a run's bar)."""
 
     def ground_truth(self) -> GroundTruth:
         """The hidden cell, its spontaneous spike times and which pulses evoked a spike."""

@@ -280,6 +280,8 @@ class JaxleyBackend(MEASimulatorBackend):
                     )
                     spiked[cell, chosen[block]] = hit
                     add(block, potentials)
+            if self.progress is not None:
+                self.progress(cell + 1, len(cells))
         if self.options.artefact_uv_per_ua:
             self._artefacts(stimulation, currents, traces)
         if reports:

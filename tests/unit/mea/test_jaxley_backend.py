@@ -168,7 +168,10 @@ def test_local_events_leave_out_only_what_cannot_reach_a_cell(crowded) -> None:
     local = create_backend(
         "mea.jaxley", {**SMALL, "array_cells": 3, "local_events": True, "batch": 16}
     )
+    told: list[tuple[int, int]] = []
+    local.progress = lambda done, total: told.append((done, total))
     truth, full = local.ground_truth(), crowded.ground_truth()
+    assert told == [(1, 3), (2, 3), (3, 3)]  # a bar can follow the cells
     saved = local.locality
     assert crowded.locality is None and saved is not None
     assert saved.total == 3 * len(full.evoked) and 0 < saved.simulated < saved.total
