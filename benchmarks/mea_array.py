@@ -10,6 +10,10 @@ events that can reach it (backends/mea/locality.py). In one run:
    reports a left-out event could add (times the cells) plus an int16 step; exit 1 if not.
 2. The lab-scale session: --cells cells with local_events only. Its full simulation is
    extrapolated from the anchor's cost per cell-event, and printed as such.
+3. Prediction, as a fit predicts held-out patterns: every distinct pattern of the
+   lab-scale session for its first --predict-cells cells, by `spikes` (every pattern)
+   and `spikes_of` (in order of drive until a batch is silent). Verdict: the same
+   outcomes for every cell.
 
 The array is the paper's (16 × 32 hexagonal, 30 µm); the protocol LAB targets each cell's
 4 largest-spike electrodes at 8 currents and its first pair at 2 currents both ways, 4
@@ -70,6 +74,39 @@ def warm(rows: int, columns: int) -> None:
     model.responses(thetas, np.zeros((model.batch, len(backend.positions_um))))
 
 
+def predictions(lab: Any, cells: int) -> bool:
+    """Prints the prediction table for the first `cells` cells of `lab` over its distinct
+    patterns; whether spikes_of gave every cell spikes' outcomes."""
+    model = lab._model
+    patterns = np.unique(lab._currents(lab.recording().stimulation), axis=0)
+    thetas = [
+        np.array([c.parameters[p.name] for p in model.parameters])
+        for c in lab.ground_truth().cells[:cells]
+    ]
+    model.spikes(np.repeat(thetas[0][None], model.batch, 0), patterns[: model.batch])  # compile
+    every_s = local_s = 0.0
+    same = True
+    for theta in thetas:
+        began = time.perf_counter()
+        every = model.spikes(np.repeat(theta[None], len(patterns), 0), patterns)
+        every_s += time.perf_counter() - began
+        began = time.perf_counter()
+        local = model.spikes_of(theta, patterns, "triphasic")
+        local_s += time.perf_counter() - began
+        same &= bool(np.array_equal(every, local))
+    print(
+        f"\n| prediction, {len(thetas)} cells × {len(patterns):,} patterns | s a cell | vs full |"
+    )
+    print("|---|---|---|")
+    print(f"| spikes (every pattern) | {every_s / len(thetas):.2f} | 1x |")
+    print(
+        f"| spikes_of (in order of drive) | {local_s / len(thetas):.2f} | "
+        f"{every_s / local_s:.1f}x |"
+    )
+    print(f"outcomes {'identical' if same else 'DIFFERENT'} for every cell")
+    return same
+
+
 def largest_difference_uv(one: Any, other: Any) -> float:
     """The largest difference between two sessions' stored traces (µV)."""
     a, b = one.recording(), other.recording()
@@ -87,7 +124,10 @@ def main() -> int:
     parser.add_argument("--anchor-cells", type=int, default=10, help="cells of the anchor")
     parser.add_argument("--rows", type=int, default=16, help="rows of the hexagonal array")
     parser.add_argument("--columns", type=int, default=32, help="columns of the array")
-    args = arguments(parser, cells=3, anchor_cells=2, rows=4, columns=6)
+    parser.add_argument(
+        "--predict-cells", type=int, default=10, help="cells whose patterns are predicted"
+    )
+    args = arguments(parser, cells=3, anchor_cells=2, rows=4, columns=6, predict_cells=2)
     rows, columns = args.rows, args.columns
     print(f"array: {rows} × {columns} hexagonal at {LAB['pitch_um']:.0f} µm; protocol LAB\n")
 
@@ -121,6 +161,8 @@ def main() -> int:
         f"them silent: cells that fire from membrane noise alone, or are reached by all)"
     )
 
+    predicted_same = predictions(lab, args.predict_cells)
+
     truth, anchor = local.ground_truth(), full.ground_truth()
     same = all(
         np.array_equal(mine.evoked, theirs.evoked)
@@ -133,10 +175,10 @@ def main() -> int:
         f"{saved.total:,} cell-events; traces differ by at most {difference:.2f} µV "
         f"(allowed {allowed:.2f}: {args.anchor_cells} × bound {saved.bound_uv:.2f} + one step)"
     )
-    if same and difference <= allowed + 1e-9:
-        print("Verdict: PASS — local_events reproduces the full simulation")
+    if same and difference <= allowed + 1e-9 and predicted_same:
+        print("Verdict: PASS — local_events and spikes_of reproduce the full simulation")
         return 0
-    print("Verdict: FAIL — local_events departs from the full simulation")
+    print("Verdict: FAIL — local_events or spikes_of departs from the full simulation")
     return 1
 
 

@@ -88,6 +88,14 @@ class CellModel(ABC):
     def spikes(self, theta: np.ndarray, currents_ua: np.ndarray, shape: str) -> np.ndarray:
         """(B,) bool: whether each cell spikes for its electrode currents (B, channels)."""
 
+    def spikes_of(self, theta: np.ndarray, currents_ua: np.ndarray, shape: str) -> np.ndarray:
+        """(E,) bool: whether the one cell θ (parameters,) spikes for each event's
+        electrode currents (E, channels). A model may leave out events too weak to reach
+        the cell (the simulator does: backends/mea/locality.py); by default, every one."""
+        return self.spikes(
+            np.repeat(np.asarray(theta)[None], len(currents_ua), 0), currents_ua, shape
+        )
+
 
 @dataclass(frozen=True)
 class GroundTruth:

@@ -79,6 +79,33 @@ def peak_drive_na(drive_na_per_ua: np.ndarray, currents_ua: np.ndarray) -> np.nd
     return np.abs(np.asarray(currents @ drive_na_per_ua.T)).max(axis=1, initial=0.0)
 
 
+def until_silent(
+    peaks: np.ndarray,
+    batch: int,
+    simulate: Callable[[np.ndarray, int], tuple[np.ndarray, float]],
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """The rule above, on E events of drives `peaks` (E,) nA. simulate(indices, count)
+    runs one batch and gives whether each of its first `count` events spiked and the
+    largest |potential| they left (µV; 0.0 where potentials are not computed); a short
+    last batch comes padded to `batch` by repeating its events, so one compiled size
+    serves every cell. Returns spiked (E,), the simulated events' indices, and the
+    silent batch's largest potential (0.0 if nothing was left out)."""
+    events = len(peaks)
+    order = np.argsort(-peaks, kind="stable")
+    spiked = np.zeros(events, bool)
+    least, done = np.inf, 0
+    while done < events:
+        chosen = order[done : done + batch]
+        whole = np.resize(chosen, batch) if events >= batch else chosen
+        hit, largest = simulate(whole, len(chosen))
+        spiked[chosen], done = hit, done + len(chosen)
+        least = min(least, peaks[chosen][hit].min(initial=np.inf))
+        silent = not hit.any() and largest <= SILENT_UV
+        if silent and done < events and peaks[order[done]] <= DRIVE_MARGIN * least:
+            return spiked, order[:done], largest
+    return spiked, order, 0.0
+
+
 def local_responses(
     model: Any,
     theta: np.ndarray,
@@ -94,24 +121,13 @@ def local_responses(
     `deliver(indices, potentials)` as they are simulated, so no more than a batch is
     held. Every simulated event has the membrane noise it has when all E are simulated
     with `seed`, so its response is the same."""
-    events = len(currents_ua)
+    thetas = np.broadcast_to(theta, (len(currents_ua), len(theta)))
+
+    def simulate(indices: np.ndarray, count: int) -> tuple[np.ndarray, float]:
+        hit, potentials = model.responses(thetas, currents_ua, shape, noise_ua_cm2, seed, indices)
+        deliver(indices[:count], potentials[:count])
+        return hit[:count], float(np.abs(potentials[:count]).max(initial=0.0))
+
     peaks = peak_drive_na(model.drive_na_per_ua(theta), currents_ua)
-    order = np.argsort(-peaks, kind="stable")
-    thetas = np.broadcast_to(theta, (events, len(theta)))
-    spiked = np.zeros(events, bool)
-    least, done, bound = np.inf, 0, 0.0
-    while done < events:
-        batch = order[done : done + model.batch]
-        # a short last batch is padded to a whole one: one compiled size for every cell
-        whole = np.resize(batch, model.batch) if events >= model.batch else batch
-        hit, potentials = model.responses(thetas, currents_ua, shape, noise_ua_cm2, seed, whole)
-        hit, potentials = hit[: len(batch)], potentials[: len(batch)]
-        spiked[batch], done = hit, done + len(batch)
-        deliver(batch, potentials)
-        least = min(least, peaks[batch][hit].min(initial=np.inf))
-        largest = float(np.abs(potentials).max(initial=0.0))
-        silent = not hit.any() and largest <= SILENT_UV
-        if silent and done < events and peaks[order[done]] <= DRIVE_MARGIN * least:
-            bound = largest
-            break
-    return LocalResponses(spiked, order[:done], bound)
+    spiked, simulated, bound = until_silent(peaks, model.batch, simulate)
+    return LocalResponses(spiked, simulated, bound)

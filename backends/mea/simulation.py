@@ -24,6 +24,7 @@ import numpy as np
 from . import cell as cells
 from .base import CellModel
 from .extracellular import SIGMA_S_PER_M, line_source_matrix, stimulation_matrix
+from .locality import peak_drive_na, until_silent
 
 PULSES: dict[str, tuple[float, ...]] = {"triphasic": (2 / 3, -1.0, 1 / 3), "biphasic": (-1.0, 1.0)}
 """Relative phase currents of each pulse shape: a positive amplitude makes the main phase
@@ -299,6 +300,21 @@ class CellSimulation(CellModel):
         return self._run(
             "spiked", self._spiked, *self._trials(theta, currents_ua, shape, noise_ua_cm2, seed)
         )
+
+    def spikes_of(
+        self, theta: np.ndarray, currents_ua: np.ndarray, shape: str = "triphasic"
+    ) -> np.ndarray:
+        """(E,) whether the one cell θ (8,) spikes for each event's electrode currents
+        (E, m) µA, without membrane noise: simulated in order of drive until a whole batch
+        is silent and every event left drives the cell under half the least drive that
+        made it spike (locality.py); those left are predicted silent."""
+        thetas = np.broadcast_to(theta, (len(currents_ua), len(theta)))
+
+        def simulate(indices: np.ndarray, count: int) -> tuple[np.ndarray, float]:
+            return self.spikes(thetas[indices], currents_ua[indices], shape)[:count], 0.0
+
+        peaks = peak_drive_na(self.drive_na_per_ua(theta), currents_ua)
+        return until_silent(peaks, self.batch, simulate)[0]
 
     def responses(
         self,

@@ -117,7 +117,7 @@ def predict(
     for shape in {r.pattern.shape for r in found}:
         chosen = [k for k, r in enumerate(found) if r.pattern.shape == shape]
         currents = np.array([found[k].pattern.vector(channels) for k in chosen])
-        predicted[chosen] = model.spikes(np.repeat(theta[None], len(chosen), 0), currents, shape)
+        predicted[chosen] = model.spikes_of(theta, currents, shape)
     return predicted
 
 

@@ -61,8 +61,11 @@ def test_array_benchmark_sets_local_events_beside_the_full_simulation() -> None:
     pytest.importorskip("jaxley")
     stdout = _smoke("mea_array.py")
     rows = [line.split("|")[1].strip() for line in stdout.splitlines() if line[:2] == "| "]
-    assert rows == ["session", "full (anchor)", "local_events", "local_events, lab scale"]
+    assert rows[:4] == ["session", "full (anchor)", "local_events", "local_events, lab scale"]
+    assert rows[4].startswith("prediction, 2 cells × ")
+    assert rows[5:] == ["spikes (every pattern)", "spikes_of (in order of drive)"]
     assert "evoked spikes identical over 576 cell-events" in stdout
+    assert "outcomes identical for every cell" in stdout
     assert stdout.splitlines()[-1].startswith("Verdict: PASS")
 
 

@@ -218,3 +218,26 @@ def test_traces_are_stored_a_block_at_a_time_as_all_at_once(monkeypatch) -> None
     blocks = backend._stored(traces.copy(), np.random.default_rng(1))
     assert np.array_equal(whole, blocks)
     assert (np.abs(whole) == 240).any()  # clipped at 60 µV, 240 steps of 0.25 µV
+
+
+def test_a_cell_is_predicted_locally_as_in_full(crowded) -> None:
+    """spikes_of (one cell, events in order of drive, batches of 16, the rest silent)
+    against spikes on every event, for each of the three cells: the same outcomes, with
+    events left out for some cell."""
+    from substrates.backends.mea.locality import peak_drive_na, until_silent
+
+    model = create_backend("mea.jaxley", {**SMALL, "array_cells": 3, "batch": 16})._model
+    currents = crowded._currents(crowded.recording().stimulation)
+    left_out = 0
+    for cell in crowded.ground_truth().cells:
+        theta = np.array([cell.parameters[p.name] for p in model.parameters])
+        every = model.spikes(np.repeat(theta[None], len(currents), 0), currents, "triphasic")
+        assert np.array_equal(model.spikes_of(theta, currents, "triphasic"), every)
+        peaks = peak_drive_na(model.drive_na_per_ua(theta), currents)
+
+        def simulate(indices: np.ndarray, count: int, theta=theta) -> tuple[np.ndarray, float]:
+            hit = model.spikes(np.repeat(theta[None], len(indices), 0), currents[indices])
+            return hit[:count], 0.0
+
+        left_out += len(currents) - len(until_silent(peaks, 16, simulate)[1])
+    assert left_out > 0
