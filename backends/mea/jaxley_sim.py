@@ -345,16 +345,17 @@ class JaxleyBackend(MEASimulatorBackend):
         """int16 of `traces` (µV, changed in place) plus the electrode noise, the
         amplifier's baseline and its clipping, a block of NOISE_BLOCK values at a time (the
         same numbers as all at once)."""
+        from .amplifier import baseline_uv
+
         o = self.options
         samples, channels = traces.shape
         stored = np.empty(traces.shape, np.int16)
         rows = max(1, NOISE_BLOCK // channels)
+        drifts = bool(o.offset_uv or o.drift_uv or o.line_uv)
         for start in range(0, samples, rows):
             block = traces[start : start + rows]
             block += rng.normal(0.0, o.noise_uv, block.shape).astype(np.float32)
-            if o.offset_uv or o.drift_uv or o.line_uv:
-                from .amplifier import baseline_uv
-
+            if drifts:
                 block += baseline_uv(
                     len(block),
                     channels,
