@@ -134,7 +134,11 @@ SCIENCE_CALLS = {"fit_cell": "a whole HH fit (NPE, refinement, calibration)"}
 SCIENCE_CONFIGS = {"mea_sim_512": "the 512-electrode, three-cell session"}
 """Shipped configs whose backend does science-lane work when it is used: a conformance
 case on one of them, or a test passing its name, runs that work."""
-SCIENCE_STRINGS = {"--simulations": "an hh-fit run through to its fit", **SCIENCE_CONFIGS}
+SCIENCE_STRINGS = {
+    "--simulations": "an hh-fit run through to its fit",
+    "--bank": "an hh-fit run through to its fits from a bank",
+    **SCIENCE_CONFIGS,
+}
 """Strings (a CLI flag, a config's name) only the science lane may pass -> what passing
 them starts."""
 

@@ -7,12 +7,15 @@ pads each read with its filters' margins)."""
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from ...datasets.mea.recording import Recording, TraceSource
+from ...datasets.mea.recording import ArraySource, Recording, TraceSource
 from ...errors import OptionError
 
 DEFAULT_PREPROCESSING = "bandpass:300-6000,cmr"
@@ -102,6 +105,38 @@ def preprocess(recording: Recording, steps: list[dict[str, Any]]) -> Recording:
 
     processed = apply_preprocessing_pipeline(lazy_spikeinterface(recording), steps)
     return replace(recording, source=SpikeInterfaceSource(processed), gain_uv=1.0, offset_uv=None)
+
+
+MATERIALISE_BLOCK = 1 << 18
+"""Samples per channel preprocessed at a time when a recording is materialised."""
+DISK_MARGIN = 2.0
+"""A recording is materialised only where the temporary folder has this many times its
+float32 size free."""
+
+
+def materialised(
+    recording: Recording, progress: Callable[[int, int], None] | None = None
+) -> Recording:
+    """`recording` (preprocessed, read lazily) computed once into a float32 file in the
+    temporary folder, unlinked at once and read through a memory map, so that reading the
+    same samples again (each sorted unit's observation reads the whole recording) costs no
+    filtering. The same recording, read lazily, where the folder lacks DISK_MARGIN times
+    samples × channels × 4 bytes free, or when it is read from memory already.
+    `progress(done, samples)` as blocks are written."""
+    if isinstance(recording.source, ArraySource):
+        return recording
+    size = recording.samples * recording.channels * 4
+    folder = tempfile.gettempdir()
+    if shutil.disk_usage(folder).free < DISK_MARGIN * size:
+        return recording
+    with tempfile.TemporaryFile(dir=folder) as handle:
+        traces = np.memmap(handle, np.float32, "w+", shape=(recording.samples, recording.channels))
+    for start in range(0, recording.samples, MATERIALISE_BLOCK):
+        end = min(recording.samples, start + MATERIALISE_BLOCK)
+        traces[start:end] = recording.get_traces(start, end)
+        if progress:
+            progress(end, recording.samples)
+    return replace(recording, source=ArraySource(traces), gain_uv=1.0, offset_uv=None)
 
 
 class SpikeInterfaceSource(TraceSource):

@@ -8,10 +8,14 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+import numpy as np
+
 from ...backends.mea.base import MEABackend, MEASimulatorBackend
+from ...datasets.mea.recording import Recording
 from ...errors import OptionError, SubstratesError
+from ...models.hh.amortised import Bank, build_bank, unit_posterior
 from ...models.hh.artefacts import Artefacts
-from ...models.hh.fit import CellFit, fit_cell
+from ...models.hh.fit import CellFit, Observed, fit_cell
 from ...models.hh.report import result_rows, results_table, summary, true_outcomes
 from ..runs.hh_fit_inputs import fit_targets, preprocessing_steps, read_session, recorded
 from ..runs.plots import hh_fit_figure
@@ -23,14 +27,21 @@ SECONDS_PER_SIMULATION = 0.5
 per cell, 50 about 45 s (compilation included), measured for the README's tour."""
 SECONDS_TO_START = 30.0
 """Reading or simulating the session and compiling the cell's simulation (s)."""
+SECONDS_PER_BANKED_CELL = 0.15
+"""One cell of an amortised fit's bank on two cores: its spike and seven thresholds (s)."""
+SECONDS_PER_UNIT = 25.0
+"""One cell fitted from the bank: observation, NPE on the bank, refinement, calibration
+and prediction on the 512-electrode array (s)."""
 
 
 def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
     """Fit the cell of the `hardware` source (a recording file's config and `p.recording`,
     or a simulator's: then `p.cells` sessions seeded seed, seed + 1, …, by default the
     config's) with the CellModel of the `simulator` backend, from `p.simulations` NPE
-    simulations per cell (NPE seeded with seed + cell); with `p.sorter`, each sorted unit
-    is fitted. A recording is read and observed before the run folder is made."""
+    simulations per cell (NPE seeded with seed + cell), or with `p.bank` from one bank of
+    that many cells per array and pulse shape (models/hh/amortised.py; seeded with seed);
+    with `p.sorter`, each sorted unit is fitted. A recording is read and observed before
+    the run folder is made."""
     backend = run.backend("hardware", MEABackend)
     engine = run.backend("simulator", MEASimulatorBackend)
     simulated, seed = backend.capabilities.models_cells, p.seed or 0
@@ -49,7 +60,12 @@ def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
     rate = data.sampling_hz if data else backend.capabilities.sampling_hz
     steps = preprocessing_steps(p.preprocess, rate)
     targets_of = partial(
-        fit_targets, steps=steps, sorter=p.sorter, artefacts=p.artefacts, spontaneous=quiet
+        fit_targets,
+        steps=steps,
+        sorter=p.sorter,
+        artefacts=p.artefacts,
+        spontaneous=quiet,
+        amortise=p.bank is not None,
     )
     first = getattr(backend.options, "seed", 0) if p.seed is None else p.seed
     count = p.cells if simulated else 1  # sessions to simulate, or the one recording
@@ -57,11 +73,18 @@ def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
         model = engine.cell_model(data.positions_um)
         given = targets_of(data, model, seed, truths=None, label=where, session=None)
     cells = f"per cell × {count} cells" if count > 1 else "of the cell"
-    run.expect(
-        SECONDS_TO_START + SECONDS_PER_SIMULATION * p.simulations * count,
-        f"{p.simulations:,} NPE simulations {cells}, ~{SECONDS_PER_SIMULATION:g} s each, "
-        "dominate (--simulations sets them)",
-    )
+    if p.bank is None:
+        run.expect(
+            SECONDS_TO_START + SECONDS_PER_SIMULATION * p.simulations * count,
+            f"{p.simulations:,} NPE simulations {cells}, ~{SECONDS_PER_SIMULATION:g} s each, "
+            "dominate (--simulations sets them)",
+        )
+    else:
+        run.expect(
+            SECONDS_TO_START + SECONDS_PER_BANKED_CELL * p.bank + SECONDS_PER_UNIT * count,
+            f"a bank of {p.bank:,} cells, ~{SECONDS_PER_BANKED_CELL:g} s each, then "
+            f"~{SECONDS_PER_UNIT:g} s a cell fitted from it (--bank sets it)",
+        )
     simulator = str(run.config("simulator").path)
     parameters = p.model_dump(exclude={"hardware"}) | {"cells": count, "simulator": simulator}
     pipeline = {"library": "spikeinterface", "pipeline": steps}
@@ -69,6 +92,7 @@ def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
     rows: list[dict[str, Any]] = []
     fits: list[tuple[CellFit, dict[str, float] | None]] = []
     removed: list[Artefacts] = []
+    banks: dict[tuple[bytes, str], Bank] = {}  # one per array and pulse shape
     for k in range(count):
         truths, label = None, where
         if simulated:
@@ -87,7 +111,11 @@ def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
                 run.report("simulations", k * p.simulations + done, p.simulations * count)
 
             try:
-                fit = fit_cell(data, model, p.simulations, seed + k, step, target)
+                posterior = None
+                if p.bank is not None:
+                    bank = _bank(banks, data, engine, target, p.bank, seed, run)
+                    posterior = unit_posterior(bank, model, data.positions_um, target, seed + k)
+                fit = fit_cell(data, model, p.simulations, seed + k, step, target, posterior)
             except ValueError as error:
                 raise SubstratesError(f"{label}: {error}") from None
             truth = None if cell is None else cell.parameters
@@ -95,7 +123,36 @@ def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
             rows += result_rows(len(fits), fit, truth, outcomes, session=label)
             fits.append((fit, truth))
             removed += [target.artefacts] if target.artefacts is not None else []
+    if banks:
+        run.record["banks"] = [
+            {"cells": len(b.theta), "drawn": b.drawn, "shape": b.shape, "seed": seed}
+            for b in banks.values()
+        ]
     table = results_table(rows, where)
     figure = hh_fit_figure(fits, f"hh-fit on {backend.name} with {engine.name}")
     headline = summary(fits, run.record.get("sorting", []), removed)
     return Outcome(table, headline, figures={"hh_fit.png": figure})
+
+
+def _bank(
+    banks: dict[tuple[bytes, str], Bank],
+    data: Recording,
+    engine: MEASimulatorBackend,
+    target: Observed,
+    draws: int,
+    seed: int,
+    run: RunContext,
+) -> Bank:
+    """The bank for `data`'s array and `target`'s pulse shape, built on first use."""
+    key = (np.asarray(data.positions_um, float).tobytes(), target.observation.shape)
+    if key not in banks:
+        banks[key] = build_bank(
+            engine.cell_model,
+            data.positions_um,
+            draws,
+            target.observation.at,
+            target.observation.shape,
+            seed,
+            partial(run.report, "bank"),
+        )
+    return banks[key]

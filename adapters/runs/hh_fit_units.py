@@ -56,13 +56,15 @@ def sorted_units(
     truths: list[np.ndarray] | None,
     label: str,
     spontaneous: tuple[Recording, Recording] | None = None,
+    fitting_within_um: float | None = None,
 ) -> tuple[list[Unit], dict[str, Any]]:
     """The units of `recording` worth fitting, and what sorting found for provenance
     (units, their spikes, the fragments merged, why each other unit was left, and with
     `truths` — every true cell's trough samples — SpikeInterface's score of the merged
     sorting per true cell). Units are named by their index in the sorter's output.
     `spontaneous`: a separate spontaneous recording of the array (as recorded,
-    preprocessed), sorted instead of `recording`'s quiet spans."""
+    preprocessed), sorted instead of `recording`'s quiet spans. `fitting_within_um`: each
+    unit's fitting electrodes only this close to its reference (fit.observe)."""
     from ..conversions.mea_merging import merge_fragments
     from ..conversions.mea_sorting import SortingError, score_sorting, sort_spontaneous
 
@@ -96,7 +98,16 @@ def sorted_units(
             reason = f"{len(spikes)} spikes (fewer than {MIN_SPIKES})"
         else:
             try:
-                seen = observe(recording, model, seed, detection, artefacts, spikes, spontaneous)
+                seen = observe(
+                    recording,
+                    model,
+                    seed,
+                    detection,
+                    artefacts,
+                    spikes,
+                    spontaneous,
+                    fitting_within_um,
+                )
             except ValueError as error:
                 reason = str(error)
         if reason is None:

@@ -7,12 +7,14 @@ image channel by channel (matched_filter.py), once the stimulation artefact is r
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from ...datasets.mea.recording import Recording, Stimulation
+from ...datasets.mea.recording import Recording, Stimulation, TraceSource
 from .artefacts import ArtefactHandling, Artefacts, remove_artefacts
 from .matched_filter import MatchedFilter
 from .quiet import first_quiet, inside, quiet_samples, quiet_spans, window_starts
@@ -105,7 +107,7 @@ def given_spikes(
     from .features import electrical_image
 
     spans = quiet_spans(recording)
-    _, noise = _quiet_head(recording, spans, chunk_s)
+    noise = _quiet_noise(recording, spans, chunk_s)
     kept = np.sort(np.asarray(samples, np.int64))
     kept = kept[inside(spans, kept, before, after)]
     if not len(kept):
@@ -122,6 +124,22 @@ def _quiet_head(
     head = first_quiet(recording, spans, chunk_s)
     noise = np.median(np.abs(head - np.median(head, axis=0)), axis=0) * MAD_TO_SD
     return head, np.maximum(noise, 1e-9)
+
+
+_NOISE: weakref.WeakKeyDictionary[TraceSource, dict[tuple[Any, ...], np.ndarray]] = (
+    weakref.WeakKeyDictionary()
+)
+"""Each recording's quiet noise, kept while its samples are: every sorted unit of one
+recording asks for the same (the medians of 10 s of 512 channels take 5 s)."""
+
+
+def _quiet_noise(recording: Recording, spans: np.ndarray, chunk_s: float) -> np.ndarray:
+    """_quiet_head's noise, computed once per source, quiet spans and length."""
+    key = (spans.tobytes(), chunk_s, recording.gain_uv, recording.samples)
+    known = _NOISE.setdefault(recording.source, {})
+    if key not in known:
+        known[key] = _quiet_head(recording, spans, chunk_s)[1]
+    return known[key]
 
 
 def _peaks(

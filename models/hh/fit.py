@@ -163,6 +163,7 @@ def observe(
     artefacts: ArtefactHandling = "remove",
     spikes: np.ndarray | None = None,
     spontaneous: tuple[Recording, Recording] | None = None,
+    fitting_within_um: float | None = None,
 ) -> Observed:
     """Everything the fit needs from `recording`; ValueError says, before any simulation,
     what it lacks (among it stimulation that cannot constrain a fit: patterns repeated
@@ -178,7 +179,9 @@ def observe(
     recording taken to hold one. `spontaneous`: a separate recording of spontaneous
     activity on the same array, (as recorded, preprocessed for detection); the spontaneous
     spikes (and `spikes`), the image and the detection threshold come from it instead of
-    the quiet spans of `recording`."""
+    the quiet spans of `recording`. `fitting_within_um`: fitting electrodes only among
+    those this close to the reference electrode (where the spike is deepest; µm), as an
+    amortised fit needs (amortised.py); by default among all."""
     fs = recording.sampling_hz
     if abs(model.sampling_hz - fs) > 1e-6:
         raise ValueError(
@@ -224,9 +227,18 @@ def observe(
     # the trough of a filtered trace may sit a sample off the unfiltered one's
     image, sample_noise = baselined_image(quiet, spont.samples, before, after)
     image = align(image, spont.channel, before)
-    electrodes = fitting_electrodes(found, matched)  # the detection image: least noise
+    among = None
+    if fitting_within_um is not None:
+        away = np.linalg.norm(
+            recording.positions_um - recording.positions_um[spont.channel], axis=1
+        )
+        among = set(np.flatnonzero(away <= fitting_within_um).tolist())
+    electrodes = fitting_electrodes(found, matched, among)  # the detection image: least noise
     if not electrodes:
-        raise ValueError("no single-electrode stimulation in the recording to fit thresholds")
+        near = "" if among is None else f" within {fitting_within_um:g} µm of the cell"
+        raise ValueError(
+            f"no single-electrode stimulation{near} in the recording to fit thresholds"
+        )
     fitting, held_out = split(found, electrodes)
     _constrains(fitting, recording)
     shape = Counter(r.pattern.shape for r in fitting).most_common(1)[0][0]
@@ -345,12 +357,17 @@ def fit_cell(
     seed: int = 0,
     progress: Callable[[int, int], None] | None = None,
     observed: Observed | None = None,
+    posterior: Posterior | None = None,
 ) -> CellFit:
     """Fit `model` to the one cell of `recording` (see the module's docstring); `observed`
-    if observe() already ran."""
+    if observe() already ran, `posterior` if one was drawn already (an amortised fit's,
+    amortised.py: then no NPE is trained here, and refinement starts from its samples
+    alone, the image's anchor being what its bank was drawn around)."""
     seen = observed or observe(recording, model, seed)
-    posterior = npe(model, seen.observation, simulations, seed, progress=progress)
-    anchor = image_anchor(model, recording.positions_um[seen.channel])
+    anchor = None
+    if posterior is None:
+        posterior = npe(model, seen.observation, simulations, seed, progress=progress)
+        anchor = image_anchor(model, recording.positions_um[seen.channel])
     starts = refine_starts(model, posterior.most_probable(REFINE_STARTS), anchor)
     refined = min(
         (refine(model, start, seen.image, seen.channel, seen.before) for start in starts),

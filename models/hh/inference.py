@@ -83,11 +83,6 @@ def npe(
 ) -> Posterior:
     """Trains NPE on `simulations` prior draws (in chunks, reporting progress) and samples
     its posterior at the observed features."""
-    import torch
-    from sbi.inference import NPE
-    from sbi.utils import BoxUniform
-
-    torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     low = np.array([p.low for p in model.parameters])
     high = np.array([p.high for p in model.parameters])
@@ -101,6 +96,26 @@ def npe(
         if progress:
             progress(min(simulations, start + chunk), simulations)
     x = np.concatenate(xs)
+    return trained(theta, x, low, high, observation.x, seed, samples)
+
+
+def trained(
+    theta: np.ndarray,
+    x: np.ndarray,
+    low: np.ndarray,
+    high: np.ndarray,
+    x_o: np.ndarray,
+    seed: int = 0,
+    samples: int = 1000,
+) -> Posterior:
+    """NPE trained on simulated pairs (theta (n, parameters), x (n, features); rows with
+    a non-finite feature left out) under the uniform prior [low, high], sampled at the
+    observed features `x_o`."""
+    import torch
+    from sbi.inference import NPE
+    from sbi.utils import BoxUniform
+
+    torch.manual_seed(seed)
     keep = np.isfinite(x).all(axis=1)
     prior = BoxUniform(
         torch.as_tensor(low, dtype=torch.float32), torch.as_tensor(high, dtype=torch.float32)
@@ -116,9 +131,9 @@ def npe(
         )
         estimator = inference.train(show_train_summary=False)
     posterior = inference.build_posterior(estimator)
-    x_o = torch.as_tensor(observation.x, dtype=torch.float32)
-    drawn = posterior.sample((samples,), x=x_o, show_progress_bars=False)
-    density = posterior.log_prob(drawn, x=x_o)
+    observed = torch.as_tensor(x_o, dtype=torch.float32)
+    drawn = posterior.sample((samples,), x=observed, show_progress_bars=False)
+    density = posterior.log_prob(drawn, x=observed)
     return Posterior(drawn.numpy().astype(np.float64), density.numpy().astype(np.float64))
 
 

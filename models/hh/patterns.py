@@ -5,6 +5,7 @@ predictions (other single electrodes and every multi-electrode pattern)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -63,11 +64,17 @@ def responses(recording: Recording, spiked: np.ndarray) -> list[Responses]:
     return [Responses(p, len(v), int(sum(v))) for p, v in counts.items()]
 
 
-def fitting_electrodes(found: list[Responses], image: np.ndarray) -> list[int]:
-    """The first half (rounded up) of the singly stimulated electrodes, deepest trough in
-    the electrical image (channels, samples) first."""
+def fitting_electrodes(
+    found: list[Responses], image: np.ndarray, among: Collection[int] | None = None
+) -> list[int]:
+    """The first half (rounded up) of the singly stimulated electrodes (of those `among`,
+    where given), deepest trough in the electrical image (channels, samples) first."""
     single = sorted(
-        {r.pattern.channels[0] for r in found if len(r.pattern.channels) == 1},
+        {
+            r.pattern.channels[0]
+            for r in found
+            if len(r.pattern.channels) == 1 and (among is None or r.pattern.channels[0] in among)
+        },
         key=lambda c: image[c].min(),
     )
     return single[: (len(single) + 1) // 2]

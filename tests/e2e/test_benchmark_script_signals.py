@@ -126,3 +126,26 @@ def test_cml_evaluation_prints_intervals_and_regimes_and_refuses_to_guess_them()
     )
     assert refused.returncode != 0
     assert "--ideal-links applies to the native and fresh cases" in refused.stderr
+
+
+@pytest.mark.science  # simulates, sorts and fits three cells: about 2 min
+def test_amortised_benchmark_fits_every_sorted_cell_and_gives_its_verdict() -> None:
+    pytest.importorskip("jaxley")
+    pytest.importorskip("hdbscan")
+    stdout = _smoke("mea_amortised.py")
+    rows = [line.split("|")[1].strip() for line in stdout.splitlines() if line[:2] == "| "]
+    assert rows[:6] == [
+        "stage",
+        "preprocessing, computed once",
+        "sorting and observing every unit",
+        "bank (16 cells, " + rows[3].split(", ", 1)[1],
+        "posterior and fit of every unit",
+        "**the fit, from the recording**",
+    ]
+    assert rows[6].startswith("held out (") and rows[7:11] == [
+        "fit",
+        "majority",
+        "threshold baseline",
+        "logistic baseline",
+    ]
+    assert stdout.splitlines()[-1].startswith("Verdict: ")

@@ -312,6 +312,37 @@ def test_several_cells_sorted_then_each_fitted(tmp_path) -> None:
     assert len(against_truth) > 20 and np.mean(against_truth) >= 0.8
 
 
+@pytest.mark.science
+def test_several_cells_fitted_from_one_bank(tmp_path) -> None:
+    """--bank: one bank of simulated cells around one electrode serves both sorted units
+    (built once, recorded in provenance); each unit is fitted from it with its fitting
+    electrodes among the seven nearest its reference, and predicts held-out patterns."""
+    pytest.importorskip("hdbscan")
+    (tmp_path / "crowded.yaml").write_text(CROWDED)
+    substrates(
+        "run",
+        "hh-fit",
+        "--source",
+        "crowded.yaml",
+        "--sorter",
+        "spykingcircus2",
+        "--bank",
+        "100",
+        "--out",
+        "runs",
+        cwd=tmp_path,
+    )
+    folder = only_run_folder(tmp_path / "runs")
+    record = json.loads((folder / "provenance.json").read_text())
+    (bank,) = record["banks"]
+    assert bank["cells"] == 100 and bank["drawn"] > 100 and bank["shape"] == "triphasic"
+    summary = record["summary"]
+    assert summary["units_fitted"] >= 2
+    rows = pq.read_table(folder / "results.parquet").to_pylist()
+    held = [r["correct"] for r in rows if r.get("set") == "held-out"]
+    assert len(held) > 20 and np.mean(held) >= 0.8
+
+
 MAXONE_LSB_V = 0.05e-6
 """The step of the MaxOne file built from a session (V): fine enough that quantisation
 moves no spike call, coarse enough that ±1.6 mV fits in 16 bits about the mid-code."""

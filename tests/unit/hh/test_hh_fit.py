@@ -172,6 +172,27 @@ def test_calibration_does_not_trade_the_image_for_noisy_thresholds(session) -> N
     assert abs(moved[gna] - truth[gna]) < abs(wrong[gna] - truth[gna])
 
 
+def test_fitting_electrodes_can_be_kept_near_the_cell(session) -> None:
+    """An amortised fit takes its fitting electrodes among those near the cell's reference
+    (by default half of all singly stimulated ones, wherever they lie): half of those
+    within reach, deepest first."""
+    from substrates.adapters.conversions.mea_preprocessing import parse_preprocessing, preprocess
+    from substrates.models.hh.fit import observe
+
+    recording = session.recording()
+    model = session.cell_model(recording.positions_um)
+    detection = preprocess(recording, parse_preprocessing(DEFAULT_PREPROCESSING))
+    seen = observe(recording, model, 0, detection, fitting_within_um=36.0)
+    xy = recording.positions_um
+    away = np.linalg.norm(xy[seen.observation.electrodes] - xy[seen.channel], axis=1)
+    assert len(away) and (away <= 36.0).all()
+    stimulated = {
+        r.pattern.channels[0] for r in seen.fitting + seen.held_out if len(r.pattern.channels) == 1
+    }
+    near = [e for e in stimulated if np.linalg.norm(xy[e] - xy[seen.channel]) <= 36.0]
+    assert len(away) == (len(near) + 1) // 2
+
+
 def _fit_from_nwb(backend, folder, preprocessing: str = DEFAULT_PREPROCESSING):
     """The session of `backend` written as NWB, read back and fitted as hh-fit does."""
     from substrates.adapters.conversions.mea_preprocessing import parse_preprocessing, preprocess

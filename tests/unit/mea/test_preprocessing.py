@@ -187,3 +187,25 @@ def test_simulated_artefact_follows_each_pulse_and_saturates() -> None:
     clipped = create_backend("mea.jaxley", {**session, **art, "saturation_uv": 500.0})
     traces = clipped.recording().get_traces()
     assert np.abs(traces).max() <= 500.0 and (np.abs(traces) == 500.0).sum() > 10
+
+
+def test_a_materialised_recording_reads_as_the_lazy_one(raw, monkeypatch) -> None:
+    """Computed once, block by block (here 7 blocks), into a float32 memory map: reads
+    equal the lazy pipeline's windows, across block boundaries too, to well under the
+    noise (SpikeInterface pads each read with the filter's margin, so a boundary leaves a
+    trace only as small as the filter's transient after that margin); a folder without
+    room keeps the lazy recording."""
+    from substrates.adapters.conversions import mea_preprocessing
+
+    lazy = preprocess(raw, parse_preprocessing("bandpass:300-6000,cmr", FS))
+    monkeypatch.setattr(mea_preprocessing, "MATERIALISE_BLOCK", 12_000)
+    done: list[int] = []
+    kept = mea_preprocessing.materialised(lazy, lambda end, _: done.append(end))
+    assert isinstance(kept.source, ArraySource) and done[-1] == raw.samples and len(done) == 7
+    for start, end in ((0, 500), (11_800, 12_300), (35_000, 80_000)):
+        assert np.abs(kept.get_traces(start, end) - lazy.get_traces(start, end)).max() < 0.01
+    assert mea_preprocessing.materialised(kept) is kept
+    monkeypatch.setattr(
+        mea_preprocessing.shutil, "disk_usage", lambda _: type("U", (), {"free": 0})()
+    )
+    assert mea_preprocessing.materialised(lazy) is lazy
