@@ -42,7 +42,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+from scipy import sparse
 from scipy.ndimage import binary_dilation
+from scipy.sparse.linalg import splu
 
 from ...datasets.mea.recording import Stimulation
 from .matched_filter import MatchedFilter
@@ -189,25 +191,35 @@ def _features(
 
 
 def _solve(
-    design: np.ndarray,
+    design: sparse.csr_matrix,
     trials: np.ndarray,
     keep: np.ndarray,
     target: np.ndarray,
-    penalty: np.ndarray,
+    penalty: sparse.csc_matrix,
 ) -> np.ndarray:
     """(samples, channels, features): per window sample and channel, the penalised least
-    squares fit of `target` (windows, samples, channels) on `design` (windows, features)
-    with weights trials (windows,) × keep (windows, samples, channels). Samples no window
-    lost to the rail share one normal matrix; the others are solved one by one."""
+    squares fit of `target` (windows, samples, channels) on `design` (windows, features;
+    sparse: a pulse touches the features of its one or two electrodes) with weights
+    trials (windows,) × keep (windows, samples, channels). Samples no window lost to the
+    rail share one normal matrix; the others are solved one by one."""
     windows, samples, channels = target.shape
-    weighted = design * trials[:, None]
-    normal = weighted.T @ design + penalty
+    weighted = sparse.diags(trials) @ design
+    normal = splu((weighted.T @ design + penalty).tocsc())
     moment = weighted.T @ (target * keep).reshape(windows, -1)
-    out = np.linalg.solve(normal, moment).T.reshape(samples, channels, -1)
+    out = normal.solve(np.asarray(moment)).T.reshape(samples, channels, -1)
     for s, c in np.argwhere(~keep.all(axis=0)):
-        w = weighted * keep[:, s, c, None]
-        out[s, c] = np.linalg.solve(w.T @ design + penalty, w.T @ target[:, s, c])
+        w = sparse.diags(keep[:, s, c]) @ weighted
+        own = splu((w.T @ design + penalty).tocsc())
+        out[s, c] = own.solve(np.asarray(w.T @ target[:, s, c]).ravel())
     return out
+
+
+def _times(design: sparse.csr_matrix, waveforms: np.ndarray) -> np.ndarray:
+    """(windows, samples, channels): each window's artefact, its `design` row (features)
+    times the `waveforms` (samples, channels, features)."""
+    samples, channels, features = waveforms.shape
+    flat = design @ waveforms.reshape(samples * channels, features).T
+    return np.asarray(flat).reshape(design.shape[0], samples, channels)
 
 
 def saturated(raw: np.ndarray, margin: int) -> np.ndarray:
@@ -247,7 +259,10 @@ def remove_artefacts(
     windows with `margin` samples either side; see the module's docstring (`linear`:
     without departures from linear scaling)."""
     columns, currents = electrode_currents(stimulation)
-    design, penalty, levels, spans = _features(currents, linear)
+    dense, dense_penalty, levels, spans = _features(currents, linear)
+    design, penalty = sparse.csr_matrix(dense), sparse.csc_matrix(dense_penalty)
+    departures = np.arange(design.shape[1]) >= len(columns)
+    entries = design.tocoo()
     lost = saturated(raw, margin)
     keep = (~lost).astype(float)
     valid = lost.mean(axis=1) <= 0.5
@@ -268,24 +283,28 @@ def remove_artefacts(
         seen = (currents[included] != 0).any(axis=0)
         known = new & ~((currents != 0) & ~seen).any(axis=1)
         if known.any():  # called against the lower levels' artefact before they join
-            predicted = np.einsum("kj,scj->ksc", design[known], waveforms, optimize=True)
+            predicted = _times(design[known], waveforms)
             scores, lags = matched.scores((windows[known] - predicted) * keep[known], valid[known])
             spiked[known] = scores > threshold
-            spikes[known] = matched.spikes(lags, windows.shape[1]) * spiked[known, None, None]
+            spikes[known] = 0.0
+            spikes[known & spiked] = matched.spikes(lags[spiked[known]], windows.shape[1])
         included |= new
         for step in range(1, max_iterations + 1):
             iteration += 1
-            learn = design.copy()
-            learn[spiked, len(columns) :] = 0.0  # departures learn from silent trials only
+            drop = spiked[entries.row] & departures[entries.col]  # departures: silent only
+            learn = sparse.csr_matrix(
+                (entries.data[~drop], (entries.row[~drop], entries.col[~drop])), design.shape
+            )
             trials = np.where(spiked, spiking_weight, 1.0) * included
             waveforms = _solve(learn, trials, keep, windows - spikes, penalty)
-            artefact = np.einsum("kj,scj->ksc", design, waveforms, optimize=True)
+            artefact = _times(design, waveforms)
             scores, lags = matched.scores((windows - artefact) * keep, valid)
             called = (scores > threshold) & included
             if step > 1 and np.array_equal(called, spiked):
                 break
             spiked = called
-            spikes = matched.spikes(lags, windows.shape[1]) * called[:, None, None]
+            spikes = np.zeros_like(windows)  # the image placed in the windows called spikes
+            spikes[called] = matched.spikes(lags[called], windows.shape[1])
     called = spiked
     fitted = np.moveaxis(waveforms, 2, 0)  # (features, samples, channels)
     found = Artefacts(

@@ -7,7 +7,10 @@ the snippet's energy and the channels averaged with weights energy/noise²."""
 from __future__ import annotations
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
+
+WINDOWS_AT_ONCE = 256
+"""Windows correlated at a time: their (windows, lags, channels) sums stay in cache (on
+15,840 windows of 80 samples, 0.58 s at once, 0.24 s in blocks, the same numbers)."""
 
 
 class MatchedFilter:
@@ -45,10 +48,21 @@ class MatchedFilter:
         channels) best lags (the snippet's start in the window) of `block` (windows,
         samples, channels) µV; `valid` (windows, channels) bool leaves out channels (as
         when saturated) from a window's average; a window with none scores 0."""
-        views = sliding_window_view(block, 2 * self.half, axis=1)  # (w, lags, c, n)
-        correlation = np.einsum("wlcn,cn->wlc", views, self.snippets, optimize=True)
-        lags = correlation.argmax(axis=1)
-        best = np.take_along_axis(correlation, lags[:, None], axis=1)[:, 0] / self.energy
+        width = 2 * self.half
+        count = block.shape[1] - width + 1
+        lags = np.zeros((len(block), block.shape[2]), np.int64)
+        best = np.zeros((len(block), block.shape[2]))
+        for start in range(0, len(block), WINDOWS_AT_ONCE):
+            part = block[start : start + WINDOWS_AT_ONCE]
+            correlation = np.zeros((len(part), count, part.shape[2]))
+            for n in range(width):  # sliding products summed in place, a cache's worth
+                correlation += part[:, n : n + count] * self.snippets[:, n]
+            found = correlation.argmax(axis=1)
+            lags[start : start + len(part)] = found
+            best[start : start + len(part)] = np.take_along_axis(
+                correlation, found[:, None], axis=1
+            )[:, 0]
+        best = best / self.energy
         weights = np.broadcast_to(self.weights, best.shape)
         if valid is not None:
             weights = weights * valid
