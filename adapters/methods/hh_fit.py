@@ -91,8 +91,10 @@ class HhFitParameters(MethodParameters):
         "and fit every cell from that bank, NPE trained on it in seconds per cell, instead "
         "of --simulations of its own; each cell's fitting electrodes are then among the 7 "
         "nearest its reference (the electrode where its spike is deepest). For arrays "
-        "of many cells: about 3 min for 1,000, then about 20 s a cell on two cores",
+        "of many cells: about 1.5 min for 1,000, then about 20 s a cell on two cores "
+        "(at most 20,000: about 0.5 GB)",
         ge=50,
+        le=20_000,
     )
     cells: int = option(1, "simulated sessions, seeds seed…", ge=1)
     seed: int | None = option(

@@ -49,6 +49,9 @@ coordinate), before keeping those whose spike is deepest there."""
 SLOT_TOLERANCE = 0.1
 """An array electrode fills a slot of the neighbourhood when it lies within this fraction
 of a pitch of where the slot falls."""
+MAX_DRAWN = 100
+"""A bank gives up, in one line, once it has drawn this many times the cells it is to keep
+(on the paper's array it keeps 1 in 19 draws)."""
 CHUNK = 256
 """Draws simulated at a time while the bank is built."""
 
@@ -142,6 +145,12 @@ def build_bank(
     thetas, templates, drawn = [], [], 0
     kept = 0
     while kept < draws:
+        if drawn >= MAX_DRAWN * draws:
+            raise ValueError(
+                f"{kept} of {drawn:,} cells drawn within {DRAW_PITCHES:g} pitches of an "
+                "electrode had their spike deepest there: the array is no lattice a bank "
+                "can serve"
+            )
         theta = rng.uniform(low, high, (CHUNK, len(low)))
         spikes = model.templates(theta)
         drawn += CHUNK

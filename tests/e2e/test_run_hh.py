@@ -510,6 +510,7 @@ def _quiet_file(path) -> None:
         (("--source", "mea_nwb", "--recording", "quiet.nwb"), "spontaneous spikes found"),
         (("--source", "events_sim"), "hh-fit needs an MEA backend"),
         (("--simulations", "3"), "--simulations: Input should be greater than or equal to 50"),
+        (("--bank", "30000"), "--bank: Input should be less than or equal to 20000"),
         (("--stimulation", "events.tsv"), "--stimulation: needs a recording-file hardware config"),
         (("--spontaneous", "events.tsv"), "--spontaneous: needs a recording-file hardware config"),
         (("--preprocess", "bandpass:300"), "--preprocess: preprocessing step 'bandpass:300'"),

@@ -58,3 +58,12 @@ def test_a_bank_row_moved_onto_another_electrode_shows_what_the_bank_holds() -> 
     assert (ring >= 0).all()
     thresholds = whole.thresholds(theta, ring, bank.shape)
     assert np.allclose(thresholds, bank.thresholds_ua[:2], rtol=1e-9)
+
+
+def test_a_bank_that_keeps_nothing_gives_up_in_one_line(monkeypatch) -> None:
+    pytest.importorskip("jaxley")
+    from substrates.backends.mea.simulation import CellSimulation
+
+    monkeypatch.setattr(amortised, "MAX_DRAWN", 0)  # as if every draw had been refused
+    with pytest.raises(ValueError, match="no lattice a bank can serve"):
+        amortised.build_bank(CellSimulation, hexagonal(6, 6, PITCH_UM), draws=4, at=20)
