@@ -35,7 +35,7 @@ from scipy.spatial import cKDTree
 from ...backends.mea.base import CellModel, Parameter
 from .fit import Observed
 from .inference import Posterior, trained
-from .summary import align, image_features
+from .summary import align, features
 
 PATCH_PITCHES = 3.2
 """The image patch: electrodes within this many pitches of the reference (37 on a
@@ -86,7 +86,7 @@ class Neighbourhood:
         inside = np.flatnonzero(distance <= PATCH_PITCHES * pitch)
         inside = inside[np.argsort(distance[inside], kind="stable")]
         offsets = offsets[inside]
-        ring = np.flatnonzero(np.linalg.norm(offsets, axis=1) <= RING_PITCHES * pitch)
+        ring = np.flatnonzero(distance[inside] <= RING_PITCHES * pitch)
         if len(ring) < 2:
             raise ValueError("the array has no electrode with neighbours for a threshold ring")
         return cls(offsets, ring, pitch)
@@ -210,19 +210,9 @@ def unit_posterior(
     noise = o.image_noise_uv[slots[present]]
     spikes = bank.templates_uv[:, present]
     spikes = spikes + rng.standard_normal(spikes.shape) * noise[None, :, None]
-    x = np.concatenate(
-        [
-            image_features(spikes, bank.sampling_hz, bank.at),
-            np.log(bank.thresholds_ua[:, columns]),
-        ],
-        axis=1,
-    )
-    x_o = np.concatenate(
-        [
-            image_features(seen.image[slots[present]], bank.sampling_hz, bank.at),
-            np.log(np.array([seen.thresholds_ua[e] for e in o.electrodes])),
-        ]
-    )
+    x = features(spikes, bank.thresholds_ua[:, columns], bank.sampling_hz, bank.at)
+    observed = np.array([seen.thresholds_ua[e] for e in o.electrodes])
+    x_o = features(seen.image[slots[present]], observed, bank.sampling_hz, bank.at)
     low = np.array([p.low for p in bank.parameters])
     high = np.array([p.high for p in bank.parameters])
     posterior = trained(bank.theta, x, low, high, x_o, seed, samples)
