@@ -20,6 +20,7 @@ from ...errors import SubstratesError
 from ...models.hh.artefacts import ArtefactHandling
 from ...models.hh.fit import MIN_SPIKES, Observed, observe
 from ...models.hh.quiet import quiet_spans
+from .forked import forked_map
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,8 @@ def sorted_units(
     """The units of `recording` worth fitting, and what sorting found for provenance
     (units, their spikes, the fragments merged, why each other unit was left, and with
     `truths` — every true cell's trough samples — SpikeInterface's score of the merged
-    sorting per true cell). Units are named by their index in the sorter's output.
+    sorting per true cell). Units are named by their index in the sorter's output, and
+    observed one per core in forked processes (forked.py).
     `spontaneous`: a separate spontaneous recording of the array (as recorded,
     preprocessed), sorted instead of `recording`'s quiet spans. `fitting_within_um`: each
     unit's fitting electrodes only this close to its reference (fit.observe)."""
@@ -90,29 +92,26 @@ def sorted_units(
         record["scores"], matched = score_sorting(units, truths, recording.sampling_hz)
         for score in record["scores"]:  # the sorter's name for the matched unit
             score["unit"] = names[score["unit"]] if score["unit"] >= 0 else -1
-    chosen = []
-    for position, spikes in enumerate(units):
-        index = names[position]
-        reason = None
+
+    def observed(position: int) -> Observed | str:
+        """Unit `position`'s observation, or why it is left."""
+        spikes = units[position]
         if len(spikes) < MIN_SPIKES:
-            reason = f"{len(spikes)} spikes (fewer than {MIN_SPIKES})"
+            return f"{len(spikes)} spikes (fewer than {MIN_SPIKES})"
+        try:
+            return observe(
+                recording, model, seed, detection, artefacts, spikes, spontaneous, fitting_within_um
+            )
+        except ValueError as error:
+            return str(error)
+
+    chosen = []
+    for position, seen in enumerate(forked_map(observed, range(len(units)))):
+        index = names[position]
+        if isinstance(seen, str):
+            spikes = len(units[position])
+            record["skipped"].append({"unit": index, "spikes": spikes, "reason": seen})
         else:
-            try:
-                seen = observe(
-                    recording,
-                    model,
-                    seed,
-                    detection,
-                    artefacts,
-                    spikes,
-                    spontaneous,
-                    fitting_within_um,
-                )
-            except ValueError as error:
-                reason = str(error)
-        if reason is None:
             chosen.append(Unit(index, seen, matched.get(position)))
-        else:
-            record["skipped"].append({"unit": index, "spikes": len(spikes), "reason": reason})
     record["fitted_units"] = [u.index for u in chosen]
     return chosen, record
