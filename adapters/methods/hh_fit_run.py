@@ -72,16 +72,17 @@ def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
     if data is not None:  # a recording's observation is checked before any folder is made
         model = engine.cell_model(data.positions_um)
         given = targets_of(data, model, seed, truths=None, label=where, session=None)
-    cells = f"per cell × {count} cells" if count > 1 else "of the cell"
+    fitted = count if data is None else len(given[0])  # a recording's units are known now
+    cells = f"per cell × {fitted} cells" if fitted > 1 else "of the cell"
     if p.bank is None:
         run.expect(
-            SECONDS_TO_START + SECONDS_PER_SIMULATION * p.simulations * count,
+            SECONDS_TO_START + SECONDS_PER_SIMULATION * p.simulations * fitted,
             f"{p.simulations:,} NPE simulations {cells}, ~{SECONDS_PER_SIMULATION:g} s each, "
             "dominate (--simulations sets them)",
         )
     else:
         run.expect(
-            SECONDS_TO_START + SECONDS_PER_BANKED_CELL * p.bank + SECONDS_PER_UNIT * count,
+            SECONDS_TO_START + SECONDS_PER_BANKED_CELL * p.bank + SECONDS_PER_UNIT * fitted,
             f"a bank of {p.bank:,} cells, ~{SECONDS_PER_BANKED_CELL:g} s each, then "
             f"~{SECONDS_PER_UNIT:g} s a cell fitted from it (--bank sets it)",
         )

@@ -189,3 +189,39 @@ def block_bootstrap(
         )
         out[method] = Interval(value, float(low), float(high))
     return out
+
+
+FIELD_MARGIN, REAL_MARGIN = 0.10, 0.05
+"""Issue #46's goal: the diffusion-prior posterior's RMSE at least 10% under IDW's and
+kriging's on fields, at least 5% under IDW's on real links against radar, each with a
+95% interval that excludes zero."""
+
+
+def goal_verdict(
+    against: dict[str, dict[str, Interval]], method: str | None, margin: float
+) -> tuple[bool, str]:
+    """Whether `method`'s RMSE is at least `margin` (a fraction) under each reference's in
+    `against` (reference name → method → Interval, as block_bootstrap gives them) with the
+    interval's upper end below zero; and the verdict's line. It fails, saying it cannot
+    tell, without the method, without a reference, or without intervals (too few blocks).
+
+    >>> found = {"idw": {"pnp": Interval(-0.12, -0.2, -0.05)}}
+    >>> goal_verdict(found, "pnp", 0.10)[0], goal_verdict(found, "pnp", 0.15)[0]
+    (True, False)
+    """
+    goal = f"goal: ≥ {margin:.0%} under {' and '.join(against) or 'a reference'}, interval below 0"
+    if method is None or not against:
+        missing = "no diffusion-prior method" if method is None else "no reference method"
+        return False, f"Verdict: FAIL (cannot tell) — {missing} was run ({goal})"
+    found = {reference: by[method] for reference, by in against.items()}
+    shown = ", ".join(
+        f"vs {reference} {100 * i.value:+.1f}% ({100 * i.low:+.1f} to {100 * i.high:+.1f})"
+        for reference, i in found.items()
+    ).replace("-", "−")
+    if not all(np.isfinite(i.low) and np.isfinite(i.high) for i in found.values()):
+        return False, (
+            f"Verdict: FAIL (cannot tell) — {method}: {shown}; too few hours for an "
+            f"interval ({goal})"
+        )
+    met = all(i.value <= -margin and i.high < 0 for i in found.values())
+    return met, f"Verdict: {'PASS' if met else 'FAIL'} — {method}: {shown} ({goal})"

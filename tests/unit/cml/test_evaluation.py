@@ -123,3 +123,43 @@ def test_regimes_split_wet_maps_by_heterogeneity_and_flag_convective_ones() -> N
     widespread = np.full((1, 8, 8), 2.0)
     widespread[0, 0, 0] = 40.0  # one convective cell carries 40 of 166 mm/h: stratiform
     assert not regimes(widespread, np.ones((8, 8), bool)).convective[0]
+
+
+def test_the_goal_verdict_needs_the_margin_and_an_interval_below_zero_everywhere() -> None:
+    from substrates.models.cml.evaluation import Interval, goal_verdict
+
+    good, lead = Interval(-0.12, -0.20, -0.04), Interval(-0.15, -0.30, -0.01)
+    both = {"idw": {"pnp": good}, "kriging": {"pnp": lead}}
+    passed, line = goal_verdict(both, "pnp", 0.10)
+    assert passed and line.startswith("Verdict: PASS — pnp: vs idw −12.0% (−20.0 to −4.0)")
+    # 12% under IDW but only 8% under kriging: fails the 10% margin
+    short = {"idw": {"pnp": good}, "kriging": {"pnp": Interval(-0.08, -0.2, -0.01)}}
+    passed, line = goal_verdict(short, "pnp", 0.10)
+    assert not passed and line.startswith("Verdict: FAIL — pnp")
+    # far enough under on the point estimate, but the interval reaches above zero
+    wide = {"idw": {"pnp": Interval(-0.12, -0.30, 0.02)}}
+    assert not goal_verdict(wide, "pnp", 0.10)[0]
+    assert goal_verdict(wide, "pnp", 0.05)[0] is False
+    assert goal_verdict({"idw": {"pnp": good}}, "pnp", 0.05)[0]  # the real links' 5%
+
+
+@pytest.mark.parametrize(
+    ("against", "method", "reason"),
+    [
+        ({"idw": {}}, None, "no diffusion-prior method"),
+        ({}, "pnp", "no reference method"),
+    ],
+)
+def test_the_goal_verdict_fails_when_it_cannot_tell(against, method, reason) -> None:
+    from substrates.models.cml.evaluation import goal_verdict
+
+    passed, line = goal_verdict(against, method, 0.10)
+    assert not passed and line.startswith(f"Verdict: FAIL (cannot tell) — {reason} was run")
+
+
+def test_the_goal_verdict_cannot_tell_without_an_interval() -> None:
+    from substrates.models.cml.evaluation import Interval, goal_verdict
+
+    few = {"idw": {"pnp": Interval(-0.5, np.nan, np.nan)}}  # far ahead, but three hours
+    passed, line = goal_verdict(few, "pnp", 0.10)
+    assert not passed and "too few hours" in line and "cannot tell" in line
