@@ -37,6 +37,10 @@ NOISE_BLOCK = 1 << 24
 holds about 10⁹)."""
 
 
+SCALABLE = ("gna_s_cm2", "gk_s_cm2", "ra_ohm_cm", "axon_radius_um")
+"""The cell's biophysical parameters, which scale_parameters may move off the prior."""
+
+
 class JaxleyOptions(BackendOptions):
     """The cell's morphology (an SWC file, cut into compartments of about compartment_um;
     None: the built-in retinal ganglion cell, its axon in compartments of compartment_um:
@@ -69,7 +73,10 @@ class JaxleyOptions(BackendOptions):
     local_events: each cell simulated only for the events that can reach it, in order of
     the current they inject into it, until a whole batch evokes nothing (locality.py; the
     rest are silent for it, and `locality` says what was saved and the most a left-out
-    event could add): on a large array most events are far from any one cell)."""
+    event could add): on a large array most events are far from any one cell);
+    scale_parameters: each drawn cell's value of a biophysical parameter (SCALABLE)
+    multiplied by a factor, e.g. {gna_s_cm2: 1.6}, which puts cells outside the prior a
+    fit assumes (a model-mismatch study's cells; `cell`, given, is never scaled)."""
 
     morphology: str | None = None
     compartment_um: float = Field(20.0, gt=0)
@@ -111,6 +118,17 @@ class JaxleyOptions(BackendOptions):
     float64: bool = True
     batch: int = Field(64, ge=1)
     local_events: bool = False
+    scale_parameters: dict[str, float] = Field(default_factory=dict)
+
+    @field_validator("scale_parameters")
+    @classmethod
+    def _scalable(cls, factors: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(factors) - set(SCALABLE))
+        if unknown:
+            raise ValueError(f"{', '.join(unknown)}: only {', '.join(SCALABLE)} can be scaled")
+        if any(not 0 < f <= 10 for f in factors.values()):
+            raise ValueError("factors must lie in (0, 10]")
+        return factors
 
     @field_validator("currents_ua", "pair_currents_ua")
     @classmethod
@@ -185,7 +203,7 @@ class JaxleyBackend(MEASimulatorBackend):
         parameters = self._model.parameters
         if self.options.cell is None:
             rng = np.random.default_rng(self.options.seed)
-            return np.array([rng.uniform(p.low, p.high) for p in parameters])
+            return self._scaled(np.array([rng.uniform(p.low, p.high) for p in parameters]))
         names = [p.name for p in parameters]
         if set(self.options.cell) != set(names):
             raise SubstratesError(f"options.cell: give exactly {', '.join(names)}")
@@ -201,7 +219,13 @@ class JaxleyBackend(MEASimulatorBackend):
             for k in range(1, self.options.array_cells)
         )
         cells = [[rng.uniform(p.low, p.high) for p in parameters] for rng in streams]
-        return np.array(cells, float).reshape(-1, len(parameters))
+        return self._scaled(np.array(cells, float).reshape(-1, len(parameters)))
+
+    def _scaled(self, cells: np.ndarray) -> np.ndarray:
+        """`cells` (…, parameters) drawn from the prior, with scale_parameters applied."""
+        names = [p.name for p in self._model.parameters]
+        factors = np.array([self.options.scale_parameters.get(n, 1.0) for n in names])
+        return cells * factors
 
     @cached_property
     def capabilities(self) -> MEACapabilities:

@@ -241,3 +241,19 @@ def test_a_cell_is_predicted_locally_as_in_full(crowded) -> None:
 
         left_out += len(currents) - len(until_silent(peaks, 16, simulate)[1])
     assert left_out > 0
+
+
+def test_scaled_parameters_move_every_drawn_cell_off_the_prior(crowded) -> None:
+    """scale_parameters multiplies each drawn cell's value by its factor and nothing else:
+    the same draws as the unscaled session, Na⁺ ×1.6 and K⁺ ×0.6; a parameter that is not
+    biophysical, or a factor out of range, refused by name."""
+    factors = {"gna_s_cm2": 1.6, "gk_s_cm2": 0.6}
+    scaled = create_backend("mea.jaxley", {**SMALL, "array_cells": 3, "scale_parameters": factors})
+    names = [p.name for p in crowded._model.parameters]
+    expected = np.array([factors.get(n, 1.0) for n in names])
+    np.testing.assert_array_equal(scaled.hidden, crowded.hidden * expected)
+    np.testing.assert_array_equal(scaled.others, crowded.others * expected)
+    with pytest.raises(ValueError, match="x_um: only gna_s_cm2"):
+        create_backend("mea.jaxley", {**SMALL, "scale_parameters": {"x_um": 2.0}})
+    with pytest.raises(ValueError, match="factors must lie in"):
+        create_backend("mea.jaxley", {**SMALL, "scale_parameters": {"gk_s_cm2": 0.0}})

@@ -3,6 +3,8 @@ cell built from one spiking as NEURON's copy does, and a broken file refused by 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -75,3 +77,29 @@ def test_a_broken_swc_is_refused_by_name(tmp_path) -> None:
     backend = create_backend("mea.jaxley", {"morphology": str(tmp_path / "bad.swc")})
     with pytest.raises(SubstratesError, match=r"options.morphology: .*bad.swc:2: parent 7"):
         backend.recording()
+
+
+MORPHOLOGIES = Path(__file__).parents[3] / "benchmarks" / "morphologies"
+
+
+@pytest.mark.parametrize("name", ["curved_axon", "large_arbor", "bent_wavy_axon"])
+def test_the_studys_morphologies_are_their_scripts_and_jaxley_reads_them(name) -> None:
+    """The mismatch study's SWC files are what make_morphologies.py writes, and our reader
+    and jaxley's agree on their axon's length (chords cut the bends: within 0.5%)."""
+    import importlib.util
+
+    import jaxley as jx
+
+    from substrates.backends.mea.swc import read_swc
+
+    spec = importlib.util.spec_from_file_location("make", MORPHOLOGIES / "make_morphologies.py")
+    assert spec is not None and spec.loader is not None
+    make = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make)
+    path = MORPHOLOGIES / f"{name}.swc"
+    assert path.read_text() == make.MORPHOLOGIES[path.name]()
+    ours = read_swc(path, compartment_um=20.0)
+    theirs = jx.read_swc(str(path), ncomp=2)
+    expected = theirs.nodes[theirs.nodes["axon"]]["length"].sum()
+    assert ours.length_um[ours.axon].sum() == pytest.approx(expected, rel=5e-3)
+    assert ours.ais.any() and ours.axon.sum() >= 30
