@@ -151,9 +151,18 @@ def main() -> None:
     parser.add_argument(
         "--bank", type=int, default=1000, help="the mismatch case's bank (cells a condition)"
     )
+    parser.add_argument(
+        "--development",
+        type=int,
+        metavar="SEED",
+        help="sessions seeded SEED, SEED + 1, … instead of the held-out seeds (a trial run "
+        "that leaves them unseen; not for --docs)",
+    )
     args = parser.parse_args()
     if args.case == "mismatch":
         seeds = MISMATCH_SEEDS[: args.sessions]
+        if args.development is not None:
+            seeds = tuple(range(args.development, args.development + len(seeds)))
         print(f"seeds {seeds[0]}–{seeds[-1]}, a bank of {args.bank:,} cells a condition\n")
         columns = [COLUMNS[0], "mismatch", *COLUMNS[1:]]
         runs = fit_conditions(
@@ -163,6 +172,8 @@ def main() -> None:
             print(row(name, fitted, MISMATCH[name][0]), flush=True)
         return
     seeds = SEEDS[: args.sessions]
+    if args.development is not None:
+        seeds = tuple(range(args.development, args.development + len(seeds)))
     chosen = {"one": [0], "three": [1], "both": [0, 1]}[args.case]
     conditions = {name: CONDITIONS[name] for k, name in enumerate(CONDITIONS) if k in chosen}
     print(f"seeds {seeds[0]}–{seeds[-1]}, {args.simulations} NPE simulations a cell\n")
@@ -176,5 +187,7 @@ def main() -> None:
 if __name__ == "__main__":
     import sys
 
+    if "--development" in sys.argv and "--docs" in sys.argv:
+        sys.exit("--development --docs: a development run is no result; publish a held-out run")
     with published("mea_study_mismatch" if "mismatch" in sys.argv else "mea_study"):
         main()
