@@ -27,7 +27,9 @@ def test_spread_is_circular_for_the_angle_only() -> None:
     assert np.allclose(sd[others], samples[:, others].std(axis=0))
 
 
-def test_a_leaking_posterior_ranks_its_samples_as_the_normalised_one_does() -> None:
+def test_a_leaking_posterior_ranks_its_samples_as_the_normalised_one_does(
+    tmp_path, monkeypatch
+) -> None:
     """inference.trained leaves the log densities unnormalised. On a flow trained alike,
     observed past the prior's edge (so part of its mass leaks outside), normalising only
     adds one constant to every sample's log density: the ranking is the same. trained's
@@ -38,6 +40,7 @@ def test_a_leaking_posterior_ranks_its_samples_as_the_normalised_one_does() -> N
 
     from substrates.models.hh.inference import trained
 
+    monkeypatch.chdir(tmp_path)  # sbi's default tracker writes its logs here
     rng = np.random.default_rng(0)
     theta = rng.uniform(0.0, 1.0, (400, 2))
     x = theta + rng.normal(0.0, 0.05, theta.shape)
