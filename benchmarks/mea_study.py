@@ -71,7 +71,7 @@ CONDITIONS = {  # name: (simulator options, hh-fit parameters)
 }
 MISMATCH_SEEDS = (140, 141, 142, 143, 144)
 MORPHOLOGIES = Path(__file__).parent / "morphologies"
-MISMATCH = {  # name: (severity, simulator options)
+MISMATCH = {  # name: (severity, simulator options beyond FINER and IMPAIRED)
     "none (discretisation only)": ("—", ""),
     "kinetics, 30 °C": ("rates ×1.25", "celsius: 30"),
     "kinetics, 34 °C": ("rates ×1.93", "celsius: 34"),
@@ -79,12 +79,20 @@ MISMATCH = {  # name: (severity, simulator options)
         "Na⁺ ×1.6, K⁺ ×0.6",
         "scale_parameters: {gna_s_cm2: 1.6, gk_s_cm2: 0.6}",
     ),
-    "morphology: curved axon": ("axon turns 25°", "morphology: curved_axon.swc"),
-    "morphology: large arbor": ("10 µm soma, 4 forked dendrites", "morphology: large_arbor.swc"),
-    "morphology: bent wavy axon": ("40° bend, 6 µm wave", "morphology: bent_wavy_axon.swc"),
+    "morphology: curved axon": (
+        "axon turns 25°",
+        f"morphology: {MORPHOLOGIES / 'curved_axon.swc'}",
+    ),
+    "morphology: large arbor": (
+        "10 µm soma, 4 forked dendrites",
+        f"morphology: {MORPHOLOGIES / 'large_arbor.swc'}",
+    ),
+    "morphology: bent wavy axon": (
+        "40° bend, 6 µm wave",
+        f"morphology: {MORPHOLOGIES / 'bent_wavy_axon.swc'}",
+    ),
 }
-"""The mismatch conditions, in order of severity within each kind (SWC files are in
-MORPHOLOGIES)."""
+"""The mismatch conditions, in order of severity within each kind."""
 COLUMNS = [
     "condition",
     "cells fitted",
@@ -102,13 +110,10 @@ COLUMNS = [
 
 def mismatch_conditions() -> dict[str, tuple[str, dict[str, Any]]]:
     """The mismatch case's conditions as fit_conditions takes them (one cell each)."""
-    out = {}
-    for name, (_, extra) in MISMATCH.items():
-        if extra.startswith("morphology: "):
-            extra = f"morphology: {MORPHOLOGIES / extra.split(': ')[1]}"
-        options = ", ".join(o for o in (FINER, IMPAIRED, extra) if o)
-        out[name] = (options, {"sorter": "none"})
-    return out
+    return {
+        name: (", ".join(o for o in (FINER, IMPAIRED, extra) if o), {"sorter": "none"})
+        for name, (_, extra) in MISMATCH.items()
+    }
 
 
 def row(name: str, fitted: Any, severity: str | None = None) -> str:
@@ -159,10 +164,10 @@ def main() -> None:
         "that leaves them unseen; not for --docs)",
     )
     args = parser.parse_args()
+    seeds = (MISMATCH_SEEDS if args.case == "mismatch" else SEEDS)[: args.sessions]
+    if args.development is not None:
+        seeds = tuple(range(args.development, args.development + len(seeds)))
     if args.case == "mismatch":
-        seeds = MISMATCH_SEEDS[: args.sessions]
-        if args.development is not None:
-            seeds = tuple(range(args.development, args.development + len(seeds)))
         print(f"seeds {seeds[0]}–{seeds[-1]}, a bank of {args.bank:,} cells a condition\n")
         columns = [COLUMNS[0], "mismatch", *COLUMNS[1:]]
         runs = fit_conditions(
@@ -171,9 +176,6 @@ def main() -> None:
         for name, fitted in runs:
             print(row(name, fitted, MISMATCH[name][0]), flush=True)
         return
-    seeds = SEEDS[: args.sessions]
-    if args.development is not None:
-        seeds = tuple(range(args.development, args.development + len(seeds)))
     chosen = {"one": [0], "three": [1], "both": [0, 1]}[args.case]
     conditions = {name: CONDITIONS[name] for k, name in enumerate(CONDITIONS) if k in chosen}
     print(f"seeds {seeds[0]}–{seeds[-1]}, {args.simulations} NPE simulations a cell\n")

@@ -92,8 +92,8 @@ def curved_axon() -> str:
     cell = SWC("curved axon: the built-in soma and dendrites, the axon turning 25° in-plane")
     centre = np.array([0.0, 0.0, 10.0])
     soma = cell.add(1, centre, 7.5, -1)
-    for direction in ([-0.6, 0.6, 0.53], [-0.6, -0.6, 0.53]):
-        dendrites(cell, soma, centre, 7.5, [(direction, 100.0, 1.0, 1.0, None)])
+    spec = [(d, 100.0, 1.0, 1.0, None) for d in ([-0.6, 0.6, 0.53], [-0.6, -0.6, 0.53])]
+    dendrites(cell, soma, centre, 7.5, spec)
     ais = ais_then(centre + np.array([7.5, 0.0, 0.0]), 40.0, 10.0)
     heading = np.radians(np.linspace(0.0, 25.0, 61))
     arc = ais[-1] + np.cumsum(
