@@ -20,11 +20,17 @@ minutes on two cores, with held-out accuracy of at least 90%. One run:
    units, with the same observations.
 
 Seeds, declared on 2026-12-06 before any amortised fit ran: development on LAB seed 7 (10
-cells: the session mea_array.py also simulates); the scored session is seed 11, never fitted
-before the run that made the published table; bank seed 1. What evaluation and method
-share: the simulator is the fit's own model (the same morphology, kinetics and prior;
-model mismatch is item 5's study), so this measures cost and what sorting, detection and
-amortisation lose, not robustness to a wrong model.
+cells: the session mea_array.py also simulates); the scored session was seed 11; bank
+seed 1. Seed 11's one run fitted 109 cells at 96.1% in 60.3 min, 19 s over the goal. The
+fit was then made faster on seed 7 alone (refinement's starts in one batch a step,
+calibration's grid points whose image alone scores worse left without thresholds,
+compiled batch sizes rounded to powers of two), each fit's result unchanged (seed 7's
+first eight units: the same cells to 1e-12), and a second scored session, seed 13, was
+declared on 2026-12-06 (23:28 UTC) before it was simulated; it is the default.
+
+What evaluation and method share: the simulator is the fit's own model (the same
+morphology, kinetics and prior; model mismatch is item 5's study), so this measures cost
+and what sorting, detection and amortisation lose, not robustness to a wrong model.
 
 Verdict: PASS when units matching at least --goal-cells distinct cells are fitted within
 --goal-minutes and their mean held-out accuracy is at least --goal-accuracy; exit 1
@@ -62,6 +68,7 @@ from substrates.adapters.runs.hh_fit_units import sorted_units, true_troughs
 from substrates.backends.registry import create_backend
 from substrates.models.hh import amortised
 from substrates.models.hh.fit import BEFORE_MS, CellFit, fit_cell
+from substrates.models.hh.report import true_outcomes
 
 print = functools.partial(print, flush=True)  # rows appear as they are measured
 
@@ -78,6 +85,18 @@ def balanced(fit: CellFit, candidate: str) -> float:
     if observed.all() or not observed.any():
         return float("nan")
     return float((np.mean(predicted[observed]) + np.mean(~predicted[~observed])) / 2)
+
+
+def versus_truth(fit: CellFit, candidate: str, outcomes: dict[Any, float]) -> float:
+    """The fraction of `fit`'s held-out patterns whose predicted response (by `candidate`)
+    is the truth's (the simulator's record of the trials: a spike on more than half)."""
+    predicted = fit.predicted_held_out_by[candidate]
+    right = [
+        bool(spike) == (outcomes[r.pattern] > 0.5)
+        for r, spike in zip(fit.held_out, predicted, strict=True)
+        if r.pattern in outcomes
+    ]
+    return float(np.mean(right)) if right else float("nan")
 
 
 def interval(values: np.ndarray, seed: int = 0, draws: int = 2000) -> tuple[float, float]:
@@ -113,7 +132,7 @@ def simulated(options: dict[str, Any], path: Path | None) -> tuple[Any, Any, str
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cells", type=int, default=110, help="cells of the session")
-    parser.add_argument("--seed", type=int, default=11, help="the session's seed")
+    parser.add_argument("--seed", type=int, default=13, help="the session's seed")
     parser.add_argument("--rows", type=int, default=16, help="rows of the hexagonal array")
     parser.add_argument("--columns", type=int, default=32, help="columns of the array")
     parser.add_argument("--draws", type=int, default=1000, help="cells in the bank")
@@ -203,20 +222,32 @@ def main() -> int:
     )
     accuracy = np.array([f.accuracy_held_out for _, f in scored])
     patterns = sum(len(f.held_out) for _, f in scored)
+    outcomes = [true_outcomes(recording, truth.cells[u.cell]) for u, _ in scored]
     caption = f"held out ({len(scored)} units, {patterns:,} patterns)"
-    print(f"\n| {caption} | accuracy | 95% (units) | balanced |")
-    print("|---|---|---|---|")
+    print(f"\n| {caption} | accuracy | 95% (units) | balanced | vs truth |")
+    print("|---|---|---|---|---|")
     for name in ("fit", *BASELINES):
         key = None if name == "fit" else name
         values = np.array(
             [f.accuracy_held_out if key is None else f.accuracy_held_out_of(key) for _, f in scored]
         )
         both = np.array([balanced(f, key or f.chosen) for _, f in scored])
+        true = np.array(
+            [
+                versus_truth(f, key or f.chosen, o)
+                for (_, f), o in zip(scored, outcomes, strict=True)
+            ]
+        )
         low, high = interval(values)
         print(
             f"| {name.replace('_', ' ')} | {np.mean(values):.1%} | {low:.1%}–{high:.1%} | "
-            f"{np.nanmean(both):.1%} |"
+            f"{np.nanmean(both):.1%} | {np.nanmean(true):.1%} |"
         )
+    print(
+        "(accuracy: against the majority of each pattern's recorded trials; vs truth: against "
+        "whether the cell's spike probability over those trials, as simulated, was over one "
+        "half; the truth scores, it never feeds the fit)"
+    )
 
     anchor = scored[: args.anchor_units]
     if anchor:

@@ -77,8 +77,8 @@ class CellModel(ABC):
 
     @abstractmethod
     def template_jacobian(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """One parameter set's template (channels, samples) µV and its derivatives
-        (channels, samples, parameters) with respect to θ."""
+        """Each parameter set's template (B, channels, samples) µV and its derivatives
+        (B, channels, samples, parameters) with respect to θ (B, parameters)."""
 
     @abstractmethod
     def thresholds(self, theta: np.ndarray, electrodes: np.ndarray, shape: str) -> np.ndarray:

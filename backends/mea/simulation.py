@@ -254,8 +254,9 @@ class CellSimulation(CellModel):
 
     def _run(self, name: str, function: Callable[..., Any], *arrays: np.ndarray) -> Any:
         """function vmapped over the leading axis of every array, in chunks of `batch` (or
-        fewer: all there are; the last one padded), jit-compiled once per function (and
-        chunk size); numpy results."""
+        fewer: all there are, rounded up to a power of two; the last one padded),
+        jit-compiled once per function and chunk size (so at most log2(batch) + 1 sizes:
+        a compilation costs seconds, a fit asks for many batch sizes); numpy results."""
         import jax
 
         with jax.enable_x64(self.float64), jax.default_device(self.device):
@@ -263,7 +264,7 @@ class CellSimulation(CellModel):
                 self._compiled[name] = jax.jit(jax.vmap(function))
             compiled = self._compiled[name]
             total = len(arrays[0])
-            size = min(self.batch, total)
+            size = min(self.batch, 1 << max(0, total - 1).bit_length())
             outputs: list[Any] = []
             for start in range(0, total, size):
                 chunk = [a[start : start + size] for a in arrays]
@@ -278,15 +279,15 @@ class CellSimulation(CellModel):
         return self._run("template", self._template, np.atleast_2d(theta))
 
     def template_jacobian(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """One parameter set's template (m, samples) µV and its derivatives with respect to
-        θ (m, samples, 8), by forward-mode differentiation through jaxley."""
+        """Each parameter set's template (B, m, samples) µV and its derivatives with respect
+        to θ (B, m, samples, 8), by forward-mode differentiation through jaxley."""
         import jax
 
         def both(theta_: Any) -> Any:
             return self._template(theta_), jax.jacfwd(self._template)(theta_)
 
         template, jacobian = self._run("jacobian", both, np.atleast_2d(theta))
-        return template[0], jacobian[0]
+        return template, jacobian
 
     def spikes(
         self,

@@ -41,17 +41,24 @@ class Target:
     thresholds_log_sd: np.ndarray
 
 
-def score(model: CellModel, thetas: np.ndarray, target: Target) -> np.ndarray:
+def score(
+    model: CellModel, thetas: np.ndarray, target: Target, bound: float = np.inf
+) -> np.ndarray:
     """(B,) negative log-likelihood (up to a constant) of both data: half the image's χ²
     (every sample's residual in units of its noise) plus half the sum of squared log
-    threshold errors in units of √(thresholds_log_sd² + MODEL_LOG_SD²)."""
+    threshold errors in units of √(thresholds_log_sd² + MODEL_LOG_SD²). Where the image's
+    half alone reaches `bound` the thresholds are not simulated (they only add) and the
+    score is that half: whatever scores under `bound` scores exactly as without it."""
     templates = align(model.templates(thetas), target.channel, target.at)
     noise = np.maximum(target.image_noise_uv, 1e-9)[None, :, None]
-    image_chi2 = (((templates - target.image[None]) / noise) ** 2).sum(axis=(1, 2))
-    simulated = model.thresholds(thetas, np.array(target.electrodes), target.shape)
-    log_error = np.log(simulated) - np.log(target.thresholds_ua)[None]
-    variance = target.thresholds_log_sd**2 + MODEL_LOG_SD**2
-    return 0.5 * image_chi2 + 0.5 * (log_error**2 / variance[None]).sum(axis=1)
+    scores = 0.5 * (((templates - target.image[None]) / noise) ** 2).sum(axis=(1, 2))
+    open_ = scores < bound
+    if open_.any():
+        simulated = model.thresholds(thetas[open_], np.array(target.electrodes), target.shape)
+        log_error = np.log(simulated) - np.log(target.thresholds_ua)[None]
+        variance = target.thresholds_log_sd**2 + MODEL_LOG_SD**2
+        scores[open_] += 0.5 * (log_error**2 / variance[None]).sum(axis=1)
+    return scores
 
 
 def calibrate(
@@ -69,7 +76,7 @@ def calibrate(
         axes = [np.linspace(a, b, points) for a, b in zip(lo, hi, strict=True)]
         grid = np.repeat(best[None], points ** len(index), axis=0)
         grid[:, index] = np.array(list(product(*axes)))
-        scores = score(model, grid, target)
+        scores = score(model, grid, target, bound=best_score)  # most points: image alone
         k = int(np.argmin(scores))
         if scores[k] < best_score:
             best, best_score = grid[k], float(scores[k])

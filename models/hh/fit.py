@@ -35,7 +35,7 @@ from .detection import evoked_spikes, given_spikes, spontaneous_spikes
 from .features import baselined_image, electrical_image
 from .inference import Observation, Posterior, npe
 from .patterns import Responses, fitting_electrodes, responses, split
-from .refine import Refined, refine
+from .refine import Refined, refine_all
 from .summary import align, features
 
 BEFORE_MS = 1.0
@@ -370,7 +370,7 @@ def fit_cell(
         anchor = image_anchor(model, recording.positions_um[seen.channel])
     starts = refine_starts(model, posterior.most_probable(REFINE_STARTS), anchor)
     refined = min(
-        (refine(model, start, seen.image, seen.channel, seen.before) for start in starts),
+        refine_all(model, starts, seen.image, seen.channel, seen.before),
         key=lambda r: r.loss_after_uv2,
     )
     target = seen.target

@@ -75,7 +75,7 @@ def test_refinement_turns_round_when_the_angle_starts_in_the_wrong_basin(session
     """From 2.5 rad off the cell's angle Levenberg–Marquardt stays in the wrong basin (the
     image fits 10^4 µV² worse); starts turned round the circle find the cell again."""
     from substrates.models.hh.fit import refine_starts
-    from substrates.models.hh.refine import refine
+    from substrates.models.hh.refine import refine, refine_all
     from substrates.models.hh.summary import align
 
     model = session.cell_model(session.positions_um)
@@ -91,10 +91,49 @@ def test_refinement_turns_round_when_the_angle_starts_in_the_wrong_basin(session
     assert plain.loss_after_uv2 > 1e3 and model.parameters[k].distance(plain.theta[k], truth[k]) > 1
     starts = refine_starts(model, start[None])
     assert len(starts) == 4  # the start, and turned by a quarter, a half, three quarters
-    best = min(
-        (refine(model, s, image, channel, 20) for s in starts), key=lambda r: r.loss_after_uv2
-    )
+    together = refine_all(model, starts, image, channel, 20)  # in lockstep, one batch a step
+    assert together[0].steps == plain.steps
+    assert together[0].loss_after_uv2 == pytest.approx(plain.loss_after_uv2, rel=1e-9)
+    assert np.allclose(together[0].theta, plain.theta, rtol=1e-9, atol=1e-12)
+    best = min(together, key=lambda r: r.loss_after_uv2)
     assert best.loss_after_uv2 < 1e-6 and np.all(np.abs(best.theta - truth) < 1e-3 * span)
+
+
+def test_a_bounded_score_is_exact_under_its_bound(session) -> None:
+    """calibrate() scores its grid with the best score so far as a bound, so that points
+    whose image alone scores worse simulate no thresholds; every point under the bound
+    scores exactly as unbounded, every other one at least the bound."""
+    from substrates.models.hh.calibrate import Target, score
+    from substrates.models.hh.summary import align
+
+    model = session.cell_model(session.positions_um)
+    truth = session.hidden
+    template = model.templates(truth[None])[0]
+    channel = int(template.min(axis=1).argmin())
+    electrodes = [channel]
+    thresholds = model.thresholds(truth[None], np.array(electrodes), "triphasic")[0]
+    target = Target(
+        align(template, channel, 20),
+        channel,
+        20,
+        np.full(len(template), 5.0),
+        electrodes,
+        thresholds * 0.9,
+        "triphasic",
+        np.full(1, 0.1),
+    )
+    span = np.array([p.high - p.low for p in model.parameters])
+    steps = np.random.default_rng(1).normal(0, 0.02, (6, len(truth))) * span
+    thetas = np.array(
+        [[p.inside(v) for p, v in zip(model.parameters, t, strict=True)] for t in truth + steps]
+    )
+    full = score(model, thetas, target)
+    bound = float(np.median(full))
+    bounded = score(model, thetas, target, bound=bound)
+    under = full < bound
+    assert under.any() and (~under).any()
+    assert np.allclose(bounded[under], full[under], rtol=1e-12)
+    assert np.all(bounded[~under] >= bound) and np.all(bounded <= full + 1e-9)
 
 
 def test_refinement_also_starts_from_the_image_when_npe_is_far_off(session) -> None:
