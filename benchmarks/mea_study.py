@@ -42,6 +42,12 @@ finer discretisation and amplifier impairments, each fitted by the amortised fit
 What it still shares: the HH channel types, the artefact's law, and (except where scaled)
 the prior's ranges of the other parameters.
 
+Verdict (declared on 2026-12-06, before the mismatch case's held-out run and before
+either earlier case was run again): a condition passes when its fitted cells' mean
+held-out accuracy is at least GOAL (issue #18's 90%) and above the mean of every baseline
+(threshold, logistic, majority); the script ends with one verdict line a condition and
+exits 1 unless every condition passes.
+
     python benchmarks/mea_study.py --docs
     python benchmarks/mea_study.py --case mismatch --docs
 """
@@ -69,6 +75,9 @@ CONDITIONS = {  # name: (simulator options, hh-fit parameters)
         {"sorter": "spykingcircus2"},
     ),
 }
+GOAL = 0.9
+"""The least mean held-out accuracy of a condition's fitted cells (issue #18's goal)."""
+BASELINES = ("threshold_baseline", "logistic_baseline", "majority")
 MISMATCH_SEEDS = (140, 141, 142, 143, 144)
 MORPHOLOGIES = Path(__file__).parent / "morphologies"
 MISMATCH = {  # name: (severity, simulator options beyond FINER and IMPAIRED)
@@ -142,7 +151,20 @@ def row(name: str, fitted: Any, severity: str | None = None) -> str:
     )
 
 
-def main() -> None:
+def verdict(name: str, fitted: Any) -> tuple[bool, str]:
+    """Whether condition `name` passes (see the module's docstring), and its verdict line."""
+    s = fitted.summary
+    accuracy = s["mean_held_out_accuracy"]
+    best = max(BASELINES, key=lambda b: s[f"mean_held_out_accuracy_{b}"])
+    baseline = s[f"mean_held_out_accuracy_{best}"]
+    passed = bool(accuracy >= GOAL and accuracy > baseline)
+    return passed, (
+        f"{'PASS' if passed else 'FAIL'} — {name}: mean held-out accuracy {accuracy:.1%} "
+        f"(goal ≥ {GOAL:.0%}); best baseline, {best.replace('_', ' ')}, {baseline:.1%}"
+    )
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--simulations", type=int, default=1000, help="NPE simulations a cell")
     parser.add_argument("--sessions", type=int, default=len(SEEDS), help="seeds 130… used")
@@ -173,17 +195,35 @@ def main() -> None:
         runs = fit_conditions(
             mismatch_conditions(), columns, cells=len(seeds), seed=seeds[0], bank=args.bank
         )
+        verdicts = []
         for name, fitted in runs:
             print(row(name, fitted, MISMATCH[name][0]), flush=True)
-        return
+            verdicts.append(verdict(name, fitted))
+        return concluded(verdicts)
     chosen = {"one": [0], "three": [1], "both": [0, 1]}[args.case]
     conditions = {name: CONDITIONS[name] for k, name in enumerate(CONDITIONS) if k in chosen}
     print(f"seeds {seeds[0]}–{seeds[-1]}, {args.simulations} NPE simulations a cell\n")
     fits = fit_conditions(
         conditions, COLUMNS, cells=len(seeds), seed=seeds[0], simulations=args.simulations
     )
+    verdicts = []
     for name, fitted in fits:
         print(row(name, fitted), flush=True)
+        verdicts.append(verdict(name, fitted))
+    return concluded(verdicts)
+
+
+def concluded(verdicts: list[tuple[bool, str]]) -> int:
+    """Print each condition's verdict line, then the whole study's; its exit status."""
+    print()
+    for _, line in verdicts:
+        print(f"Verdict: {line}")
+    failed = sum(not passed for passed, _ in verdicts)
+    if failed:
+        print(f"Verdict: FAIL — {failed} of {len(verdicts)} conditions under the goal")
+        return 1
+    print(f"Verdict: PASS — every condition ({len(verdicts)})")
+    return 0
 
 
 if __name__ == "__main__":
@@ -192,4 +232,5 @@ if __name__ == "__main__":
     if "--development" in sys.argv and "--docs" in sys.argv:
         sys.exit("--development --docs: a development run is no result; publish a held-out run")
     with published("mea_study_mismatch" if "mismatch" in sys.argv else "mea_study"):
-        main()
+        code = main()
+    sys.exit(code)
