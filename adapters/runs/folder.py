@@ -10,12 +10,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
-
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import IO, TYPE_CHECKING, Any
 
 from ...errors import InputFileError, SubstratesError
+
+if TYPE_CHECKING:  # pyarrow is imported where a table is written or read: the CLI's
+    import pyarrow as pa  # signal handling imports this module first thing
 
 RECOVER = {
     "jobs.json": (
@@ -134,10 +134,14 @@ class RunFolder:
         return record
 
     def write_table(self, name: str, table: pa.Table) -> None:
+        import pyarrow.parquet as pq
+
         with self._atomic(name, "wb") as handle:
             pq.write_table(table, handle)
 
     def read_table(self, name: str) -> pa.Table:
+        import pyarrow.parquet as pq
+
         return pq.read_table(self.file(name))
 
     def save_figure(self, name: str, figure: Any) -> None:
