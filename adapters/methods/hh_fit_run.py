@@ -154,6 +154,6 @@ def _bank(
             target.observation.at,
             target.observation.shape,
             seed,
-            partial(run.report, "bank"),
+            lambda stage, done, total: run.report(f"bank, {stage}", done, total),
         )
     return banks[key]

@@ -125,12 +125,14 @@ def build_bank(
     at: int,
     shape: str = "triphasic",
     seed: int = 0,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> Bank:
     """A bank of `draws` cells for the array at `positions_um` (µm): `model_of` makes the
     CellModel over given electrode positions (a simulator backend's cell_model); spikes
     aligned with the reference's trough at sample `at` (fit.BEFORE_MS into the template);
-    `progress(done, draws)` as thresholds are bisected (most of the cost)."""
+    `progress(stage, done, draws)` as cells are kept ('cells kept': drawn cells whose
+    spike is deepest at the reference, about one in twenty) and as their thresholds are
+    bisected ('thresholds': most of the cost)."""
     hood = Neighbourhood.of(positions_um)
     model = model_of(hood.offsets_um)
     reach = DRAW_PITCHES * hood.pitch_um
@@ -158,16 +160,18 @@ def build_bank(
         thetas.append(theta[deepest])
         templates.append(spikes[deepest])
         kept += int(deepest.sum())
+        if progress:
+            progress("cells kept", min(kept, draws), draws)
     theta = np.concatenate(thetas)[:draws]
     spikes = align(np.concatenate(templates)[:draws], 0, at)
     thresholds = []
     if progress:
-        progress(0, draws)
+        progress("thresholds", 0, draws)
     for start in range(0, draws, CHUNK):
         chunk = theta[start : start + CHUNK]
         thresholds.append(model.thresholds(chunk, hood.ring, shape))
         if progress:
-            progress(min(draws, start + CHUNK), draws)
+            progress("thresholds", min(draws, start + CHUNK), draws)
     return Bank(
         hood,
         box,

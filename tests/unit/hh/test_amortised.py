@@ -37,8 +37,13 @@ def test_a_bank_row_moved_onto_another_electrode_shows_what_the_bank_holds() -> 
     from substrates.backends.mea.simulation import CellSimulation
 
     positions = hexagonal(10, 10, PITCH_UM)
-    bank = amortised.build_bank(CellSimulation, positions, draws=4, at=20, seed=3)
+    reports: list[tuple[str, int, int]] = []
+    bank = amortised.build_bank(
+        CellSimulation, positions, draws=4, at=20, seed=3, progress=lambda *r: reports.append(r)
+    )
     assert bank.templates_uv.shape[:2] == (4, 37) and bank.thresholds_ua.shape == (4, 7)
+    assert reports[-1] == ("thresholds", 4, 4) and ("cells kept", 4, 4) in reports
+    assert reports.index(("cells kept", 4, 4)) < reports.index(("thresholds", 0, 4))
     assert bank.drawn >= 4
     assert (bank.templates_uv.min(axis=2).argmin(axis=1) == 0).all()  # deepest at the reference
     whole = CellSimulation(positions)
