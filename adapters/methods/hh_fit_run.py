@@ -29,9 +29,10 @@ SECONDS_TO_START = 30.0
 """Reading or simulating the session and compiling the cell's simulation (s)."""
 SECONDS_PER_BANKED_CELL = 0.15
 """One cell of an amortised fit's bank on two cores: its spike and seven thresholds (s)."""
-SECONDS_PER_UNIT = 25.0
+SECONDS_PER_UNIT = 17.0
 """One cell fitted from the bank: observation, NPE on the bank, refinement, calibration
-and prediction on the 512-electrode array (s)."""
+and prediction on the 512-electrode array (s; the 110-cell scored session of
+benchmarks/mea_amortised.py: 6.9 s a unit observing two at a time, 10.4 s fitting)."""
 
 
 def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
