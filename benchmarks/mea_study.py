@@ -173,7 +173,7 @@ def main() -> int:
         choices=("one", "three", "both", "mismatch"),
         default="both",
         help="one cell, three sorted cells (about an hour), both, or the mismatch "
-        "severities (one cell, amortised; about 35 minutes)",
+        "severities (one cell, amortised; about an hour)",
     )
     parser.add_argument(
         "--bank", type=int, default=1000, help="the mismatch case's bank (cells a condition)"
