@@ -50,9 +50,8 @@ def refine_all(
 ) -> list[Refined]:
     """refine() from every row of `starts` (S, parameters), the S descents in lockstep so
     that each step simulates all their templates and Jacobians in one batch (one compiled
-    call a step; on two cores seven starts took 3.6 s against 4.0 s one by one, so the
-    batch buys little on a CPU, more on a GPU); each start's descent is its own, as if
-    refined alone."""
+    call a step; on two cores seven starts took 3.6 s against 4.0 s one by one: on a CPU
+    the batch buys little); each start's descent is its own, as if refined alone."""
     low = np.array([p.low for p in model.parameters])
     span = np.array([p.high for p in model.parameters]) - low
 
