@@ -39,8 +39,9 @@ finer discretisation and amplifier impairments, each fitted by the amortised fit
   Na⁺ 0.13–0.32 S/cm² against the prior's 0.08–0.20, K⁺ 0.012–0.036 against 0.02–0.06);
 - morphology: three SWC cells the built-in one does not describe
   (benchmarks/morphologies/: a curved axon, a large forked arbor, a bent wavy axon).
-What it still shares: the HH channel types, the artefact's law, and (except where scaled)
-the prior's ranges of the other parameters.
+What it still shares: the HH channel types, the artefact's law, (except where scaled)
+the prior's ranges of the other parameters, and the 2 nA somatic pulse that starts each
+spontaneous spike, with its passive footprint on the template (a real cell has none).
 
 Verdict (declared on 2026-12-06, before the mismatch case's held-out run and before
 either earlier case was run again): a condition passes when its fitted cells' mean
