@@ -26,7 +26,8 @@ stimulation artefact (100 µV/µA, decaying over 1 ms) clipped at the amplifier'
 
 What the evaluation still shares with the method: the morphology's shape, the channel
 kinetics and the prior (cells are drawn from the prior the fit assumes); the artefact is
-linear in current, as removal assumes.
+linear in current, as removal assumes; spontaneous spikes start from the same 2 nA
+somatic pulse, whose passive footprint is on every template.
 
 `--case mismatch` (issue #48 item 5) takes those away one at a time, on seeds 140–144
 (declared on 2026-12-06, before anything ran on them), one cell a session with the same
