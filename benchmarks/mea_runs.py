@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import tempfile
 import time
 from collections.abc import Iterator
@@ -19,13 +20,15 @@ import substrates
 @dataclass(frozen=True)
 class Fitted:
     """An hh-fit run's summary, results rows, pooled held-out outcomes (bool per pattern)
-    with their Wilson 95% interval, and its wall time (minutes)."""
+    with their Wilson 95% interval, its wall time (minutes), and why each refused session
+    was refused."""
 
     summary: dict[str, Any]
     rows: list[dict[str, Any]]
     held: list[bool]
     interval: tuple[float, float]
     minutes: float
+    refused: list[str]
 
     def accuracy_cell(self) -> str:
         """'96.4% (93.9–97.9, 360 patterns)'."""
@@ -46,17 +49,24 @@ def wilson(right: int, total: int, z: float = 1.96) -> tuple[float, float]:
 
 def fit_simulated(options: str, scratch: Path, **parameters: Any) -> Fitted:
     """hh-fit (with `parameters`: cells, seed, simulations, …) on `mea.jaxley` sessions
-    with `options` (YAML flow-mapping body), in `scratch`."""
+    with `options` (YAML flow-mapping body), in `scratch`. When hh-fit refuses every
+    session, the Fitted has an empty summary and the refusal as its one reason."""
     config = scratch / "session.yaml"
     config.write_text(f"substrate: mea\nbackend: mea.jaxley\noptions: {{{options}}}\n")
     began = time.perf_counter()
-    run = substrates.run(
-        "hh-fit", hardware=str(config), out=scratch / "runs", progress=False, **parameters
-    )
+    try:
+        run = substrates.run(
+            "hh-fit", hardware=str(config), out=scratch / "runs", progress=False, **parameters
+        )
+    except substrates.SubstratesError as error:  # every session refused: nothing fitted
+        minutes = (time.perf_counter() - began) / 60
+        return Fitted({}, [], [], (float("nan"), float("nan")), minutes, [str(error)])
     minutes = (time.perf_counter() - began) / 60
     rows = pq.read_table(run.path / "results.parquet").to_pylist()
     held = [bool(r["correct"]) for r in rows if r.get("set") == "held-out"]
-    return Fitted(run.summary, rows, held, wilson(sum(held), len(held)), minutes)
+    record = json.loads((run.path / "provenance.json").read_text())
+    refused = record.get("sessions_refused", [])
+    return Fitted(run.summary, rows, held, wilson(sum(held), len(held)), minutes, refused)
 
 
 def fit_conditions(

@@ -123,6 +123,7 @@ SUMMARY = (
     ),
     Entry("mean_error_{estimate}_prior_fraction", "mean error of {estimate} in prior widths", "%"),
     Entry("units_fitted", "sorted units fitted", format="d"),
+    Entry("sessions_refused", "simulated sessions refused (each reason in provenance)", format="d"),
     Entry("mean_sorting_accuracy", "mean sorting accuracy against the cells", "%"),
     Entry("artefact_peak_uv", "largest stimulation artefact removed", "µV"),
     Entry("artefact_saturated_fraction", "artefact samples on the amplifier's rail", "%"),
@@ -147,7 +148,9 @@ METHOD = Method(
         "spike or no spike for the held-out patterns (other electrodes, and every "
         "multi-electrode pattern), scored against "
         "the majority of their trials. With a simulator source each session is written "
-        "as NWB, fitted from that file, and compared with its hidden parameters. Writes "
+        "as NWB, fitted from that file, and compared with its hidden parameters; a session "
+        "whose cell cannot be observed (too few spontaneous spikes, no evoked response) "
+        "is refused with its reason and the others go on. Writes "
         "results.parquet, provenance.json, hh_fit.png (and cellN.nwb when simulated)."
     ),
     summary=SUMMARY,

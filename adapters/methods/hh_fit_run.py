@@ -20,7 +20,7 @@ from ...models.hh.report import result_rows, results_table, summary, true_outcom
 from ..runs.hh_fit_inputs import fit_targets, preprocessing_steps, read_session, recorded
 from ..runs.plots import hh_fit_figure
 from .hh_fit import HhFitParameters
-from .lifecycle import Outcome, RunContext
+from .lifecycle import Outcome, RunContext, log
 
 SECONDS_PER_SIMULATION = 0.5
 """One NPE simulation of the cell on two cores with JAX (s): 1,000 of them took about 9 min
@@ -42,7 +42,9 @@ def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
     simulations per cell (NPE seeded with seed + cell), or with `p.bank` from one bank of
     that many cells per array and pulse shape (models/hh/amortised.py; seeded with seed);
     with `p.sorter`, each sorted unit is fitted. A recording is read and observed before
-    the run folder is made."""
+    the run folder is made. Of several simulated sessions, one whose cell cannot be
+    observed is refused (its reason logged, kept in provenance as `sessions_refused` and
+    counted in the summary) and the others are fitted; the run fails when all are."""
     backend = run.backend("hardware", MEABackend)
     engine = run.backend("simulator", MEASimulatorBackend)
     simulated, seed = backend.capabilities.models_cells, p.seed or 0
@@ -95,6 +97,7 @@ def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
     fits: list[tuple[CellFit, dict[str, float] | None]] = []
     removed: list[Artefacts] = []
     banks: dict[tuple[bytes, str], Bank] = {}  # one per array and pulse shape
+    refused: list[str] = []  # simulated sessions whose cell could not be observed, and why
     for k in range(count):
         truths, label = None, where
         if simulated:
@@ -102,7 +105,16 @@ def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
             session.progress = partial(run.report, "session cells")
             data, truths = read_session(session, folder.file(f"cell{k}.nwb"))
             model, label = engine.cell_model(data.positions_um), f"seed {first + k}"
-            given = targets_of(data, model, seed + k, truths=truths, label=label, session=session)
+            try:
+                given = targets_of(
+                    data, model, seed + k, truths=truths, label=label, session=session
+                )
+            except SubstratesError as error:
+                if count == 1:
+                    raise
+                refused.append(str(error))  # the other sessions are still fitted
+                log.warning(f"session refused, the others go on: {error}")
+                continue
         targets, sorting = given
         assert data is not None  # the recording, or this session's
         if sorting is not None:
@@ -125,6 +137,8 @@ def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
             rows += result_rows(len(fits), fit, truth, outcomes, session=label)
             fits.append((fit, truth))
             removed += [target.artefacts] if target.artefacts is not None else []
+    if len(refused) == count:
+        raise SubstratesError(f"every session was refused: {'; '.join(refused)}")
     if banks:
         run.record["banks"] = [
             {"cells": len(b.theta), "drawn": b.drawn, "shape": b.shape, "seed": seed}
@@ -133,6 +147,9 @@ def run_hh_fit(p: HhFitParameters, run: RunContext) -> Outcome:
     table = results_table(rows, where)
     figure = hh_fit_figure(fits, f"hh-fit on {backend.name} with {engine.name}")
     headline = summary(fits, run.record.get("sorting", []), removed)
+    if refused:
+        run.record["sessions_refused"] = refused
+        headline["sessions_refused"] = len(refused)
     return Outcome(table, headline, figures={"hh_fit.png": figure})
 
 

@@ -498,6 +498,31 @@ def _quiet_file(path) -> None:
     pynwb_file(path, data)
 
 
+SILENT = (
+    "substrate: mea\nbackend: mea.jaxley\n"
+    "options: {spontaneous_s: 1.0, spontaneous_hz: 0, trials: 1, stim_electrodes: 1,\n"
+    "          currents_ua: [3.0], pair_electrodes: 0, seed: 3}\n"
+)
+"""Sessions whose cell never fires spontaneously, so that hh-fit cannot observe it."""
+
+
+@pytest.mark.science
+def test_each_session_whose_cell_cannot_be_observed_is_refused_with_its_reason(
+    tmp_path,
+) -> None:
+    """Of several simulated sessions, each one whose cell cannot be observed is refused
+    by seed and reason, and the others would go on; when none is left the run fails in
+    one line naming every session's reason (exit 2)."""
+    (tmp_path / "silent.yaml").write_text(SILENT)
+    args = ("run", "hh-fit", "--source", "silent.yaml", "--cells", "2", "--out", "runs")
+    result = substrates(*args, cwd=tmp_path, check=False)
+    assert result.returncode == 2, result.stderr
+    (line,) = [x for x in result.stderr.splitlines() if "every session was refused" in x]
+    for seed in (3, 4):
+        assert f"seed {seed}: 0 spontaneous spikes found" in line
+    assert result.stderr.count("session refused, the others go on: seed 3") == 1
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
