@@ -150,7 +150,7 @@ def row(name: str, fitted: Any, severity: str | None = None) -> str:
     low, high = cluster_interval(
         [r["correct"] for r in held], [r["session"] for r in held], [r["cell"] for r in held]
     )
-    refused = f" ({len(fitted.refused)} sessions refused)" if fitted.refused else ""
+    refused = f" ({_sessions(len(fitted.refused))} refused)" if fitted.refused else ""
     return (
         f"{first}{s['cells']}{refused} | {fitted.accuracy_cell()} | "
         f"{100 * low:.1f}–{100 * high:.1f} | {100 * np.mean(scored):.1f}% | "
@@ -160,6 +160,10 @@ def row(name: str, fitted: Any, severity: str | None = None) -> str:
         f"{'—' if error is None else f'{100 * error:.1f}%'} | "
         f"{'—' if sorting is None else f'{sorting:.2f}'} | {fitted.minutes:.0f} |"
     )
+
+
+def _sessions(count: int) -> str:
+    return f"{count} session{'' if count == 1 else 's'}"
 
 
 def verdict(name: str, fitted: Any) -> tuple[bool, str]:
@@ -172,7 +176,7 @@ def verdict(name: str, fitted: Any) -> tuple[bool, str]:
     baseline = s[f"mean_held_out_accuracy_{best}"]
     passed = bool(accuracy >= GOAL and accuracy > baseline and not fitted.refused)
     refused = (
-        f"; {len(fitted.refused)} sessions refused, so it cannot tell for them "
+        f"; {_sessions(len(fitted.refused))} refused, so it cannot tell for them "
         f"({'; '.join(fitted.refused)})"
         if fitted.refused
         else ""

@@ -63,7 +63,7 @@ def test_a_refused_session_fails_its_condition_by_name(study) -> None:
     why = "seed 142: 0 spontaneous spikes found before and between pulses"
     passed, line = study.verdict("large arbor", fitted(0.95, 0.70, 0.80, 0.75, (why,)))
     assert not passed and line.startswith("FAIL — large arbor: mean held-out accuracy 95.0%")
-    assert line.endswith(f"1 sessions refused, so it cannot tell for them ({why})")
+    assert line.endswith(f"1 session refused, so it cannot tell for them ({why})")
 
 
 def test_a_condition_with_every_session_refused_is_a_row_of_dashes_and_fails(study) -> None:
