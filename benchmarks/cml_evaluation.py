@@ -57,6 +57,7 @@ import xarray as xr
 from publish import published
 
 import substrates
+from substrates.adapters.methods.cml_reconstruct import OFFSET_SD_DB
 from substrates.models.cml.chain_parameters import ChainParameters
 from substrates.models.cml.diffusion.settings import DiffusionSettings
 from substrates.models.cml.evaluation import (
@@ -405,6 +406,18 @@ def _parser() -> argparse.ArgumentParser:
         help="diagnostic, native and fresh cases only: every link follows ITU's power law "
         "and its baseline only drifts (what the per-link k–R laws and the fluctuation cost)",
     )
+    parser.add_argument(
+        "--baseline",
+        choices=["chain", "latent"],
+        default="chain",
+        help="latent: GRF-HMC (bayes) reads trsl above each link's dry reference and samples "
+        "the reference's error with the field (cml-reconstruct --baseline latent)",
+    )
+    parser.add_argument(
+        "--offset-sd",
+        default=str(OFFSET_SD_DB),
+        help="prior SD (dB) of the dry reference's error with --baseline latent, comma-separated",
+    )
     parser.add_argument("--prior", help="rain-prior weights (default: the shipped ones)")
     parser.add_argument(
         "--device", default="cpu", help="torch device of the Bayesian methods: cpu or cuda"
@@ -449,12 +462,13 @@ def main() -> int:
         folder = Path(scratch)
         limits = [None if v == "none" else float(v) for v in args.dry_limit.split(",")]
         settings = [
-            (float(g), float(s), d)
+            (float(g), float(s), d, float(o))
             for g in args.guidance.split(",")
             for s in args.strength.split(",")
             for d in limits
+            for o in args.offset_sd.split(",")
         ]
-        for guidance, strength, dry_limit in settings:
+        for guidance, strength, dry_limit, offset_sd in settings:
             fields, seconds = [], {}
             lead = lead_hours(ChainParameters(wet_dry=args.wet_dry))
             for run_args in runs(args.case, folder, lead, hours, args.ideal_links):
@@ -476,6 +490,8 @@ def main() -> int:
                     wet_antenna_max_db=args.wet_antenna_max,
                     true_baseline=args.true_baseline,
                     wet_antenna_by=args.wet_antenna_by,
+                    baseline=args.baseline,
+                    offset_sd_db=offset_sd,
                     device=args.device,
                     out=folder / "runs",
                     progress=False,
@@ -492,6 +508,11 @@ def main() -> int:
             dry = "dry steps as no rain" if dry_limit is None else f"dry steps < {dry_limit:g} dB"
             dps = f"DPS guidance {guidance:g}, " if "dps" in methods else ""
             chain = _inputs(args)
+            if args.baseline == "latent":
+                chain += (
+                    ", GRF-HMC above each link's dry reference with latent offsets "
+                    f"(prior SD {offset_sd:g} dB)"
+                )
             print(
                 f"\n{args.case}, {chain}, {dps}PnP λ {strength:g}, {dry}, "
                 f"{args.draws} draws, "
@@ -527,7 +548,7 @@ def _block() -> str:
     `-chain-0.5-1`; `--wet-antenna-max 0`: `-pastorek-0`; `--wet-antenna-by chain`:
     `-waa-by-chain`; `--true-baseline`: `-true-baseline`; `--steps 100`: `-steps-100`;
     `--wet-dry nearby`: `-nearby`; `--hours 1`: `-hours-1`; `--ideal-links`:
-    `-ideal-links`), so
+    `-ideal-links`; `--baseline latent`: `-latent`), so
     that the default's tables stay beside them."""
     args, _ = _parser().parse_known_args(sys.argv[1:])  # --docs is not main's
     name = f"cml-evaluation-{args.case}"
@@ -543,6 +564,8 @@ def _block() -> str:
         name += "-waa-by-chain"
     elif args.wet_antenna_max != DEFAULTS.wet_antenna_max_db:
         name += f"-pastorek-{args.wet_antenna_max:g}"
+    if args.baseline == "latent":
+        name += "-latent"
     if args.steps != DEFAULTS.steps:
         name += f"-steps-{args.steps}"
     if args.hours not in (None, case_hours(args.case)):

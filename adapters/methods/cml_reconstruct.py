@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import field_validator
+from pydantic import ValidationInfo, field_validator
 
 from ...backends.cml.base import CMLBackend
 from ...models.cml.chain_parameters import ChainParameters, WetDry
@@ -16,6 +16,9 @@ from .summary import Entry
 if TYPE_CHECKING:
     from ...models.cml.bayesian import BayesianSettings
 
+OFFSET_SD_DB = 0.5
+"""Prior standard deviation of a sublink's dry-reference error, `--baseline latent` (dB):
+chosen on the validation day among 0.1, 0.5, 1 and 2 (docs/substrates/cml.md)."""
 MAPPERS = ("idw", "kriging", "bayes", "dps", "pnp", "smc", "tempered", "exchange")
 """The methods that map rain, as --methods names them."""
 
@@ -151,6 +154,21 @@ class CmlReconstructParameters(MethodParameters):
         "Bayesian methods then model no wet antennas), to compare the reconstructions "
         "without the chain's errors",
     )
+    baseline: Literal["chain", "latent"] = option(
+        "chain",
+        "what bayes reads each link's attenuation above: chain (the chain's baseline; "
+        "its wet/dry decisions and zeros come with it) or latent (the link's dry reference, "
+        "its median trsl while the chain called it dry, with the reference's error per "
+        "sublink a latent variable sampled with the field, prior SD --offset-sd-db; the "
+        "field's dry cells are then the wet/dry state). bayes only: the other methods keep "
+        "the chain's",
+    )
+    offset_sd_db: float = option(
+        OFFSET_SD_DB,
+        "prior standard deviation of each sublink's dry-reference error with --baseline latent",
+        metavar="DB",
+        gt=0,
+    )
     areal_reference: str | None = option(
         None, "radar fields (netCDF)", metavar="FILE", input="file"
     )
@@ -172,6 +190,15 @@ class CmlReconstructParameters(MethodParameters):
         unknown = sorted(set(value) - set(MAPPERS))
         if unknown or not value:
             raise ValueError(f"unknown {unknown}; allowed: {', '.join(MAPPERS)}")
+        return value
+
+    @field_validator("baseline")
+    @classmethod
+    def _latent_reads_the_links(cls, value: str, info: ValidationInfo) -> str:
+        if value == "latent" and info.data.get("true_baseline"):
+            raise ValueError("latent models the dry level that --true-baseline gives exactly")
+        if value == "latent" and info.data.get("wet_antenna_by") == "chain":
+            raise ValueError("latent reads trsl above the dry reference: no chain correction")
         return value
 
     @field_validator("dry_limit_db", mode="before")
@@ -204,12 +231,14 @@ class CmlReconstructParameters(MethodParameters):
         """HMC's settings: the iterations, half of them warm-up, and the chains."""
         from ...models.cml.bayesian import BayesianSettings  # torch: imported when it runs
 
+        latent = self.baseline == "latent"
         return BayesianSettings(
             chains=self.chains,
             iterations=self.iterations,
             warmup=self.iterations // 2,
-            dry_limit_db=self.dry_limit_db,
+            dry_limit_db=None if latent else self.dry_limit_db,
             wet_antenna_max_db=self._wet_antenna_max_db(),
+            offset_sd_db=self.offset_sd_db if latent else None,
         )
 
     def diffusion(self) -> DiffusionSettings:
@@ -244,6 +273,12 @@ SUMMARY = (
     Entry("scores", "mean scores per target and method (mm/h; r unitless)"),
     Entry("seconds_per_step.{method}", "seconds per map ({method})", "s"),
     Entry("bayes_acceptance_mean", "HMC acceptance rate", "%"),
+    Entry(
+        "bayes_offset_abs_median_db",
+        "median size of the dry references' errors found (--baseline latent)",
+        "dB",
+        format=".2f",
+    ),
     Entry("smc_ess_min", "smallest effective sample size of SMC", format=".1f"),
     Entry("tempered_ess_min", "smallest effective sample size of tempered SMC", format=".1f"),
     Entry("exchange_ess_min", "smallest effective sample size of replica exchange", format=".1f"),

@@ -63,7 +63,8 @@ def run_cml_reconstruct(p: CmlReconstructParameters, run: RunContext) -> Outcome
     climatology = None if p.variogram == "fitted" else climatological_variogram(last, p.every)
     grid_record = {"cell_km": grid.cell_km, "nx": grid.nx, "ny": grid.ny, "origin": grid.origin}
     variogram = "fitted per map" if climatology is None else asdict(climatology)
-    given = {"data", "true_baseline", "wet_antenna_by", "prior", "device", "precision", "seed"}
+    given = {"data", "true_baseline", "wet_antenna_by", "baseline", "prior", "device"}
+    given |= {"precision", "seed"}
     parameters = p.model_dump(include=given) | {"start": str(first), "end": str(last)}
     parameters |= {"every_min": p.every, "grid": grid_record, "near_km": NEAR_KM}
     parameters |= {"chain": asdict(chain), "methods": list(p.methods), "variogram": variogram}

@@ -33,12 +33,16 @@ class LinkInputs:
     """Per reconstruction step (the interval (time − every, time]): attenuation above the
     chain's baseline, or after its wet-antenna correction (dB; links × sublinks; see
     `link_inputs`), and the chain's path-averaged rain (mm/h, mean of the sublinks);
-    `links` is the OpenSense dataset for the geometry."""
+    `links` is the OpenSense dataset for the geometry; above_reference_db: trsl above each
+    sublink's dry reference, the median trsl while the chain called it dry (dB, not
+    clipped: no wet/dry decision or wet-antenna correction taken out; what latent
+    offsets read, `baseline_offset`)."""
 
     times: np.ndarray
     attenuation_db: np.ndarray
     path_rain_mm_h: np.ndarray
     links: Any
+    above_reference_db: np.ndarray
 
 
 @dataclass
@@ -145,11 +149,16 @@ def link_inputs(
         above = (processed["trsl"] - processed["baseline"]).clip(min=0)
     steps, labels = _steps(processed["time"].values, start, end, every_min)
     keep = steps > 0
+    trsl = processed["trsl"]
+    reference = trsl.where(processed["wet"] == 0).median("time")
+    reference = reference.fillna(trsl.median("time"))  # never called dry: all of it
+    series = (("A", above), ("R", rain.mean("sublink_id")), ("above", trsl - reference))
     grouped = {
         name: values.isel(time=keep).assign_coords(step=("time", steps[keep])).groupby("step")
-        for name, values in (("A", above), ("R", rain.mean("sublink_id")))
+        for name, values in series
     }
-    attenuation = grouped["A"].mean().transpose("step", "cml_id", "sublink_id").values
+    by_link = ("step", "cml_id", "sublink_id")
+    attenuation = grouped["A"].mean().transpose(*by_link).values
     rain = grouped["R"].mean().transpose("step", "cml_id").values
     if len(attenuation) != len(labels):
         raise SubstratesError(f"no data in some {every_min}-minute steps of {start} to {end}")
@@ -158,7 +167,8 @@ def link_inputs(
             f"{backend.name}: no link has data between {start} and {end} "
             "(every rsl or tsl is missing there)"
         )
-    return LinkInputs(labels, attenuation, rain, processed)
+    above_reference = grouped["above"].mean().transpose(*by_link).values
+    return LinkInputs(labels, attenuation, rain, processed, above_reference)
 
 
 def _steps(

@@ -60,8 +60,9 @@ def reconstruct(
             def report(i: int, n: int) -> None:
                 progress("bayes", i, n)
 
+            latent = settings.offset_sd_db is not None
             posterior = reconstruct_bayesian(
-                inputs.attenuation_db,
+                inputs.above_reference_db if latent else inputs.attenuation_db,
                 inputs.path_rain_mm_h,
                 operator,
                 (grid.ny, grid.nx),
@@ -76,6 +77,8 @@ def reconstruct(
                 median_mm_h=posterior.median_mm_h,
                 acceptance=posterior.acceptance,
             )
+            if posterior.offset_db is not None:
+                extra["offset_db"] = posterior.offset_db
         elif method in get_args(Sampler):
             if prior is None:
                 prior = load_prior(prior_file, device, getattr(torch, precision))

@@ -3,7 +3,10 @@
 Observations: each sublink's attenuation above its dry baseline (dB). Forward operator:
 the ITU-R P.838-3 power law integrated along the link path (`PathOperator`), plus
 Pastorek wet-antenna attenuation. Prior: `RainPrior`, its levels fitted per step.
-Likelihood: Gaussian with standard deviation noise_db + relative_noise·A (dB).
+Likelihood: Gaussian with standard deviation noise_db + relative_noise·A (dB). With
+`offset_sd_db` the observations are instead the attenuation above each link's dry
+reference and each sublink's error in that reference is a latent variable, drawn by Gibbs
+steps between HMC's (`baseline_offset`).
 Posterior: HMC (`hmc`), all time steps and chains in one batch; the mean field and the
 pointwise standard deviation are accumulated over post-warm-up states.
 """
@@ -16,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .baseline_offset import BaselineOffsets
 from .hmc import hmc
 from .likelihood import LinkLikelihood
 from .likelihood_defaults import DRY_LIMIT_DB, NOISE_DB, RELATIVE_NOISE, WET_ANTENNA_MAX_DB
@@ -32,7 +36,11 @@ class BayesianSettings:
     when fitting the prior's levels; steps_per_batch: at most this many time steps are
     sampled together (memory grows with it; batches are split evenly); dry_limit_db:
     read the chain's dry steps (0 dB) as "below this attenuation" (None: as no rain); 3 dB
-    is cml-reconstruct's default for every Bayesian method, the one it was evaluated with."""
+    is cml-reconstruct's default for every Bayesian method, the one it was evaluated with;
+    offset_sd_db: None, the data are attenuation above the chain's baseline; a value (dB),
+    they are attenuation above each link's dry reference, offset by a latent error of this
+    prior standard deviation per sublink, shared by the maps of a batch (dry_limit_db must
+    then be None: nothing is censored)."""
 
     chains: int = 4
     iterations: int = 300
@@ -45,12 +53,21 @@ class BayesianSettings:
     steps_per_batch: int = 32
     prior: RainPrior = field(default_factory=RainPrior)
     dry_limit_db: float | None = DRY_LIMIT_DB
+    offset_sd_db: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.offset_sd_db is not None and self.dry_limit_db is not None:
+            raise ValueError("latent offsets read no chain zeros: dry_limit_db must be None")
+        if self.offset_sd_db is not None and not self.offset_sd_db > 0:
+            raise ValueError(f"offset_sd_db must be positive, got {self.offset_sd_db}")
 
 
 @dataclass
 class Posterior:
     """mean, std: (steps, ny, nx) rain in mm/h; wet_fraction, median_mm_h: the fitted prior
-    levels per step; acceptance, step_size: HMC diagnostics per step (NaN when dry)."""
+    levels per step; acceptance, step_size: HMC diagnostics per step (NaN when dry);
+    offset_db: (links, sublinks) posterior mean of the dry reference's error (dB; None
+    without latent offsets; NaN where no map was sampled)."""
 
     mean: np.ndarray
     std: np.ndarray
@@ -58,6 +75,7 @@ class Posterior:
     median_mm_h: np.ndarray
     acceptance: np.ndarray
     step_size: np.ndarray
+    offset_db: np.ndarray | None = None
 
 
 def reconstruct_bayesian(
@@ -99,6 +117,9 @@ def reconstruct_bayesian(
         step_size=np.full(count, np.nan),
     )
     wet_steps = np.flatnonzero(wet_fraction > 0)
+    if s.offset_sd_db is not None:
+        out.offset_db = np.zeros(attenuation_db.shape[1:])
+    dry = attenuation_db[wet_fraction == 0]
     batches = np.array_split(wet_steps, max(1, -(-len(wet_steps) // s.steps_per_batch)))
     total = len(batches) * s.iterations
     for number, chosen in enumerate(b for b in batches if len(b)):
@@ -106,13 +127,17 @@ def reconstruct_bayesian(
         report = (
             None if on_iteration is None else (lambda i, o=offset: on_iteration(o + i + 1, total))
         )
-        _sample(attenuation_db, chosen, operator, prior, s, generator, out, report)
+        _sample(attenuation_db, chosen, dry, operator, prior, s, generator, out, report)
+    if out.offset_db is not None:
+        sampled = np.isfinite(attenuation_db[wet_steps]).any(0)
+        out.offset_db = np.where(sampled, out.offset_db / max(1, len(batches)), np.nan)
     return out
 
 
 def _sample(
     attenuation_db: np.ndarray,
     chosen: np.ndarray,
+    dry_db: np.ndarray,
     operator: PathOperator,
     prior: FieldPrior,
     s: BayesianSettings,
@@ -120,7 +145,8 @@ def _sample(
     out: Posterior,
     on_iteration: Callable[[int], None] | None,
 ) -> None:
-    """Sample the time steps `chosen` (s.chains chains each) and write them into `out`."""
+    """Sample the time steps `chosen` (s.chains chains each) and write them into `out`;
+    dry_db: the data of the steps held dry, which latent offsets also explain."""
     import torch
 
     dtype, device = operator.dtype, operator.device
@@ -144,12 +170,29 @@ def _sample(
 
     total = torch.zeros((len(rows), *prior.shape), dtype=dtype, device=device)
     square = torch.zeros_like(total)
+    offsets: BaselineOffsets | None = None
+    refresh: Callable[[Any], None] | None = None
+    offset_total = torch.zeros_like(likelihood.observed)
+    if s.offset_sd_db is not None:
+        offsets = BaselineOffsets.of(
+            likelihood, s.offset_sd_db, s.chains, dry_db, s.noise_db, s.relative_noise
+        )
+        likelihood.offset_db = torch.zeros_like(likelihood.observed)
+
+        def redraw(v: Any, offsets: BaselineOffsets = offsets) -> None:
+            with torch.no_grad():
+                rain = prior.rain(v, theta, level)
+            likelihood.offset_db = offsets.draw(likelihood, rain, generator)
+
+        refresh = redraw
 
     def accumulate(v: Any) -> None:
         with torch.no_grad():
             rain = prior.rain(v, theta, level)
             total.add_(rain)
             square.add_(rain**2)
+            if offsets is not None:
+                offset_total.add_(likelihood.offset_db)
 
     initial = torch.randn(
         (len(rows), *prior.latent_shape), generator=generator, dtype=dtype, device=device
@@ -163,6 +206,7 @@ def _sample(
         generator=generator,
         on_sample=accumulate,
         on_iteration=on_iteration,
+        refresh=refresh,
     )
     draws = (s.iterations - s.warmup) * s.chains
     per_step = (len(chosen), s.chains, *prior.shape)
@@ -172,3 +216,5 @@ def _sample(
     out.std[chosen] = (second - mean**2).clamp_min(0).sqrt().cpu().numpy()
     out.acceptance[chosen] = result.acceptance.reshape(len(chosen), -1).mean(1).cpu().numpy()
     out.step_size[chosen] = result.step.reshape(len(chosen), -1).mean(1).cpu().numpy()
+    if offsets is not None and out.offset_db is not None:
+        out.offset_db += (offset_total.mean(0) / (s.iterations - s.warmup)).cpu().numpy()

@@ -5,6 +5,11 @@ chains). The Gaussian part of the Hamiltonian is integrated exactly (a rotation 
 and Φ by half kicks between rotations (Beskos et al. 2011, "Hybrid Monte Carlo on Hilbert
 spaces"), so with Φ = 0 every proposal is accepted whatever the dimension; step sizes are
 adapted per row during warm-up towards the target acceptance, with ±20 % jitter.
+
+`refresh` makes it the HMC half of a Metropolis-within-Gibbs sampler: after every
+transition it draws the variables Φ conditions on (e.g. each link's baseline offset) from
+their conditional given the new state, and Φ and its gradient are recomputed; each half
+leaves the joint posterior invariant, so the pair does too.
 """
 
 from __future__ import annotations
@@ -50,10 +55,13 @@ def hmc(
     generator: Any = None,
     on_sample: Callable[[Any], None] | None = None,
     on_iteration: Callable[[int], None] | None = None,
+    refresh: Callable[[Any], None] | None = None,
 ) -> HMCResult:
     """Run `iterations` HMC transitions from `initial`; `potential(v)` returns Φ per row.
 
-    on_sample(v) sees every state after warm-up; on_iteration(i) reports progress.
+    on_sample(v) sees every state after warm-up (after `refresh`); on_iteration(i) reports
+    progress; refresh(v), after each transition, redraws what `potential` conditions on
+    (the Gibbs half; the rows need only be independent given what it draws).
     """
     import torch
 
@@ -93,6 +101,10 @@ def hmc(
         v = torch.where(accept.view(column), x, v)
         phi = torch.where(accept, phi_x.double(), phi)
         gradient = torch.where(accept.view(column), g, gradient)
+        if refresh is not None:
+            refresh(v)
+            phi, gradient = _potential_and_gradient(potential, v)
+            phi = phi.double()
         probability = log_ratio.clamp(max=0).exp()
         if i < warmup:
             log_step = (log_step + (probability - target) / math.sqrt(i + 1)).clamp(max=0.0)

@@ -24,7 +24,9 @@ class LinkLikelihood:
     measurements of no rain.
 
     observed: (rows, links, sublinks) attenuation in dB, a torch tensor on the operator's
-    device; rows are independent maps (or chains of one map).
+    device; rows are independent maps (or chains of one map). offset_db, when set, is
+    added to every modelled attenuation: each sublink's error in the dry level its data
+    are measured from (`baseline_offset.BaselineOffsets` draws it).
     """
 
     operator: PathOperator
@@ -34,6 +36,7 @@ class LinkLikelihood:
     wet_antenna_max_db: float
     censored: Any = None
     dry_limit_db: float = 0.0
+    offset_db: Any = None
 
     @classmethod
     def of(
@@ -51,7 +54,7 @@ class LinkLikelihood:
         observed = torch.as_tensor(attenuation_db, dtype=operator.dtype, device=operator.device)
         seen = torch.isfinite(observed)
         observed = torch.nan_to_num(observed)
-        sigma = noise_db + relative_noise * observed
+        sigma = noise_db + relative_noise * observed.clamp_min(0.0)
         if dry_limit_db is None:
             return cls(operator, observed, seen, sigma, wet_antenna_max_db)
         censored = seen & (observed == 0)
@@ -62,6 +65,8 @@ class LinkLikelihood:
         import torch
 
         modelled = self.operator.attenuation(rain_mm_h, self.wet_antenna_max_db)
+        if self.offset_db is not None:
+            modelled = modelled + self.offset_db
         residual = torch.where(self.seen, (modelled - self.observed) / self.sigma_db, 0.0)
         if self.censored is not None:
             excess = (modelled - self.dry_limit_db).clamp_min(0.0) / self.sigma_db

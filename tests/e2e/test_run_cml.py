@@ -500,6 +500,11 @@ def test_a_users_file_runs_without_a_reference(tmp_path) -> None:
         ),
         ({}, ("--methods", "idw,magic"), "unknown ['magic']"),
         ({}, ("--device", "cuda"), "no CUDA device"),
+        (
+            {},
+            ("--baseline", "latent", "--wet-antenna-by", "chain"),
+            "--baseline: latent reads trsl above the dry reference: no chain correction",
+        ),
     ],
 )
 def test_bad_input_is_refused_with_exit_code_2(tmp_path, change, extra, message) -> None:
@@ -658,3 +663,51 @@ def test_a_simulator_can_be_reconstructed_on_a_coarser_grid_of_its_own(tmp_path)
     assert result.returncode == 2
     assert "--cell-km: 0.25 km is finer than the simulator's 0.5 km cells" in result.stderr
     assert not (tmp_path / "fine" / "runs").exists()
+
+
+@pytest.mark.science  # 20 s: 3 maps of HMC with the Gibbs step
+def test_latent_offsets_find_each_links_dry_reference_error(tmp_path) -> None:
+    """--baseline latent on the simulator: bayes reads trsl above each sublink's dry
+    reference (median trsl while the chain called it dry) and samples the reference's
+    error with the field. The posterior means in offsets.parquet follow the true error — the
+    simulator's mean dry baseline over the window less that reference (the truth scores
+    here, it feeds nothing) — and cut it to under half; provenance says what ran."""
+    from substrates.adapters.runs.cml_inputs import link_inputs
+    from substrates.backends.registry import create_backend
+
+    start, end = "2020-06-01T02:00", "2020-06-01T03:00"
+    run = run_method(
+        "cml-reconstruct",
+        hardware="cml_sim",
+        start=start,
+        end=end,
+        every=20,
+        methods=["bayes"],
+        iterations=40,
+        chains=2,
+        baseline="latent",
+        out=tmp_path / "runs",
+        progress=False,
+    )
+    parameters = run.folder.read_json("provenance.json")["parameters"]
+    assert parameters["baseline"] == "latent"
+    assert parameters["bayesian"]["offset_sd_db"] == 0.5
+    assert parameters["bayesian"]["dry_limit_db"] is None
+    table = pq.read_table(run.path / "offsets.parquet").to_pandas()
+    found = table.pivot(index="cml_id", columns="sublink_id", values="offset_db")
+    sim = create_backend("cml.sim", {"seed": 0, "links": 100, "duration_h": 6})
+    begin, finish = np.datetime64(start, "ns"), np.datetime64(end, "ns")
+    processed = link_inputs(sim, begin, finish, 20).links
+    trsl = processed["trsl"]
+    reference = trsl.where(processed["wet"] == 0).median("time").fillna(trsl.median("time"))
+    truth = sim.ground_truth("2020-06-01T02:01", "2020-06-01T03:01")["baseline"]
+    error = (truth.mean("time") - reference).transpose("cml_id", "sublink_id")
+    ids = error["cml_id"].values.astype(str)
+    found = found.loc[ids, error["sublink_id"].values.astype(str)].values
+    error = error.values
+    assert np.isfinite(found).mean() > 0.9
+    kept = np.isfinite(found)
+    assert np.corrcoef(found[kept], error[kept])[0, 1] > 0.8
+    assert np.sqrt(np.mean((found - error)[kept] ** 2)) < 0.5 * np.sqrt(np.mean(error[kept] ** 2))
+    median = run.summary["bayes_offset_abs_median_db"]
+    assert np.isclose(median, np.nanmedian(np.abs(table["offset_db"])))

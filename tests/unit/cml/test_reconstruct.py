@@ -153,7 +153,7 @@ def test_radar_pixels_without_a_measurement_are_left_out_of_the_reference() -> N
             "longitudes": (("y", "x"), 8.0 + east),
         },
     )
-    inputs = LinkInputs(times, np.zeros((1, 0, 2)), np.zeros((1, 0)), None)
+    inputs = LinkInputs(times, np.zeros((1, 0, 2)), np.zeros((1, 0)), None, np.zeros((1, 0, 2)))
     field = radar_reference(areal, None, grid, inputs, "radar").field
     assert field[0, 0, 0] == 4.0 and np.isnan(field[0, 0, 1])
 
