@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .likelihood import LinkLikelihood
+from .likelihood import LinkLikelihood, error_sd_db
 
 
 @dataclass
@@ -57,7 +57,7 @@ class BaselineOffsets:
             raise ValueError("latent offsets need Gaussian errors on every datum: no censoring")
         seen = np.isfinite(dry_observed_db)
         observed = np.nan_to_num(dry_observed_db)
-        weight = np.where(seen, (noise_db + relative_noise * observed.clip(0)) ** -2.0, 0.0)
+        weight = np.where(seen, error_sd_db(observed, noise_db, relative_noise) ** -2.0, 0.0)
         put = {"dtype": likelihood.observed.dtype, "device": likelihood.observed.device}
         return cls(
             sd_db,

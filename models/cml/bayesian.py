@@ -123,9 +123,9 @@ def reconstruct_bayesian(
     batches = np.array_split(wet_steps, max(1, -(-len(wet_steps) // s.steps_per_batch)))
     total = len(batches) * s.iterations
     for number, chosen in enumerate(b for b in batches if len(b)):
-        offset = number * s.iterations
+        done = number * s.iterations
         report = (
-            None if on_iteration is None else (lambda i, o=offset: on_iteration(o + i + 1, total))
+            None if on_iteration is None else (lambda i, o=done: on_iteration(o + i + 1, total))
         )
         _sample(attenuation_db, chosen, dry, operator, prior, s, generator, out, report)
     if out.offset_db is not None:

@@ -11,6 +11,13 @@ import numpy as np
 from .path_operator import PathOperator
 
 
+def error_sd_db(observed_db: Any, noise_db: float, relative_noise: float) -> Any:
+    """Each datum's error SD (dB), noise_db + relative_noise·observed⁺, for a numpy array
+    or torch tensor of observed attenuation (a negative one, below a dry reference, adds
+    nothing)."""
+    return noise_db + relative_noise * observed_db.clip(0)
+
+
 @dataclass
 class LinkLikelihood:
     """Gaussian errors of standard deviation noise_db + relative_noise · A (dB) on each
@@ -54,7 +61,7 @@ class LinkLikelihood:
         observed = torch.as_tensor(attenuation_db, dtype=operator.dtype, device=operator.device)
         seen = torch.isfinite(observed)
         observed = torch.nan_to_num(observed)
-        sigma = noise_db + relative_noise * observed.clamp_min(0.0)
+        sigma = error_sd_db(observed, noise_db, relative_noise)
         if dry_limit_db is None:
             return cls(operator, observed, seen, sigma, wet_antenna_max_db)
         censored = seen & (observed == 0)

@@ -505,6 +505,11 @@ def test_a_users_file_runs_without_a_reference(tmp_path) -> None:
             ("--baseline", "latent", "--wet-antenna-by", "chain"),
             "--baseline: latent reads trsl above the dry reference: no chain correction",
         ),
+        (
+            {},
+            ("--baseline", "latent", "--true-baseline"),
+            "--baseline: latent models the dry level that --true-baseline gives exactly",
+        ),
     ],
 )
 def test_bad_input_is_refused_with_exit_code_2(tmp_path, change, extra, message) -> None:
