@@ -44,7 +44,7 @@ def test_the_offsets_conditional_is_gaussian_conditioning_on_each_sublinks_data(
     likelihood = LinkLikelihood.of(operator, observed, 0.3, 0.1, 14.0)
     offsets = BaselineOffsets.of(likelihood, sd, chains, dry, 0.3, 0.1)
     generator = torch.Generator().manual_seed(0)
-    draws = torch.stack([offsets.draw(likelihood, rain, generator) for _ in range(4000)])
+    draws = torch.stack([offsets.draw(likelihood, rain, generator) for _ in range(2500)])
     draws = draws.numpy()
     assert np.array_equal(draws[:, 0], draws[:, 2]) and np.array_equal(draws[:, 1], draws[:, 3])
     for chain in range(chains):
@@ -85,7 +85,7 @@ def test_hmc_with_the_gibbs_refresh_samples_an_exact_joint_posterior() -> None:
     covariance = np.linalg.inv(precision)
     exact = covariance @ design.T @ data.ravel() / sigma**2
     f, y = torch.as_tensor(forward), torch.as_tensor(data)
-    chains = 64
+    chains = 128
     generator = torch.Generator().manual_seed(1)
 
     def run(gibbs: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -106,8 +106,8 @@ def test_hmc_with_the_gibbs_refresh_samples_an_exact_joint_posterior() -> None:
         hmc(
             potential,
             initial,
-            500,
-            150,
+            250,
+            100,
             leapfrog=8,
             step=0.2,
             generator=generator,
