@@ -607,6 +607,7 @@ def test_the_exact_latent_samplers_map_rain_and_report_their_diagnostics(tmp_pat
     assert len(swaps) == 7 and all(0 < a < 1 for a in swaps)
 
 
+@pytest.mark.science  # 21 s: 25 h of real links through the chain, twice
 def test_the_nearby_wet_dry_decision_changes_the_real_links_maps(tmp_path) -> None:
     """--wet-dry nearby on real links (24 hours of history read before --start): provenance
     names it, and RAINLINK's decision changes which links carry rain into the IDW maps."""
