@@ -1,10 +1,11 @@
 """Hamiltonian Monte Carlo for posteriors with a standard-normal prior, batched in torch.
 
 Target exp(−Φ(v)) N(v; 0, I) for every row of a batch at once (rows are independent
-chains, or independent given what `refresh` draws). The Gaussian part of the Hamiltonian is integrated exactly (a rotation of (v, p))
-and Φ by half kicks between rotations (Beskos et al. 2011, "Hybrid Monte Carlo on Hilbert
-spaces"), so with Φ = 0 every proposal is accepted whatever the dimension; step sizes are
-adapted per row during warm-up towards the target acceptance, with ±20 % jitter.
+chains, or independent given what `refresh` draws). The Gaussian part of the Hamiltonian
+is integrated exactly (a rotation of (v, p)) and Φ by half kicks between rotations (Beskos
+et al. 2011, "Hybrid Monte Carlo on Hilbert spaces"), so with Φ = 0 every proposal is
+accepted whatever the dimension; step sizes are adapted per row during warm-up towards
+the target acceptance, with ±20 % jitter.
 
 `refresh` makes it the HMC half of a Metropolis-within-Gibbs sampler: after every
 transition it draws the variables Φ conditions on (e.g. each link's baseline offset) from
