@@ -149,10 +149,8 @@ def link_inputs(
         above = (processed["trsl"] - processed["baseline"]).clip(min=0)
     steps, labels = _steps(processed["time"].values, start, end, every_min)
     keep = steps > 0
-    trsl = processed["trsl"]
-    reference = trsl.where(processed["wet"] == 0).median("time")
-    reference = reference.fillna(trsl.median("time"))  # never called dry: all of it
-    series = (("A", above), ("R", rain.mean("sublink_id")), ("above", trsl - reference))
+    above_reference = processed["trsl"] - dry_reference(processed)
+    series = (("A", above), ("R", rain.mean("sublink_id")), ("above", above_reference))
     grouped = {
         name: values.isel(time=keep).assign_coords(step=("time", steps[keep])).groupby("step")
         for name, values in series
@@ -167,8 +165,15 @@ def link_inputs(
             f"{backend.name}: no link has data between {start} and {end} "
             "(every rsl or tsl is missing there)"
         )
-    above_reference = grouped["above"].mean().transpose(*by_link).values
-    return LinkInputs(labels, attenuation, rain, processed, above_reference)
+    above_by_step = grouped["above"].mean().transpose(*by_link).values
+    return LinkInputs(labels, attenuation, rain, processed, above_by_step)
+
+
+def dry_reference(processed: Any) -> Any:
+    """Each sublink's dry reference (dB): the median trsl over the samples the chain called
+    dry, or over all of them where it never did; processed: the chain's output (`process`)."""
+    trsl = processed["trsl"]
+    return trsl.where(processed["wet"] == 0).median("time").fillna(trsl.median("time"))
 
 
 def _steps(

@@ -678,7 +678,7 @@ def test_latent_offsets_find_each_links_dry_reference_error(tmp_path) -> None:
     error with the field. The posterior means in offsets.parquet follow the true error — the
     simulator's mean dry baseline over the window less that reference (the truth scores
     here, it feeds nothing) — and cut it to under half; provenance says what ran."""
-    from substrates.adapters.runs.cml_inputs import link_inputs
+    from substrates.adapters.runs.cml_inputs import dry_reference, link_inputs
     from substrates.backends.registry import create_backend
 
     start, end = "2020-06-01T02:00", "2020-06-01T03:00"
@@ -704,8 +704,7 @@ def test_latent_offsets_find_each_links_dry_reference_error(tmp_path) -> None:
     sim = create_backend("cml.sim", {"seed": 0, "links": 100, "duration_h": 6})
     begin, finish = np.datetime64(start, "ns"), np.datetime64(end, "ns")
     processed = link_inputs(sim, begin, finish, 20).links
-    trsl = processed["trsl"]
-    reference = trsl.where(processed["wet"] == 0).median("time").fillna(trsl.median("time"))
+    reference = dry_reference(processed)
     truth = sim.ground_truth("2020-06-01T02:01", "2020-06-01T03:01")["baseline"]
     error = (truth.mean("time") - reference).transpose("cml_id", "sublink_id")
     ids = error["cml_id"].values.astype(str)
