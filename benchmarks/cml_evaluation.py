@@ -410,8 +410,9 @@ def _parser() -> argparse.ArgumentParser:
         "--baseline",
         choices=["chain", "latent"],
         default="chain",
-        help="latent: GRF-HMC (bayes) reads trsl above each link's dry reference and samples "
-        "the reference's error with the field (cml-reconstruct --baseline latent)",
+        help="latent: GRF-HMC (bayes) and PnP read trsl above each link's dry reference and "
+        "sample the reference's error with the field (cml-reconstruct --baseline latent; "
+        "leave dps and smc out of --methods)",
     )
     parser.add_argument(
         "--offset-sd",
@@ -506,11 +507,13 @@ def main() -> int:
                 )
             maps = sum(f.sizes["time"] for f in fields)
             dry = "dry steps as no rain" if dry_limit is None else f"dry steps < {dry_limit:g} dB"
+            if args.baseline == "latent":
+                dry = "no dry step censored"
             dps = f"DPS guidance {guidance:g}, " if "dps" in methods else ""
             chain = _inputs(args)
             if args.baseline == "latent":
                 chain += (
-                    ", GRF-HMC above each link's dry reference with latent offsets "
+                    ", GRF-HMC and PnP above each link's dry reference with latent offsets "
                     f"(prior SD {offset_sd:g} dB)"
                 )
             print(
@@ -548,8 +551,8 @@ def _block() -> str:
     `-chain-0.5-1`; `--wet-antenna-max 0`: `-pastorek-0`; `--wet-antenna-by chain`:
     `-waa-by-chain`; `--true-baseline`: `-true-baseline`; `--steps 100`: `-steps-100`;
     `--wet-dry nearby`: `-nearby`; `--hours 1`: `-hours-1`; `--ideal-links`:
-    `-ideal-links`; `--baseline latent`: `-latent`), so
-    that the default's tables stay beside them."""
+    `-ideal-links`; `--baseline latent`: `-latent`; `--strength 0.3,1,3`:
+    `-strength-0.3-1-3`), so that the default's tables stay beside them."""
     args, _ = _parser().parse_known_args(sys.argv[1:])  # --docs is not main's
     name = f"cml-evaluation-{args.case}"
     if (args.wet_threshold, args.waa_max) != (CHAIN.threshold_db, CHAIN.waa_max_db):
@@ -566,6 +569,8 @@ def _block() -> str:
         name += f"-pastorek-{args.wet_antenna_max:g}"
     if args.baseline == "latent":
         name += "-latent"
+    if [float(v) for v in args.strength.split(",")] != [DEFAULTS.strength]:
+        name += "-strength-" + args.strength.replace(",", "-")
     if args.steps != DEFAULTS.steps:
         name += f"-steps-{args.steps}"
     if args.hours not in (None, case_hours(args.case)):

@@ -21,6 +21,10 @@ OFFSET_SD_DB = 0.5
 chosen on the validation day among 0.1, 0.5, 1 and 2 (docs/substrates/cml.md)."""
 MAPPERS = ("idw", "kriging", "bayes", "dps", "pnp", "smc", "tempered", "exchange")
 """The methods that map rain, as --methods names them."""
+LATENT_UNABLE = ("dps", "smc", "tempered", "exchange")
+"""The samplers that take no latent offsets (`--baseline latent`): SMC's and the latent
+samplers' weights would need the offsets in each particle's state, and DPS is left as it
+is (its maps blow up from small guidance)."""
 
 
 class CmlReconstructParameters(MethodParameters):
@@ -156,16 +160,17 @@ class CmlReconstructParameters(MethodParameters):
     )
     baseline: Literal["chain", "latent"] = option(
         "chain",
-        "what bayes reads each link's attenuation above: chain (the chain's baseline; "
-        "its wet/dry decisions and zeros come with it) or latent (the link's dry reference, "
-        "its median trsl while the chain called it dry, with the reference's error per "
-        "sublink a latent variable sampled with the field, prior SD --offset-sd-db; the "
-        "field's dry cells are then the wet/dry state). bayes only: the other methods keep "
-        "the chain's",
+        "what bayes and pnp read each link's attenuation above: chain (the chain's "
+        "baseline; its wet/dry decisions and zeros come with it) or latent (the link's dry "
+        "reference, its median trsl while the chain called it dry, with the reference's "
+        "error per sublink a latent variable sampled with the field, prior SD "
+        "--offset-sd-db; the field's dry cells are then the wet/dry state). idw and kriging "
+        "keep the chain's; dps, smc, tempered and exchange do not take latent",
     )
     offset_sd_db: float = option(
         OFFSET_SD_DB,
-        "prior standard deviation of each sublink's dry-reference error with --baseline latent",
+        "prior standard deviation of each sublink's dry-reference error with --baseline "
+        "latent (bayes and pnp)",
         metavar="DB",
         gt=0,
     )
@@ -199,6 +204,12 @@ class CmlReconstructParameters(MethodParameters):
             raise ValueError("latent models the dry level that --true-baseline gives exactly")
         if value == "latent" and info.data.get("wet_antenna_by") == "chain":
             raise ValueError("latent reads trsl above the dry reference: no chain correction")
+        unable = [m for m in info.data.get("methods", ()) if m in LATENT_UNABLE]
+        if value == "latent" and unable:
+            raise ValueError(
+                f"latent offsets are sampled by bayes and pnp, not by {', '.join(unable)}: "
+                "leave those out of --methods or keep --baseline chain"
+            )
         return value
 
     @field_validator("dry_limit_db", mode="before")
@@ -242,14 +253,16 @@ class CmlReconstructParameters(MethodParameters):
         )
 
     def diffusion(self) -> DiffusionSettings:
-        """The diffusion samplers' settings (dps, pnp, smc)."""
+        """The diffusion samplers' settings (dps, pnp, smc, tempered, exchange)."""
+        latent = self.baseline == "latent"
         return DiffusionSettings(
             steps=self.diffusion_steps,
             draws=self.draws,
             scale=self.guidance,
             strength=self.strength,
-            dry_limit_db=self.dry_limit_db,
+            dry_limit_db=None if latent else self.dry_limit_db,
             wet_antenna_max_db=self._wet_antenna_max_db(),
+            offset_sd_db=self.offset_sd_db if latent else None,
         )
 
 
@@ -275,7 +288,13 @@ SUMMARY = (
     Entry("bayes_acceptance_mean", "HMC acceptance rate", "%"),
     Entry(
         "bayes_offset_abs_median_db",
-        "median size of the dry references' errors found (--baseline latent)",
+        "median size of the dry references' errors bayes found (--baseline latent)",
+        "dB",
+        format=".2f",
+    ),
+    Entry(
+        "pnp_offset_abs_median_db",
+        "median size of the dry references' errors pnp found (--baseline latent)",
         "dB",
         format=".2f",
     ),

@@ -36,7 +36,8 @@ def reconstruct(
     variogram: Variogram | None = None,
 ) -> tuple[dict[str, np.ndarray], dict[str, float], dict[str, Any]]:
     """Fields (steps, ny, nx) per method, seconds per method, and the probabilistic
-    methods' extras (extra["std"][method], HMC's levels and acceptance, SMC's ESS);
+    methods' extras (extra["std"][method], HMC's levels and acceptance, SMC's ESS, the
+    latent offsets extra["offset_db"][method] of bayes and pnp with `--baseline latent`);
     samplers: HMC's settings, the diffusion samplers' and their prior's weights file;
     torch_placement: (device, precision) of the Bayesian reconstructions."""
     import torch
@@ -47,7 +48,7 @@ def reconstruct(
     steps = len(inputs.times)
     fields: dict[str, np.ndarray] = {}
     timings: dict[str, float] = {}
-    extra: dict[str, Any] = {"std": {}, "ess": {}}
+    extra: dict[str, Any] = {"std": {}, "ess": {}, "offset_db": {}}
     prior = None
     for method in methods:
         began = time.perf_counter()
@@ -78,7 +79,7 @@ def reconstruct(
                 acceptance=posterior.acceptance,
             )
             if posterior.offset_db is not None:
-                extra["offset_db"] = posterior.offset_db
+                extra["offset_db"][method] = posterior.offset_db
         elif method in get_args(Sampler):
             if prior is None:
                 prior = load_prior(prior_file, device, getattr(torch, precision))
@@ -86,8 +87,9 @@ def reconstruct(
             def step(i: int, n: int, m: str = method) -> None:
                 progress(m, i, n)
 
+            latent = diffusion.offset_sd_db is not None
             sampled = reconstruct_diffusion(
-                inputs.attenuation_db,
+                inputs.above_reference_db if latent else inputs.attenuation_db,
                 inputs.path_rain_mm_h,
                 inputs.links,
                 grid,
@@ -101,6 +103,8 @@ def reconstruct(
             extra["ess"][method] = sampled.ess
             if sampled.swap_acceptance is not None:
                 extra["swap_acceptance"] = sampled.swap_acceptance
+            if sampled.offset_db is not None:
+                extra["offset_db"][method] = sampled.offset_db
         else:
             interpolate = (
                 OrdinaryKriging(points, cells, variogram)

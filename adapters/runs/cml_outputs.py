@@ -82,8 +82,9 @@ def summary(
     }
     if "acceptance" in extra:
         summary["bayes_acceptance_mean"] = float(np.nanmean(extra["acceptance"]))
-    if "offset_db" in extra and np.isfinite(extra["offset_db"]).any():
-        summary["bayes_offset_abs_median_db"] = float(np.nanmedian(np.abs(extra["offset_db"])))
+    for method, offset_db in extra.get("offset_db", {}).items():
+        if np.isfinite(offset_db).any():
+            summary[f"{method}_offset_abs_median_db"] = float(np.nanmedian(np.abs(offset_db)))
     for sampler in ("smc", "tempered", "exchange"):
         if sampler in extra["ess"] and np.isfinite(extra["ess"][sampler]).any():
             summary[f"{sampler}_ess_min"] = float(np.nanmin(extra["ess"][sampler]))
@@ -206,19 +207,24 @@ def write_fields(
     for name in ("time", "time_bnds", "lat", "lon", "y_km", "x_km"):  # never missing
         dataset[name].encoding["_FillValue"] = None
     folder.write_netcdf("fields.nc", dataset)
-    if "offset_db" in extra:  # --baseline latent
+    if extra.get("offset_db"):  # --baseline latent
         write_offsets(folder, inputs, extra["offset_db"])
 
 
-def write_offsets(folder: RunFolder, inputs: LinkInputs, offset_db: np.ndarray) -> None:
-    """offsets.parquet: bayes' posterior mean error of each sublink's dry reference (dB;
-    NaN where the sublink saw no wet map), a row per link and sublink."""
-    links, sublinks = offset_db.shape
-    table = pa.table(
-        {
-            "cml_id": np.repeat(inputs.links["cml_id"].values.astype(str), sublinks),
-            "sublink_id": np.tile(inputs.links["sublink_id"].values.astype(str), links),
-            "offset_db": offset_db.ravel(),
+def write_offsets(folder: RunFolder, inputs: LinkInputs, offset_db: dict[str, np.ndarray]) -> None:
+    """offsets.parquet: each method's (bayes, pnp) posterior mean error of each sublink's
+    dry reference (dB; NaN where the sublink saw no wet map), a row per method, link and
+    sublink."""
+    cml_id = inputs.links["cml_id"].values.astype(str)
+    sublink_id = inputs.links["sublink_id"].values.astype(str)
+    tables = []
+    for method, offsets in offset_db.items():
+        links, sublinks = offsets.shape
+        columns = {
+            "method": np.full(links * sublinks, method),
+            "cml_id": np.repeat(cml_id, sublinks),
+            "sublink_id": np.tile(sublink_id, links),
+            "offset_db": offsets.ravel(),
         }
-    )
-    folder.write_table("offsets.parquet", table)
+        tables.append(pa.table(columns))
+    folder.write_table("offsets.parquet", pa.concat_tables(tables))

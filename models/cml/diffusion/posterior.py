@@ -122,6 +122,7 @@ def pnp(
     dtype: Any = torch.float32,
     device: str | torch.device = "cpu",
     on_step: Callable[[int, int], None] | None = None,
+    refresh: Callable[[Any], None] | None = None,
 ) -> Samples:
     """`samples` posterior draws for each of shape[0] rows (grid shape[1:]) by DiffPIR.
 
@@ -129,7 +130,10 @@ def pnp(
     units of the data's standardised residuals: λ = 1 weighs x̂₀ by its own noise level);
     zeta: ζ ∈ [0, 1], the share of fresh noise when re-noising (1: all fresh, 0: the
     deterministic DDIM direction); iterations, rate: the Adam iterations and step (model
-    units) of each proximal solve; clip: bounds on x̂₀ and x̃₀ (the data's range) or None.
+    units) of each proximal solve; clip: bounds on x̂₀ and x̃₀ (the data's range) or None;
+    refresh(x̃₀), when given, runs after every proximal step with its (rows·samples, ...)
+    solution, rows slowest: it may redraw other unknowns of `potential` given the fields
+    (the latent offsets of `baseline_offset`), which the next step's data then read.
     """
     if not 0 <= zeta <= 1:
         raise ValueError(f"zeta must be in [0, 1], got {zeta}")
@@ -143,6 +147,8 @@ def pnp(
         with torch.no_grad():
             x0 = _denoised(noise, x, t, clip)
         x0 = _proximal(potential, x0, strength * a_t / (1 - a_t), iterations, rate, clip)
+        if refresh is not None:
+            refresh(x0)
         if s > 0:
             direction = (x - math.sqrt(a_t) * x0) / math.sqrt(1 - a_t)  # the implied ε
             fresh = torch.randn(x.shape, generator=generator, dtype=dtype, device=device)

@@ -6,7 +6,10 @@ its sublinks' attenuation, sampled by DPS, plug-and-play (DiffPIR) or twisted SM
 The prior was trained on cells of its own size (2 km, `RainPriorModel.cell_km`); maps are
 sampled on a grid of that cell over the requested area and interpolated bilinearly onto
 the requested grid. Maps where no link's chain rain exceeds `wet_mm_h` are dry (zero, as
-the chain says) and are not sampled.
+the chain says) and are not sampled. With `DiffusionSettings.offset_sd_db` (PnP) the data
+are attenuation above each link's dry reference and each sublink's error in it is a latent
+offset, redrawn from its conditional given the fields after every proximal step; the dry
+maps' data inform it too.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..baseline_offset import BaselineOffsets
 from ..grid import Grid
 from ..likelihood import LinkLikelihood
 from ..path_operator import PathOperator
@@ -32,12 +36,15 @@ class DiffusionPosterior:
     """mean, std: (maps, ny, nx) rain in mm/h on the requested grid; ess: the smallest
     effective sample size over each map's chain (the draw count for DPS; NaN when dry);
     swap_acceptance: replica exchange's share of accepted swaps per adjacent pair of
-    temperatures, over its batches (None for the other samplers)."""
+    temperatures, over its batches (None for the other samplers); offset_db: (links,
+    sublinks) the final draws' mean error of each dry reference (dB; None without latent
+    offsets; NaN where no sampled map observed the sublink)."""
 
     mean: np.ndarray
     std: np.ndarray
     ess: np.ndarray
     swap_acceptance: np.ndarray | None = None
+    offset_db: np.ndarray | None = None
 
 
 def reconstruct_diffusion(
@@ -52,9 +59,10 @@ def reconstruct_diffusion(
 ) -> DiffusionPosterior:
     """Posterior mean and standard deviation of every map on `grid`.
 
-    attenuation_db: (maps, links, sublinks) above baseline, NaN where missing;
-    path_rain_mm_h: (maps, links) the chain's rain, used only to tell dry maps; links: the
-    OpenSense dataset of the links (their ends, frequency, polarization).
+    attenuation_db: (maps, links, sublinks) above the chain's baseline (with latent offsets:
+    above each link's dry reference), NaN where missing; path_rain_mm_h: (maps, links) the
+    chain's rain, used only to tell dry maps; links: the OpenSense dataset of the links
+    (their ends, frequency, polarization).
     """
     import torch
 
@@ -71,6 +79,8 @@ def reconstruct_diffusion(
     batches = [b for b in np.array_split(wet, -(-len(wet) // s.maps_per_batch)) if len(b)]
     generator = torch.Generator(device=device).manual_seed(seed)
     swaps: list[np.ndarray] = []
+    dry = np.setdiff1d(np.arange(maps), wet)
+    offset_sum = np.zeros(attenuation_db.shape[1:])
     done, total = 0, len(batches) * s.steps
     for batch in batches:
         chains = s.temperatures if s.sampler == "exchange" else s.draws  # per map
@@ -86,6 +96,25 @@ def reconstruct_diffusion(
 
         def potential(x0: Any, likelihood: LinkLikelihood = likelihood) -> Any:
             return likelihood.potential(to_rain(x0))
+
+        refresh: Callable[[Any], None] | None = None
+        if s.offset_sd_db is not None:
+            offsets = BaselineOffsets.of(
+                likelihood,
+                s.offset_sd_db,
+                chains,
+                attenuation_db[dry],
+                s.noise_db,
+                s.relative_noise,
+            )
+            likelihood.offset_db = torch.zeros_like(likelihood.observed)
+
+            def redraw(
+                x0: Any, likelihood: LinkLikelihood = likelihood, offsets: BaselineOffsets = offsets
+            ) -> None:
+                likelihood.offset_db = offsets.draw(likelihood, to_rain(x0), generator)
+
+            refresh = redraw
 
         def report(i: int, n: int, offset: int = done) -> None:
             if on_step is not None:
@@ -115,6 +144,7 @@ def reconstruct_diffusion(
                 (len(batch), *shape),
                 strength=s.strength,
                 samples=s.draws,
+                refresh=refresh,
                 **common,
             )
         elif s.sampler == "smc":
@@ -154,6 +184,13 @@ def reconstruct_diffusion(
         mean[batch] = first.cpu().numpy()
         std[batch] = (second - first**2).clamp_min(0).sqrt().cpu().numpy()
         ess[batch] = float(out.ess.min())
+        if likelihood.offset_db is not None:
+            offset_sum += likelihood.offset_db.double().mean(0).cpu().numpy()
     if sampling != grid:
         mean, std = grid.resample(mean, sampling), grid.resample(std, sampling)
-    return DiffusionPosterior(mean, std, ess, np.mean(swaps, axis=0) if swaps else None)
+    offset_db = None
+    if s.offset_sd_db is not None:
+        sampled = np.isfinite(attenuation_db[wet]).any(0)
+        offset_db = np.where(sampled, offset_sum / max(1, len(batches)), np.nan)
+    swap = np.mean(swaps, axis=0) if swaps else None
+    return DiffusionPosterior(mean, std, ess, swap, offset_db)

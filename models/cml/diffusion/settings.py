@@ -22,7 +22,11 @@ class DiffusionSettings:
     likelihood (as the GRF-HMC reconstruction's); maps_per_batch: maps sampled together;
     clip: bounds of x̂₀ in the model's space (−1 dry, 1.3 ≈ 280 mm/h); wet_mm_h: a map is
     sampled when a link's chain rain is above it; dry_limit_db: read the chain's dry steps
-    (0 dB) as "below this attenuation" (None: as no rain).
+    (0 dB) as "below this attenuation" (None: as no rain); offset_sd_db: None, the data are
+    attenuation above the chain's baseline; a value (dB, PnP only), they are attenuation
+    above each link's dry reference, offset by a latent error of this prior standard
+    deviation per sublink, shared by the maps of a batch and redrawn from its conditional
+    after every proximal step (`baseline_offset`; dry_limit_db must then be None).
 
     The defaults of steps, draws, scale, strength and dry_limit_db were chosen on the
     validation day (20 May 2018) and are those of the held-out evaluation: 32 draws scored
@@ -43,3 +47,14 @@ class DiffusionSettings:
     clip: tuple[float, float] = (-1.0, 1.3)
     wet_mm_h: float = 0.1
     dry_limit_db: float | None = DRY_LIMIT_DB
+    offset_sd_db: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.offset_sd_db is None:
+            return
+        if self.sampler != "pnp":
+            raise ValueError(f"latent offsets are drawn between PnP's steps, not {self.sampler}'s")
+        if self.dry_limit_db is not None:
+            raise ValueError("latent offsets read no chain zeros: dry_limit_db must be None")
+        if not self.offset_sd_db > 0:
+            raise ValueError(f"offset_sd_db must be positive, got {self.offset_sd_db}")

@@ -140,3 +140,15 @@ def test_latent_offsets_read_no_censored_zeros() -> None:
     censored = LinkLikelihood.of(operator, observed, 0.3, 0.1, 0.0, dry_limit_db=3.0)
     with pytest.raises(ValueError, match="no censoring"):
         BaselineOffsets.of(censored, 1.0, 1, observed[:0], 0.3, 0.1)
+
+
+def test_only_pnp_takes_latent_offsets_and_they_read_no_censored_zeros() -> None:
+    from substrates.models.cml.diffusion.settings import DiffusionSettings
+
+    DiffusionSettings(offset_sd_db=0.5, dry_limit_db=None)
+    with pytest.raises(ValueError, match="not smc's"):
+        DiffusionSettings(sampler="smc", offset_sd_db=0.5, dry_limit_db=None)
+    with pytest.raises(ValueError, match="dry_limit_db must be None"):
+        DiffusionSettings(offset_sd_db=0.5)
+    with pytest.raises(ValueError, match="positive"):
+        DiffusionSettings(offset_sd_db=-1.0, dry_limit_db=None)
