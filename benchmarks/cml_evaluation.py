@@ -512,9 +512,10 @@ def main() -> int:
             dps = f"DPS guidance {guidance:g}, " if "dps" in methods else ""
             chain = _inputs(args)
             if args.baseline == "latent":
+                readers = [n for m, n in (("bayes", "GRF-HMC"), ("pnp", "PnP")) if m in methods]
                 chain += (
-                    ", GRF-HMC and PnP above each link's dry reference with latent offsets "
-                    f"(prior SD {offset_sd:g} dB)"
+                    f", {' and '.join(readers) or 'no method'} above each link's dry reference "
+                    f"with latent offsets (prior SD {offset_sd:g} dB)"
                 )
             print(
                 f"\n{args.case}, {chain}, {dps}PnP λ {strength:g}, {dry}, "

@@ -215,7 +215,12 @@ def goal_verdict(
         return False, f"Verdict: FAIL (cannot tell) — {missing} was run ({goal})"
     found = {reference: by[method] for reference, by in against.items()}
     shown = ", ".join(
-        f"vs {reference} {100 * i.value:+.1f}% ({100 * i.low:+.1f} to {100 * i.high:+.1f})"
+        f"vs {reference} {100 * i.value:+.1f}% "
+        + (
+            f"({100 * i.low:+.1f} to {100 * i.high:+.1f})"
+            if np.isfinite(i.low) and np.isfinite(i.high)
+            else "(no interval)"
+        )
         for reference, i in found.items()
     ).replace("-", "−")
     if not all(np.isfinite(i.low) and np.isfinite(i.high) for i in found.values()):

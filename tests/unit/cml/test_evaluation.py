@@ -163,3 +163,4 @@ def test_the_goal_verdict_cannot_tell_without_an_interval() -> None:
     few = {"idw": {"pnp": Interval(-0.5, np.nan, np.nan)}}  # far ahead, but three hours
     passed, line = goal_verdict(few, "pnp", 0.10)
     assert not passed and "too few hours" in line and "cannot tell" in line
+    assert "vs idw −50.0% (no interval)" in line and "nan" not in line
