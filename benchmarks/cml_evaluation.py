@@ -57,7 +57,7 @@ import xarray as xr
 from publish import published
 
 import substrates
-from substrates.adapters.methods.cml_reconstruct import OFFSET_SD_DB
+from substrates.adapters.methods.cml_reconstruct import LATENT_STRENGTH, OFFSET_SD_DB
 from substrates.models.cml.chain_parameters import ChainParameters
 from substrates.models.cml.diffusion.settings import DiffusionSettings
 from substrates.models.cml.evaluation import (
@@ -353,7 +353,8 @@ def _parser() -> argparse.ArgumentParser:
         "--guidance", default=str(DEFAULTS.scale), help="DPS guidance, comma-separated"
     )
     parser.add_argument(
-        "--strength", default=str(DEFAULTS.strength), help="PnP's λ, comma-separated"
+        "--strength",
+        help="PnP's λ, comma-separated (default: cml-reconstruct's for the --baseline)",
     )
     parser.add_argument(
         "--dry-limit",
@@ -465,7 +466,7 @@ def main() -> int:
         settings = [
             (float(g), float(s), d, float(o))
             for g in args.guidance.split(",")
-            for s in args.strength.split(",")
+            for s in _strengths(args)
             for d in limits
             for o in args.offset_sd.split(",")
         ]
@@ -510,6 +511,7 @@ def main() -> int:
             if args.baseline == "latent":
                 dry = "no dry step censored"
             dps = f"DPS guidance {guidance:g}, " if "dps" in methods else ""
+            pnp = f"PnP λ {strength:g}, " if {"pnp", "smc"} & set(methods) else ""
             chain = _inputs(args)
             if args.baseline == "latent":
                 readers = [n for m, n in (("bayes", "GRF-HMC"), ("pnp", "PnP")) if m in methods]
@@ -518,7 +520,7 @@ def main() -> int:
                     f"with latent offsets (prior SD {offset_sd:g} dB)"
                 )
             print(
-                f"\n{args.case}, {chain}, {dps}PnP λ {strength:g}, {dry}, "
+                f"\n{args.case}, {chain}, {dps}{pnp}{dry}, "
                 f"{args.draws} draws, "
                 f"{args.steps} steps, {maps} maps of {args.every} min:\n"
             )
@@ -546,14 +548,23 @@ def _inputs(args: argparse.Namespace) -> str:
     return f"{wet}, Schleiss cap {args.waa_max:g} dB, {antennas}{links}"
 
 
+def _strengths(args: argparse.Namespace) -> list[float]:
+    """PnP's λ values to run: --strength's, else cml-reconstruct's default for the data
+    read (1 for the chain's output, `LATENT_STRENGTH` for --baseline latent)."""
+    if args.strength is not None:
+        return [float(v) for v in args.strength.split(",")]
+    return [LATENT_STRENGTH if args.baseline == "latent" else DEFAULTS.strength]
+
+
 def _block() -> str:
     """The validation page's block for this command line: one per case, and one per case
     for each departure from the defaults the page keeps (`--wet-threshold 0.5 --waa-max 1`:
     `-chain-0.5-1`; `--wet-antenna-max 0`: `-pastorek-0`; `--wet-antenna-by chain`:
     `-waa-by-chain`; `--true-baseline`: `-true-baseline`; `--steps 100`: `-steps-100`;
     `--wet-dry nearby`: `-nearby`; `--hours 1`: `-hours-1`; `--ideal-links`:
-    `-ideal-links`; `--baseline latent`: `-latent`; `--strength 0.3,1,3`:
-    `-strength-0.3-1-3`), so that the default's tables stay beside them."""
+    `-ideal-links`; `--baseline latent`: `-latent`; with pnp or smc run, a λ other than
+    1, as `--strength 0.3,1,3` or `--baseline latent`'s default 0.1: `-strength-0.3-1-3`,
+    `-strength-0.1`), so that the default's tables stay beside them."""
     args, _ = _parser().parse_known_args(sys.argv[1:])  # --docs is not main's
     name = f"cml-evaluation-{args.case}"
     if (args.wet_threshold, args.waa_max) != (CHAIN.threshold_db, CHAIN.waa_max_db):
@@ -570,8 +581,9 @@ def _block() -> str:
         name += f"-pastorek-{args.wet_antenna_max:g}"
     if args.baseline == "latent":
         name += "-latent"
-    if [float(v) for v in args.strength.split(",")] != [DEFAULTS.strength]:
-        name += "-strength-" + args.strength.replace(",", "-")
+    proximal = {"pnp", "smc"} & set(args.methods.split(","))  # the methods λ weighs
+    if proximal and (strengths := _strengths(args)) != [DEFAULTS.strength]:
+        name += "-strength-" + "-".join(f"{s:g}" for s in strengths)
     if args.steps != DEFAULTS.steps:
         name += f"-steps-{args.steps}"
     if args.hours not in (None, case_hours(args.case)):
