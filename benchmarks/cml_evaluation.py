@@ -33,7 +33,8 @@ stratiform ones);
 CRPS and 90 %-interval coverage of the probabilistic methods (Gaussian with the
 posterior's mean and standard deviation); the maps' rainfall statistics against the
 truth's: wet-area fraction (> 0.1 mm/h), the 50/90/99 % quantiles of wet cells and the
-slope of the radially averaged power spectrum.
+slope of the radially averaged power spectrum; and at the links, each method's rain
+along the link paths against the reference's path averages (the links' own as `chain`).
 
 Verdict, per configuration run (issue #46's goal): the diffusion-prior method judged
 (cml-reconstruct's default sampler, else the first listed) at least 10% under IDW's and
