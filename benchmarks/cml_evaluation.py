@@ -60,7 +60,7 @@ import xarray as xr
 from publish import published
 
 import substrates
-from substrates.adapters.methods.cml_reconstruct import LATENT_STRENGTH, OFFSET_SD_DB
+from substrates.adapters.methods.cml_reconstruct import OFFSET_SD_DB
 from substrates.models.cml.chain_parameters import ChainParameters
 from substrates.models.cml.diffusion.settings import DiffusionSettings
 from substrates.models.cml.evaluation import (
@@ -376,8 +376,7 @@ def _parser() -> argparse.ArgumentParser:
         "--guidance", default=str(DEFAULTS.scale), help="DPS guidance, comma-separated"
     )
     parser.add_argument(
-        "--strength",
-        help="PnP's λ, comma-separated (default: cml-reconstruct's for the --baseline)",
+        "--strength", default=str(DEFAULTS.strength), help="PnP's λ, comma-separated"
     )
     parser.add_argument(
         "--dry-limit",
@@ -489,7 +488,7 @@ def main() -> int:
         settings = [
             (float(g), float(s), d, float(o))
             for g in args.guidance.split(",")
-            for s in _strengths(args)
+            for s in args.strength.split(",")
             for d in limits
             for o in args.offset_sd.split(",")
         ]
@@ -573,14 +572,6 @@ def _inputs(args: argparse.Namespace) -> str:
     return f"{wet}, Schleiss cap {args.waa_max:g} dB, {antennas}{links}"
 
 
-def _strengths(args: argparse.Namespace) -> list[float]:
-    """PnP's λ values to run: --strength's, else cml-reconstruct's default for the data
-    read (1 for the chain's output, `LATENT_STRENGTH` for --baseline latent)."""
-    if args.strength is not None:
-        return [float(v) for v in args.strength.split(",")]
-    return [LATENT_STRENGTH if args.baseline == "latent" else DEFAULTS.strength]
-
-
 def _block() -> str:
     """The validation page's block for this command line: one per case, and one per case
     for each departure from the defaults the page keeps (`--wet-threshold 0.5 --waa-max 1`:
@@ -588,8 +579,8 @@ def _block() -> str:
     `-waa-by-chain`; `--true-baseline`: `-true-baseline`; `--steps 100`: `-steps-100`;
     `--wet-dry nearby`: `-nearby`; `--hours 1`: `-hours-1`; `--ideal-links`:
     `-ideal-links`; `--baseline latent`: `-latent`; with pnp or smc run, a λ other than
-    1, as `--strength 0.3,1,3` or `--baseline latent`'s default 0.1: `-strength-0.3-1-3`,
-    `-strength-0.1`), so that the default's tables stay beside them."""
+    1, as `--strength 0.3,1,3`: `-strength-0.3-1-3`), so that the default's tables stay
+    beside them."""
     args, _ = _parser().parse_known_args(sys.argv[1:])  # --docs is not main's
     name = f"cml-evaluation-{args.case}"
     if (args.wet_threshold, args.waa_max) != (CHAIN.threshold_db, CHAIN.waa_max_db):
@@ -607,7 +598,8 @@ def _block() -> str:
     if args.baseline == "latent":
         name += "-latent"
     proximal = {"pnp", "smc"} & set(args.methods.split(","))  # the methods λ weighs
-    if proximal and (strengths := _strengths(args)) != [DEFAULTS.strength]:
+    strengths = [float(v) for v in args.strength.split(",")]
+    if proximal and strengths != [DEFAULTS.strength]:
         name += "-strength-" + "-".join(f"{s:g}" for s in strengths)
     if args.steps != DEFAULTS.steps:
         name += f"-steps-{args.steps}"

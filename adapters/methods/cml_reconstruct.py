@@ -19,10 +19,6 @@ if TYPE_CHECKING:
 OFFSET_SD_DB = 0.5
 """Prior standard deviation of a sublink's dry-reference error, `--baseline latent` (dB):
 chosen on the validation day among 0.1, 0.5, 1 and 2 (docs/substrates/cml.md)."""
-LATENT_STRENGTH = 0.1
-"""PnP's λ with `--baseline latent`: chosen on the validation day among 0.03, 0.1, 0.3, 1
-and 3, the largest within 2% of the best RMSE (docs/substrates/cml.md). Reading the
-chain's output it is `DiffusionSettings.strength`."""
 MAPPERS = ("idw", "kriging", "bayes", "dps", "pnp", "smc", "tempered", "exchange")
 """The methods that map rain, as --methods names them."""
 LATENT_UNABLE = ("dps", "smc", "tempered", "exchange")
@@ -92,12 +88,12 @@ class CmlReconstructParameters(MethodParameters):
         "methods, use pnp",
         gt=0,
     )
-    strength: float | None = option(
-        None,
+    strength: float = option(
+        DiffusionSettings.strength,
         "PnP's and SMC's λ: the weight of the prior's estimate "
         "against the links in each proximal step (1: by its own noise level; smaller "
-        "follows the links more). Default: 1 reading the chain's output, 0.1 with "
-        "--baseline latent, each chosen on the validation day",
+        "follows the links more, and with --baseline latent can put tens of mm/h on "
+        "short links whose wet-antenna loss the model misses: see the CML guide)",
         gt=0,
     )
     dry_limit_db: float | None = option(
@@ -257,12 +253,6 @@ class CmlReconstructParameters(MethodParameters):
             offset_sd_db=self.offset_sd_db if latent else None,
         )
 
-    def pnp_strength(self) -> float:
-        """PnP's and SMC's λ: as given, else the default chosen for the data read."""
-        if self.strength is not None:
-            return self.strength
-        return LATENT_STRENGTH if self.baseline == "latent" else DiffusionSettings.strength
-
     def diffusion(self) -> DiffusionSettings:
         """The diffusion samplers' settings (dps, pnp, smc, tempered, exchange)."""
         latent = self.baseline == "latent"
@@ -270,7 +260,7 @@ class CmlReconstructParameters(MethodParameters):
             steps=self.diffusion_steps,
             draws=self.draws,
             scale=self.guidance,
-            strength=self.pnp_strength(),
+            strength=self.strength,
             dry_limit_db=None if latent else self.dry_limit_db,
             wet_antenna_max_db=self._wet_antenna_max_db(),
             offset_sd_db=self.offset_sd_db if latent else None,

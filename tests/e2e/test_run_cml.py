@@ -707,7 +707,6 @@ def test_latent_offsets_find_each_links_dry_reference_error(tmp_path) -> None:
     assert parameters["bayesian"]["dry_limit_db"] is None
     assert parameters["diffusion"]["offset_sd_db"] == 0.5
     assert parameters["diffusion"]["dry_limit_db"] is None
-    assert parameters["diffusion"]["strength"] == 0.1
     table = pq.read_table(run.path / "offsets.parquet").to_pandas()
     sim = create_backend("cml.sim", {"seed": 0, "links": 100, "duration_h": 6})
     begin, finish = np.datetime64(start, "ns"), np.datetime64(end, "ns")

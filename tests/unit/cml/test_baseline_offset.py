@@ -154,14 +154,13 @@ def test_only_pnp_takes_latent_offsets_and_they_read_no_censored_zeros() -> None
         DiffusionSettings(offset_sd_db=-1.0, dry_limit_db=None)
 
 
-def test_pnp_takes_the_strength_chosen_for_the_data_it_reads() -> None:
-    """λ defaults to 1 reading the chain's output and to 0.1 with --baseline latent (each
-    chosen on the validation day); a given λ is kept; latent settings censor nothing."""
+def test_latent_settings_reach_pnp_and_censor_nothing() -> None:
+    """--baseline latent gives the diffusion settings the offsets' prior SD and no
+    censoring; reading the chain's output they keep the 3 dB limit and no offsets."""
     from substrates.adapters.methods.cml_reconstruct import CmlReconstructParameters
 
     chain = CmlReconstructParameters().diffusion()
-    latent = CmlReconstructParameters(baseline="latent").diffusion()
-    given = CmlReconstructParameters(baseline="latent", strength=0.5).diffusion()
-    assert (chain.strength, latent.strength, given.strength) == (1.0, 0.1, 0.5)
+    latent = CmlReconstructParameters(baseline="latent", strength=0.5).diffusion()
     assert (chain.offset_sd_db, latent.offset_sd_db) == (None, 0.5)
     assert latent.dry_limit_db is None and chain.dry_limit_db == 3.0
+    assert latent.strength == 0.5
