@@ -22,7 +22,13 @@ import numpy as np
 from .baseline_offset import BaselineOffsets
 from .hmc import hmc
 from .likelihood import LinkLikelihood
-from .likelihood_defaults import DRY_LIMIT_DB, NOISE_DB, RELATIVE_NOISE, WET_ANTENNA_MAX_DB
+from .likelihood_defaults import (
+    DRY_LIMIT_DB,
+    NOISE_DB,
+    RELATIVE_NOISE,
+    WET_ANTENNA_MAX_DB,
+    check_latent_offsets,
+)
 from .path_operator import PathOperator
 from .rain_prior import FieldPrior, RainPrior, fit_levels, threshold
 
@@ -56,10 +62,7 @@ class BayesianSettings:
     offset_sd_db: float | None = None
 
     def __post_init__(self) -> None:
-        if self.offset_sd_db is not None and self.dry_limit_db is not None:
-            raise ValueError("latent offsets read no chain zeros: dry_limit_db must be None")
-        if self.offset_sd_db is not None and not self.offset_sd_db > 0:
-            raise ValueError(f"offset_sd_db must be positive, got {self.offset_sd_db}")
+        check_latent_offsets(self.offset_sd_db, self.dry_limit_db)
 
 
 @dataclass

@@ -214,16 +214,16 @@ def goal_verdict(
         missing = "no diffusion-prior method" if method is None else "no reference method"
         return False, f"Verdict: FAIL (cannot tell) — {missing} was run ({goal})"
     found = {reference: by[method] for reference, by in against.items()}
+
+    def bounded(i: Interval) -> bool:
+        return bool(np.isfinite(i.low) and np.isfinite(i.high))
+
     shown = ", ".join(
         f"vs {reference} {100 * i.value:+.1f}% "
-        + (
-            f"({100 * i.low:+.1f} to {100 * i.high:+.1f})"
-            if np.isfinite(i.low) and np.isfinite(i.high)
-            else "(no interval)"
-        )
+        + (f"({100 * i.low:+.1f} to {100 * i.high:+.1f})" if bounded(i) else "(no interval)")
         for reference, i in found.items()
     ).replace("-", "−")
-    if not all(np.isfinite(i.low) and np.isfinite(i.high) for i in found.values()):
+    if not all(bounded(i) for i in found.values()):
         return False, (
             f"Verdict: FAIL (cannot tell) — {method}: {shown}; too few hours for an "
             f"interval ({goal})"

@@ -16,3 +16,14 @@ WET_ANTENNA_MAX_DB = 14.0
 Pastorek et al. 2021's)."""
 DRY_LIMIT_DB = 3.0
 """A sublink the chain called dry for a whole map reads as attenuation below this (dB)."""
+
+
+def check_latent_offsets(offset_sd_db: float | None, dry_limit_db: float | None) -> None:
+    """Refuse settings where latent dry-reference offsets (`baseline_offset`) meet censored
+    chain zeros, or have a prior standard deviation that is not positive (dB)."""
+    if offset_sd_db is None:
+        return
+    if dry_limit_db is not None:
+        raise ValueError("latent offsets read no chain zeros: dry_limit_db must be None")
+    if not offset_sd_db > 0:
+        raise ValueError(f"offset_sd_db must be positive, got {offset_sd_db}")

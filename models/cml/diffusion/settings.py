@@ -6,7 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ..likelihood_defaults import DRY_LIMIT_DB, NOISE_DB, RELATIVE_NOISE, WET_ANTENNA_MAX_DB
+from ..likelihood_defaults import (
+    DRY_LIMIT_DB,
+    NOISE_DB,
+    RELATIVE_NOISE,
+    WET_ANTENNA_MAX_DB,
+    check_latent_offsets,
+)
 
 
 @dataclass(frozen=True)
@@ -54,7 +60,4 @@ class DiffusionSettings:
             return
         if self.sampler != "pnp":
             raise ValueError(f"latent offsets are drawn between PnP's steps, not {self.sampler}'s")
-        if self.dry_limit_db is not None:
-            raise ValueError("latent offsets read no chain zeros: dry_limit_db must be None")
-        if not self.offset_sd_db > 0:
-            raise ValueError(f"offset_sd_db must be positive, got {self.offset_sd_db}")
+        check_latent_offsets(self.offset_sd_db, self.dry_limit_db)
