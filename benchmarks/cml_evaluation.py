@@ -364,7 +364,12 @@ def _parser() -> argparse.ArgumentParser:
         choices=["semi-synthetic", "simulated", "real", "validation", "native", "fresh"],
         default="semi-synthetic",
     )
-    parser.add_argument("--methods", default="idw,kriging,bayes,pnp,smc")
+    parser.add_argument(
+        "--methods",
+        default="idw,kriging,bayes,pnp",
+        help="comma-separated, as cml-reconstruct's (dps, smc, tempered and exchange with "
+        "--baseline chain)",
+    )
     parser.add_argument("--every", type=int, default=15, help="minutes per map")
     parser.add_argument(
         "--hours",
@@ -432,15 +437,22 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--baseline",
         choices=["chain", "latent"],
-        default="chain",
-        help="latent: GRF-HMC (bayes) and PnP read trsl above each link's dry reference and "
-        "sample the reference's error with the field (cml-reconstruct --baseline latent; "
-        "leave dps and smc out of --methods)",
+        default="latent",
+        help="latent (cml-reconstruct's default): GRF-HMC (bayes) and PnP read trsl above "
+        "each link's dry reference and sample the reference's error with the field; chain: "
+        "they read the chain's output (needed by dps, smc, --true-baseline and "
+        "--wet-antenna-by chain)",
     )
     parser.add_argument(
         "--offset-sd",
         default=str(OFFSET_SD_DB),
         help="prior SD (dB) of the dry reference's error with --baseline latent, comma-separated",
+    )
+    parser.add_argument(
+        "--antenna-sd",
+        default="none",
+        help="with --baseline latent: prior SD (dB) of each sublink's latent wet-antenna A_max "
+        "(cml-reconstruct --antenna-sd-db; none: one A_max for every link), comma-separated",
     )
     parser.add_argument("--prior", help="rain-prior weights (default: the shipped ones)")
     parser.add_argument(
@@ -485,14 +497,16 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         limits = [None if v == "none" else float(v) for v in args.dry_limit.split(",")]
+        antennas = [None if v == "none" else float(v) for v in args.antenna_sd.split(",")]
         settings = [
-            (float(g), float(s), d, float(o))
+            (float(g), float(s), d, float(o), a)
             for g in args.guidance.split(",")
             for s in args.strength.split(",")
             for d in limits
             for o in args.offset_sd.split(",")
+            for a in antennas
         ]
-        for guidance, strength, dry_limit, offset_sd in settings:
+        for guidance, strength, dry_limit, offset_sd, antenna_sd in settings:
             fields, seconds, paths = [], {}, []
             lead = lead_hours(ChainParameters(wet_dry=args.wet_dry))
             for run_args in runs(args.case, folder, lead, hours, args.ideal_links):
@@ -516,6 +530,7 @@ def main() -> int:
                     wet_antenna_by=args.wet_antenna_by,
                     baseline=args.baseline,
                     offset_sd_db=offset_sd,
+                    antenna_sd_db=antenna_sd,
                     device=args.device,
                     out=folder / "runs",
                     progress=False,
@@ -542,6 +557,11 @@ def main() -> int:
                     f", {' and '.join(readers) or 'no method'} above each link's dry reference "
                     f"with latent offsets (prior SD {offset_sd:g} dB)"
                 )
+                if antenna_sd is not None:
+                    chain += (
+                        f" and a latent wet-antenna A_max per sublink (prior "
+                        f"{args.wet_antenna_max:g} ± {antenna_sd:g} dB)"
+                    )
             print(
                 f"\n{args.case}, {chain}, {dps}{pnp}{dry}, "
                 f"{args.draws} draws, "
@@ -578,9 +598,11 @@ def _block() -> str:
     `-chain-0.5-1`; `--wet-antenna-max 0`: `-pastorek-0`; `--wet-antenna-by chain`:
     `-waa-by-chain`; `--true-baseline`: `-true-baseline`; `--steps 100`: `-steps-100`;
     `--wet-dry nearby`: `-nearby`; `--hours 1`: `-hours-1`; `--ideal-links`:
-    `-ideal-links`; `--baseline latent`: `-latent`; with pnp or smc run, a λ other than
-    1, as `--strength 0.3,1,3`: `-strength-0.3-1-3`), so that the default's tables stay
-    beside them."""
+    `-ideal-links`; `--baseline chain` (but with `--true-baseline`, which reads no
+    baseline): `-baseline-chain`; `--offset-sd 1`: `-offset-sd-1`; `--antenna-sd 2,4`:
+    `-antenna-sd-2-4`; with pnp or smc run, a
+    λ other than 1, as `--strength 0.3,1,3`: `-strength-0.3-1-3`), so that the default's
+    tables stay beside them."""
     args, _ = _parser().parse_known_args(sys.argv[1:])  # --docs is not main's
     name = f"cml-evaluation-{args.case}"
     if (args.wet_threshold, args.waa_max) != (CHAIN.threshold_db, CHAIN.waa_max_db):
@@ -595,8 +617,14 @@ def _block() -> str:
         name += "-waa-by-chain"
     elif args.wet_antenna_max != DEFAULTS.wet_antenna_max_db:
         name += f"-pastorek-{args.wet_antenna_max:g}"
-    if args.baseline == "latent":
-        name += "-latent"
+    if args.baseline == "chain" and not args.true_baseline:
+        name += "-baseline-chain"
+    if args.baseline == "latent" and args.offset_sd != str(OFFSET_SD_DB):
+        name += "-offset-sd-" + "-".join(f"{float(v):g}" for v in args.offset_sd.split(","))
+    if args.antenna_sd != "none":
+        name += "-antenna-sd-" + "-".join(
+            v if v == "none" else f"{float(v):g}" for v in args.antenna_sd.split(",")
+        )
     proximal = {"pnp", "smc"} & set(args.methods.split(","))  # the methods λ weighs
     strengths = [float(v) for v in args.strength.split(",")]
     if proximal and strengths != [DEFAULTS.strength]:

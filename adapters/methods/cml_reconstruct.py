@@ -160,18 +160,28 @@ class CmlReconstructParameters(MethodParameters):
         "without the chain's errors",
     )
     baseline: Literal["chain", "latent"] = option(
-        "chain",
-        "what bayes and pnp read each link's attenuation above: chain (the chain's "
-        "baseline; its wet/dry decisions and zeros come with it) or latent (the link's dry "
+        "latent",
+        "what bayes and pnp read each link's attenuation above: latent (the link's dry "
         "reference, its median trsl while the chain called it dry, with the reference's "
         "error per sublink a latent variable sampled with the field, prior SD "
-        "--offset-sd-db; the field's dry cells are then the wet/dry state). idw and kriging "
-        "keep the chain's; dps, smc, tempered and exchange do not take latent",
+        "--offset-sd-db; the field's dry cells are then the wet/dry state; chosen on the "
+        "validation day, see the CML guide) or chain (the chain's baseline; its wet/dry "
+        "decisions and zeros come with it). idw and kriging keep the chain's; dps, smc, "
+        "tempered and exchange, --true-baseline and --wet-antenna-by chain need chain",
+        validate_default=True,
     )
     offset_sd_db: float = option(
         OFFSET_SD_DB,
         "prior standard deviation of each sublink's dry-reference error with --baseline "
         "latent (bayes and pnp)",
+        metavar="DB",
+        gt=0,
+    )
+    antenna_sd_db: float | None = option(
+        None,
+        "with --baseline latent: each sublink's wet-antenna A_max becomes latent too, "
+        "prior normal about --wet-antenna-max-db with this standard deviation, cut at 0, "
+        "sampled with the offsets (bayes and pnp; default: one A_max for every link)",
         metavar="DB",
         gt=0,
     )
@@ -202,15 +212,30 @@ class CmlReconstructParameters(MethodParameters):
     @classmethod
     def _latent_reads_the_links(cls, value: str, info: ValidationInfo) -> str:
         if value == "latent" and info.data.get("true_baseline"):
-            raise ValueError("latent models the dry level that --true-baseline gives exactly")
+            raise ValueError(
+                "latent (the default) models the dry level that --true-baseline gives "
+                "exactly: add --baseline chain"
+            )
         if value == "latent" and info.data.get("wet_antenna_by") == "chain":
-            raise ValueError("latent reads trsl above the dry reference: no chain correction")
+            raise ValueError(
+                "latent (the default) reads trsl above the dry reference, with no chain "
+                "correction: add --baseline chain"
+            )
         unable = [m for m in info.data.get("methods", ()) if m in LATENT_UNABLE]
         if value == "latent" and unable:
             raise ValueError(
-                f"latent offsets are sampled by bayes and pnp, not by {', '.join(unable)}: "
-                "leave those out of --methods or keep --baseline chain"
+                f"latent offsets (the default) are sampled by bayes and pnp, not by "
+                f"{', '.join(unable)}: leave those out of --methods or add --baseline chain"
             )
+        return value
+
+    @field_validator("antenna_sd_db")
+    @classmethod
+    def _antennas_with_the_offsets(cls, value: float | None, info: ValidationInfo) -> float | None:
+        if value is not None and info.data.get("baseline") != "latent":
+            raise ValueError("a latent wet-antenna A_max is sampled with --baseline latent")
+        if value is not None and not info.data.get("wet_antenna_max_db", 1.0) > 0:
+            raise ValueError("a latent A_max needs --wet-antenna-max-db above 0 as its prior")
         return value
 
     @field_validator("dry_limit_db", mode="before")
@@ -251,6 +276,7 @@ class CmlReconstructParameters(MethodParameters):
             dry_limit_db=None if latent else self.dry_limit_db,
             wet_antenna_max_db=self._wet_antenna_max_db(),
             offset_sd_db=self.offset_sd_db if latent else None,
+            antenna_sd_db=self.antenna_sd_db,
         )
 
     def diffusion(self) -> DiffusionSettings:
@@ -264,6 +290,7 @@ class CmlReconstructParameters(MethodParameters):
             dry_limit_db=None if latent else self.dry_limit_db,
             wet_antenna_max_db=self._wet_antenna_max_db(),
             offset_sd_db=self.offset_sd_db if latent else None,
+            antenna_sd_db=self.antenna_sd_db,
         )
 
 
@@ -298,6 +325,18 @@ SUMMARY = (
         "median size of the dry references' errors pnp found (--baseline latent)",
         "dB",
         format=".2f",
+    ),
+    Entry(
+        "bayes_wet_antenna_median_db",
+        "median of the sublinks' wet-antenna A_max bayes found (--antenna-sd-db)",
+        "dB",
+        format=".1f",
+    ),
+    Entry(
+        "pnp_wet_antenna_median_db",
+        "median of the sublinks' wet-antenna A_max pnp found (--antenna-sd-db)",
+        "dB",
+        format=".1f",
     ),
     Entry("smc_ess_min", "smallest effective sample size of SMC", format=".1f"),
     Entry("tempered_ess_min", "smallest effective sample size of tempered SMC", format=".1f"),

@@ -37,7 +37,9 @@ def reconstruct(
 ) -> tuple[dict[str, np.ndarray], dict[str, float], dict[str, Any]]:
     """Fields (steps, ny, nx) per method, seconds per method, and the probabilistic
     methods' extras (extra["std"][method], HMC's levels and acceptance, SMC's ESS, the
-    latent offsets extra["offset_db"][method] of bayes and pnp with `--baseline latent`);
+    latent offsets extra["offset_db"][method] of bayes and pnp with `--baseline latent`,
+    and their latent wet-antenna A_max extra["wet_antenna_db"][method] with
+    `--antenna-sd-db`);
     samplers: HMC's settings, the diffusion samplers' and their prior's weights file;
     torch_placement: (device, precision) of the Bayesian reconstructions."""
     import torch
@@ -48,7 +50,7 @@ def reconstruct(
     steps = len(inputs.times)
     fields: dict[str, np.ndarray] = {}
     timings: dict[str, float] = {}
-    extra: dict[str, Any] = {"std": {}, "ess": {}, "offset_db": {}}
+    extra: dict[str, Any] = {"std": {}, "ess": {}, "offset_db": {}, "wet_antenna_db": {}}
     prior = None
     for method in methods:
         began = time.perf_counter()
@@ -80,6 +82,8 @@ def reconstruct(
             )
             if posterior.offset_db is not None:
                 extra["offset_db"][method] = posterior.offset_db
+            if posterior.wet_antenna_db is not None:
+                extra["wet_antenna_db"][method] = posterior.wet_antenna_db
         elif method in get_args(Sampler):
             if prior is None:
                 prior = load_prior(prior_file, device, getattr(torch, precision))
@@ -105,6 +109,8 @@ def reconstruct(
                 extra["swap_acceptance"] = sampled.swap_acceptance
             if sampled.offset_db is not None:
                 extra["offset_db"][method] = sampled.offset_db
+            if sampled.wet_antenna_db is not None:
+                extra["wet_antenna_db"][method] = sampled.wet_antenna_db
         else:
             interpolate = (
                 OrdinaryKriging(points, cells, variogram)

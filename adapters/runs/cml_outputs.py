@@ -85,6 +85,9 @@ def summary(
     for method, offset_db in extra.get("offset_db", {}).items():
         if np.isfinite(offset_db).any():
             summary[f"{method}_offset_abs_median_db"] = float(np.nanmedian(np.abs(offset_db)))
+    for method, antenna_db in extra.get("wet_antenna_db", {}).items():
+        if np.isfinite(antenna_db).any():
+            summary[f"{method}_wet_antenna_median_db"] = float(np.nanmedian(antenna_db))
     for sampler in ("smc", "tempered", "exchange"):
         if sampler in extra["ess"] and np.isfinite(extra["ess"][sampler]).any():
             summary[f"{sampler}_ess_min"] = float(np.nanmin(extra["ess"][sampler]))
@@ -208,13 +211,19 @@ def write_fields(
         dataset[name].encoding["_FillValue"] = None
     folder.write_netcdf("fields.nc", dataset)
     if extra.get("offset_db"):  # --baseline latent
-        write_offsets(folder, inputs, extra["offset_db"])
+        write_offsets(folder, inputs, extra["offset_db"], extra.get("wet_antenna_db", {}))
 
 
-def write_offsets(folder: RunFolder, inputs: LinkInputs, offset_db: dict[str, np.ndarray]) -> None:
+def write_offsets(
+    folder: RunFolder,
+    inputs: LinkInputs,
+    offset_db: dict[str, np.ndarray],
+    wet_antenna_db: dict[str, np.ndarray],
+) -> None:
     """offsets.parquet: each method's (bayes, pnp) posterior mean error of each sublink's
     dry reference (dB; NaN where the sublink saw no wet map), a row per method, link and
-    sublink."""
+    sublink; with a latent wet-antenna A_max (`--antenna-sd-db`), its posterior mean too
+    (`wet_antenna_max_db`)."""
     cml_id = inputs.links["cml_id"].values.astype(str)
     sublink_id = inputs.links["sublink_id"].values.astype(str)
     tables = []
@@ -226,5 +235,7 @@ def write_offsets(folder: RunFolder, inputs: LinkInputs, offset_db: dict[str, np
             "sublink_id": np.tile(sublink_id, links),
             "offset_db": offsets.ravel(),
         }
+        if method in wet_antenna_db:
+            columns["wet_antenna_max_db"] = wet_antenna_db[method].ravel()
         tables.append(pa.table(columns))
     folder.write_table("offsets.parquet", pa.concat_tables(tables))

@@ -46,7 +46,10 @@ class BayesianSettings:
     offset_sd_db: None, the data are attenuation above the chain's baseline; a value (dB),
     they are attenuation above each link's dry reference, offset by a latent error of this
     prior standard deviation per sublink, shared by the maps of a batch (dry_limit_db must
-    then be None: nothing is censored)."""
+    then be None: nothing is censored); antenna_sd_db: None, every link's wet antennas
+    have A_max wet_antenna_max_db; a value (dB, with offset_sd_db), each sublink's A_max
+    is latent too, prior N(wet_antenna_max_db, antenna_sd_db²) cut at 0, drawn with the
+    offsets."""
 
     chains: int = 4
     iterations: int = 300
@@ -60,9 +63,12 @@ class BayesianSettings:
     prior: RainPrior = field(default_factory=RainPrior)
     dry_limit_db: float | None = DRY_LIMIT_DB
     offset_sd_db: float | None = None
+    antenna_sd_db: float | None = None
 
     def __post_init__(self) -> None:
-        check_latent_offsets(self.offset_sd_db, self.dry_limit_db)
+        check_latent_offsets(
+            self.offset_sd_db, self.dry_limit_db, self.antenna_sd_db, self.wet_antenna_max_db
+        )
 
 
 @dataclass
@@ -70,7 +76,8 @@ class Posterior:
     """mean, std: (steps, ny, nx) rain in mm/h; wet_fraction, median_mm_h: the fitted prior
     levels per step; acceptance, step_size: HMC diagnostics per step (NaN when dry);
     offset_db: (links, sublinks) posterior mean of the dry reference's error (dB; None
-    without latent offsets; NaN where no map was sampled)."""
+    without latent offsets; NaN where no map was sampled); wet_antenna_db: the same for
+    each sublink's latent wet-antenna A_max (dB; None unless latent)."""
 
     mean: np.ndarray
     std: np.ndarray
@@ -79,6 +86,7 @@ class Posterior:
     acceptance: np.ndarray
     step_size: np.ndarray
     offset_db: np.ndarray | None = None
+    wet_antenna_db: np.ndarray | None = None
 
 
 def reconstruct_bayesian(
@@ -122,6 +130,8 @@ def reconstruct_bayesian(
     wet_steps = np.flatnonzero(wet_fraction > 0)
     if s.offset_sd_db is not None:
         out.offset_db = np.zeros(attenuation_db.shape[1:])
+    if s.antenna_sd_db is not None:
+        out.wet_antenna_db = np.zeros(attenuation_db.shape[1:])
     dry = attenuation_db[wet_fraction == 0]
     batches = np.array_split(wet_steps, max(1, -(-len(wet_steps) // s.steps_per_batch)))
     total = len(batches) * s.iterations
@@ -131,9 +141,11 @@ def reconstruct_bayesian(
             None if on_iteration is None else (lambda i, o=done: on_iteration(o + i + 1, total))
         )
         _sample(attenuation_db, chosen, dry, operator, prior, s, generator, out, report)
+    sampled = np.isfinite(attenuation_db[wet_steps]).any(0)
     if out.offset_db is not None:
-        sampled = np.isfinite(attenuation_db[wet_steps]).any(0)
         out.offset_db = np.where(sampled, out.offset_db / max(1, len(batches)), np.nan)
+    if out.wet_antenna_db is not None:
+        out.wet_antenna_db = np.where(sampled, out.wet_antenna_db / max(1, len(batches)), np.nan)
     return out
 
 
@@ -176,16 +188,26 @@ def _sample(
     offsets: BaselineOffsets | None = None
     refresh: Callable[[Any], None] | None = None
     offset_total = torch.zeros_like(likelihood.observed)
+    antenna_total = torch.zeros_like(likelihood.observed)
     if s.offset_sd_db is not None:
         offsets = BaselineOffsets.of(
-            likelihood, s.offset_sd_db, s.chains, dry_db, s.noise_db, s.relative_noise
+            likelihood,
+            s.offset_sd_db,
+            s.chains,
+            dry_db,
+            s.noise_db,
+            s.relative_noise,
+            s.antenna_sd_db,
         )
         likelihood.offset_db = torch.zeros_like(likelihood.observed)
 
         def redraw(v: Any, offsets: BaselineOffsets = offsets) -> None:
             with torch.no_grad():
                 rain = prior.rain(v, theta, level)
-            likelihood.offset_db = offsets.draw(likelihood, rain, generator)
+            drawn = offsets.draw(likelihood, rain, generator)
+            likelihood.offset_db, antennas = drawn
+            if antennas is not None:
+                likelihood.wet_antenna_db = antennas
 
         refresh = redraw
 
@@ -196,6 +218,8 @@ def _sample(
             square.add_(rain**2)
             if offsets is not None:
                 offset_total.add_(likelihood.offset_db)
+            if likelihood.wet_antenna_db is not None:
+                antenna_total.add_(likelihood.wet_antenna_db)
 
     initial = torch.randn(
         (len(rows), *prior.latent_shape), generator=generator, dtype=dtype, device=device
@@ -219,5 +243,8 @@ def _sample(
     out.std[chosen] = (second - mean**2).clamp_min(0).sqrt().cpu().numpy()
     out.acceptance[chosen] = result.acceptance.reshape(len(chosen), -1).mean(1).cpu().numpy()
     out.step_size[chosen] = result.step.reshape(len(chosen), -1).mean(1).cpu().numpy()
+    kept = s.iterations - s.warmup
     if offsets is not None and out.offset_db is not None:
-        out.offset_db += (offset_total.mean(0) / (s.iterations - s.warmup)).cpu().numpy()
+        out.offset_db += (offset_total.mean(0) / kept).cpu().numpy()
+    if out.wet_antenna_db is not None:
+        out.wet_antenna_db += (antenna_total.mean(0) / kept).cpu().numpy()

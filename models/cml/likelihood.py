@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ...datasets.cml.network import wet_antenna_pastorek
 from .path_operator import PathOperator
 
 
@@ -33,7 +34,9 @@ class LinkLikelihood:
     observed: (rows, links, sublinks) attenuation in dB, a torch tensor on the operator's
     device; rows are independent maps (or chains of one map). offset_db, when set, is
     added to every modelled attenuation: each sublink's error in the dry level its data
-    are measured from (`baseline_offset.BaselineOffsets` draws it).
+    are measured from (`baseline_offset.BaselineOffsets` draws it). wet_antenna_db, when
+    set, is each sublink's own A_max (dB, same shape as observed), in place of
+    wet_antenna_max_db (`BaselineOffsets` draws it too, with `antenna_sd_db`).
     """
 
     operator: PathOperator
@@ -44,6 +47,7 @@ class LinkLikelihood:
     censored: Any = None
     dry_limit_db: float = 0.0
     offset_db: Any = None
+    wet_antenna_db: Any = None
 
     @classmethod
     def of(
@@ -71,7 +75,7 @@ class LinkLikelihood:
         """Φ = ½ Σ ((A(rain) − observed)/σ)² per row, for rain (rows, ny, nx) in mm/h."""
         import torch
 
-        modelled = self.operator.attenuation(rain_mm_h, self.wet_antenna_max_db)
+        modelled = self.modelled(rain_mm_h)
         if self.offset_db is not None:
             modelled = modelled + self.offset_db
         residual = torch.where(self.seen, (modelled - self.observed) / self.sigma_db, 0.0)
@@ -79,3 +83,18 @@ class LinkLikelihood:
             excess = (modelled - self.dry_limit_db).clamp_min(0.0) / self.sigma_db
             residual = torch.where(self.censored, excess, residual)
         return 0.5 * (residual**2).sum((1, 2))
+
+    def modelled(self, rain_mm_h: Any) -> Any:
+        """The attenuation (dB) a field rain_mm_h (rows, ny, nx) gives each sublink before
+        any offset: its rain's along the path plus Pastorek wet-antenna attenuation, with
+        each sublink's own A_max where wet_antenna_db is set: (rows, links, sublinks)."""
+        if self.wet_antenna_db is None:
+            return self.operator.attenuation(rain_mm_h, self.wet_antenna_max_db)
+        shape = self.wet_antenna_shape(rain_mm_h)
+        return self.operator.attenuation(rain_mm_h) + self.wet_antenna_db * shape
+
+    def wet_antenna_shape(self, rain_mm_h: Any) -> Any:
+        """Pastorek's wet-antenna attenuation per dB of A_max, 1 − exp(−d R^ζ) of each
+        link's path-averaged rain R: (rows, links, 1), the same for both sublinks."""
+        averaged = self.operator.path_average(rain_mm_h.clamp_min(0))
+        return wet_antenna_pastorek(averaged, 1.0)[..., None]

@@ -18,9 +18,23 @@ DRY_LIMIT_DB = 3.0
 """A sublink the chain called dry for a whole map reads as attenuation below this (dB)."""
 
 
-def check_latent_offsets(offset_sd_db: float | None, dry_limit_db: float | None) -> None:
+def check_latent_offsets(
+    offset_sd_db: float | None,
+    dry_limit_db: float | None,
+    antenna_sd_db: float | None = None,
+    wet_antenna_max_db: float = WET_ANTENNA_MAX_DB,
+) -> None:
     """Refuse settings where latent dry-reference offsets (`baseline_offset`) meet censored
-    chain zeros, or have a prior standard deviation that is not positive (dB)."""
+    chain zeros, or have a prior standard deviation that is not positive (dB); and a latent
+    wet-antenna A_max (antenna_sd_db) without the offsets, with a standard deviation that
+    is not positive, or about a prior A_max of 0 dB."""
+    if antenna_sd_db is not None:
+        if offset_sd_db is None:
+            raise ValueError("a latent wet-antenna A_max is drawn with the latent offsets")
+        if not antenna_sd_db > 0:
+            raise ValueError(f"antenna_sd_db must be positive, got {antenna_sd_db}")
+        if not wet_antenna_max_db > 0:
+            raise ValueError("a latent wet-antenna A_max needs wet_antenna_max_db above 0")
     if offset_sd_db is None:
         return
     if dry_limit_db is not None:

@@ -38,13 +38,15 @@ class DiffusionPosterior:
     swap_acceptance: replica exchange's share of accepted swaps per adjacent pair of
     temperatures, over its batches (None for the other samplers); offset_db: (links,
     sublinks) the final draws' mean error of each dry reference (dB; None without latent
-    offsets; NaN where no sampled map observed the sublink)."""
+    offsets; NaN where no sampled map observed the sublink); wet_antenna_db: the same of
+    each sublink's latent wet-antenna A_max (dB; None unless latent)."""
 
     mean: np.ndarray
     std: np.ndarray
     ess: np.ndarray
     swap_acceptance: np.ndarray | None = None
     offset_db: np.ndarray | None = None
+    wet_antenna_db: np.ndarray | None = None
 
 
 def reconstruct_diffusion(
@@ -81,6 +83,7 @@ def reconstruct_diffusion(
     swaps: list[np.ndarray] = []
     dry = np.setdiff1d(np.arange(maps), wet)
     offset_sum = np.zeros(attenuation_db.shape[1:])
+    antenna_sum = np.zeros(attenuation_db.shape[1:])
     done, total = 0, len(batches) * s.steps
     for batch in batches:
         chains = s.temperatures if s.sampler == "exchange" else s.draws  # per map
@@ -106,13 +109,16 @@ def reconstruct_diffusion(
                 attenuation_db[dry],
                 s.noise_db,
                 s.relative_noise,
+                s.antenna_sd_db,
             )
             likelihood.offset_db = torch.zeros_like(likelihood.observed)
 
             def redraw(
                 x0: Any, likelihood: LinkLikelihood = likelihood, offsets: BaselineOffsets = offsets
             ) -> None:
-                likelihood.offset_db = offsets.draw(likelihood, to_rain(x0), generator)
+                likelihood.offset_db, antennas = offsets.draw(likelihood, to_rain(x0), generator)
+                if antennas is not None:
+                    likelihood.wet_antenna_db = antennas
 
             refresh = redraw
 
@@ -186,11 +192,15 @@ def reconstruct_diffusion(
         ess[batch] = float(out.ess.min())
         if likelihood.offset_db is not None:
             offset_sum += likelihood.offset_db.double().mean(0).cpu().numpy()
+        if likelihood.wet_antenna_db is not None:
+            antenna_sum += likelihood.wet_antenna_db.double().mean(0).cpu().numpy()
     if sampling != grid:
         mean, std = grid.resample(mean, sampling), grid.resample(std, sampling)
-    offset_db = None
+    sampled = np.isfinite(attenuation_db[wet]).any(0)
+    offset_db = antenna_db = None
     if s.offset_sd_db is not None:
-        sampled = np.isfinite(attenuation_db[wet]).any(0)
         offset_db = np.where(sampled, offset_sum / max(1, len(batches)), np.nan)
+    if s.antenna_sd_db is not None:
+        antenna_db = np.where(sampled, antenna_sum / max(1, len(batches)), np.nan)
     swap = np.mean(swaps, axis=0) if swaps else None
-    return DiffusionPosterior(mean, std, ess, swap, offset_db)
+    return DiffusionPosterior(mean, std, ess, swap, offset_db, antenna_db)

@@ -32,7 +32,9 @@ class DiffusionSettings:
     attenuation above the chain's baseline; a value (dB, PnP only), they are attenuation
     above each link's dry reference, offset by a latent error of this prior standard
     deviation per sublink, shared by the maps of a batch and redrawn from its conditional
-    after every proximal step (`baseline_offset`; dry_limit_db must then be None).
+    after every proximal step (`baseline_offset`; dry_limit_db must then be None);
+    antenna_sd_db: with offset_sd_db, each sublink's wet-antenna A_max is latent too,
+    prior N(wet_antenna_max_db, antenna_sd_db²) cut at 0, redrawn with the offsets.
 
     The defaults of steps, draws, scale, strength and dry_limit_db were chosen on the
     validation day (20 May 2018) and are those of the held-out evaluation: 32 draws scored
@@ -54,10 +56,11 @@ class DiffusionSettings:
     wet_mm_h: float = 0.1
     dry_limit_db: float | None = DRY_LIMIT_DB
     offset_sd_db: float | None = None
+    antenna_sd_db: float | None = None
 
     def __post_init__(self) -> None:
-        if self.offset_sd_db is None:
-            return
-        if self.sampler != "pnp":
+        check_latent_offsets(
+            self.offset_sd_db, self.dry_limit_db, self.antenna_sd_db, self.wet_antenna_max_db
+        )
+        if self.offset_sd_db is not None and self.sampler != "pnp":
             raise ValueError(f"latent offsets are drawn between PnP's steps, not {self.sampler}'s")
-        check_latent_offsets(self.offset_sd_db, self.dry_limit_db)

@@ -44,8 +44,9 @@ def test_the_offsets_conditional_is_gaussian_conditioning_on_each_sublinks_data(
     likelihood = LinkLikelihood.of(operator, observed, 0.3, 0.1, 14.0)
     offsets = BaselineOffsets.of(likelihood, sd, chains, dry, 0.3, 0.1)
     generator = torch.Generator().manual_seed(0)
-    draws = torch.stack([offsets.draw(likelihood, rain, generator) for _ in range(2500)])
-    draws = draws.numpy()
+    drawn = [offsets.draw(likelihood, rain, generator) for _ in range(2500)]
+    assert all(antennas is None for _, antennas in drawn)  # A_max is not latent here
+    draws = torch.stack([d for d, _ in drawn]).numpy()
     assert np.array_equal(draws[:, 0], draws[:, 2]) and np.array_equal(draws[:, 1], draws[:, 3])
     for chain in range(chains):
         for link, sub in np.ndindex(*modelled.shape[1:]):
@@ -63,6 +64,65 @@ def test_the_offsets_conditional_is_gaussian_conditioning_on_each_sublinks_data(
             sample = draws[:, chain, link, sub]
             assert abs(sample.mean() - mean) < 4 * np.sqrt(variance / len(sample))
             assert abs(sample.var() / variance - 1) < 0.1
+
+
+def test_the_offsets_and_wet_antennas_joint_conditional_is_bivariate_gaussian() -> None:
+    """With a latent A_max per sublink: 400 chains on the same three maps (and one dry
+    map), 60 Gibbs sweeps each; the last sweep's (offset, A_max) per sublink against the
+    exact bivariate Gaussian conditional, precision diag(1/sd_b², 1/sd_a²) + Σ xxᵀ/σ² with
+    x = (1, s) and s Pastorek's shape of the path rain (0 on the dry map), the prior about
+    (0, 14 dB). The data's A_max, 9 dB, keeps the cut at 0 out of reach."""
+    rng = np.random.default_rng(8)
+    operator = _operator()
+    maps, chains, sd_b, sd_a = 3, 400, 0.8, 4.0
+    rain = torch.as_tensor(rng.gamma(0.6, 5.0, (maps, 20, 20))).repeat_interleave(chains, 0)
+    likelihood = LinkLikelihood.of(operator, np.zeros((maps * chains, 5, 2)), 0.3, 0.1, 14.0)
+    rain_db = operator.attenuation(rain).numpy()
+    shape = np.broadcast_to(likelihood.wet_antenna_shape(rain).numpy(), rain_db.shape)
+    observed = (
+        rain_db
+        + 9.0 * shape
+        + 1.3
+        + rng.normal(0, 0.3, (maps, 1, 5, 2)).repeat(chains, 1).reshape(rain_db.shape)
+    )
+    dry = rng.normal(1.3, 0.3, (1, 5, 2))
+    likelihood = LinkLikelihood.of(operator, observed, 0.3, 0.1, 14.0)
+    offsets = BaselineOffsets.of(likelihood, sd_b, chains, dry, 0.3, 0.1, antenna_sd_db=sd_a)
+    generator = torch.Generator().manual_seed(2)
+    for _ in range(60):
+        likelihood.offset_db, likelihood.wet_antenna_db = offsets.draw(likelihood, rain, generator)
+    b = likelihood.offset_db.numpy()[:chains]
+    a = likelihood.wet_antenna_db.numpy()[:chains]
+    for link, sub in np.ndindex(5, 2):
+        rows = np.arange(maps) * chains
+        x = np.c_[np.ones(maps + 1), np.r_[shape[rows, link, sub], 0.0]]
+        y = np.r_[observed[rows, link, sub], dry[0, link, sub]]
+        z = y - np.r_[rain_db[rows, link, sub], 0.0]
+        weight = (0.3 + 0.1 * y.clip(0)) ** -2
+        precision = np.diag([sd_b**-2, sd_a**-2]) + (x.T * weight) @ x
+        covariance = np.linalg.inv(precision)
+        mean = covariance @ (np.array([0.0, 14.0 / sd_a**2]) + (x.T * weight) @ z)
+        sample = np.c_[b[:, link, sub], a[:, link, sub]]
+        error = (sample.mean(0) - mean) / np.sqrt(np.diag(covariance) / chains)
+        assert np.abs(error).max() < 4, (link, sub, error)
+        ratio = np.diag(np.cov(sample.T)) / np.diag(covariance)
+        assert np.abs(ratio - 1).max() < 0.3, (link, sub, ratio)
+        exact_r = covariance[0, 1] / np.sqrt(covariance[0, 0] * covariance[1, 1])
+        assert abs(np.corrcoef(sample.T)[0, 1] - exact_r) < 0.15, (link, sub)
+
+
+def test_a_latent_wet_antenna_never_goes_below_zero() -> None:
+    """The cut normal's draws (mean −1, sd 1, cut at 0) against scipy's truncnorm."""
+    from scipy.stats import truncnorm
+
+    from substrates.models.cml.baseline_offset import _above_zero
+
+    mean = torch.full((200_000,), -1.0, dtype=torch.float32)
+    draws = _above_zero(mean, torch.ones_like(mean), torch.Generator().manual_seed(3)).numpy()
+    exact = truncnorm(1.0, np.inf, loc=-1.0, scale=1.0)
+    assert draws.min() >= 0 and draws.dtype == np.float32
+    assert abs(draws.mean() - exact.mean()) < 4 * exact.std() / np.sqrt(len(draws))
+    assert abs(draws.std() / exact.std() - 1) < 0.02
 
 
 def test_hmc_with_the_gibbs_refresh_samples_an_exact_joint_posterior() -> None:
@@ -131,6 +191,12 @@ def test_hmc_with_the_gibbs_refresh_samples_an_exact_joint_posterior() -> None:
 def test_latent_offsets_read_no_censored_zeros() -> None:
     with pytest.raises(ValueError, match="dry_limit_db must be None"):
         BayesianSettings(offset_sd_db=1.0)
+    with pytest.raises(ValueError, match="drawn with the latent offsets"):
+        BayesianSettings(antenna_sd_db=3.0)
+    with pytest.raises(ValueError, match="above 0"):
+        BayesianSettings(
+            offset_sd_db=1.0, dry_limit_db=None, antenna_sd_db=3.0, wet_antenna_max_db=0.0
+        )
     with pytest.raises(ValueError, match="positive"):
         BayesianSettings(offset_sd_db=0.0, dry_limit_db=None)
     operator = _operator()
@@ -155,12 +221,20 @@ def test_only_pnp_takes_latent_offsets_and_they_read_no_censored_zeros() -> None
 
 
 def test_latent_settings_reach_pnp_and_censor_nothing() -> None:
-    """--baseline latent gives the diffusion settings the offsets' prior SD and no
-    censoring; reading the chain's output they keep the 3 dB limit and no offsets."""
+    """--baseline latent (the default) gives the diffusion settings the offsets' prior SD
+    and no censoring; reading the chain's output they keep the 3 dB limit and no offsets.
+    The default refuses the samplers and diagnostics that cannot take it, naming the way
+    out."""
+    from pydantic import ValidationError
+
     from substrates.adapters.methods.cml_reconstruct import CmlReconstructParameters
 
-    chain = CmlReconstructParameters().diffusion()
-    latent = CmlReconstructParameters(baseline="latent", strength=0.5).diffusion()
+    chain = CmlReconstructParameters(baseline="chain").diffusion()
+    latent = CmlReconstructParameters(strength=0.5).diffusion()
+    for refused in ({"methods": "idw,smc"}, {"true_baseline": True}):
+        with pytest.raises(ValidationError, match="add --baseline chain"):
+            CmlReconstructParameters(**refused)  # type: ignore[arg-type]
+        CmlReconstructParameters(**refused, baseline="chain")  # type: ignore[arg-type]
     assert (chain.offset_sd_db, latent.offset_sd_db) == (None, 0.5)
     assert latent.dry_limit_db is None and chain.dry_limit_db == 3.0
     assert latent.strength == 0.5
