@@ -1,5 +1,10 @@
-"""CML rain maps without the inverse crime (issue #21): every method on the same chain
-output, scored against a truth none of them was built from.
+"""CML rain maps without the inverse crime (issue #21): every method on the same links,
+scored against a truth none of them was built from.
+
+What the methods read are cml-reconstruct's defaults: IDW and kriging the standard chain's
+output; GRF-HMC (bayes) and PnP each sublink's trsl above its dry reference, the
+reference's error sampled with the field (`--baseline latent`; with `--baseline chain`
+they read the chain's output too, as SMC and DPS must).
 
 Cases (declared before any tuning; the diffusion prior never saw 13 or 14 May):
 - semi-synthetic: the radar's rain on the held-out days is the truth, seen by pycomlink's
@@ -600,9 +605,8 @@ def _block() -> str:
     `--wet-dry nearby`: `-nearby`; `--hours 1`: `-hours-1`; `--ideal-links`:
     `-ideal-links`; `--baseline chain` (but with `--true-baseline`, which reads no
     baseline): `-baseline-chain`; `--offset-sd 1`: `-offset-sd-1`; `--antenna-sd 2,4`:
-    `-antenna-sd-2-4`; with pnp or smc run, a
-    λ other than 1, as `--strength 0.3,1,3`: `-strength-0.3-1-3`), so that the default's
-    tables stay beside them."""
+    `-antenna-sd-2-4`; with pnp or smc run, a λ other than 1, as `--strength 0.3,1,3`:
+    `-strength-0.3-1-3`), so that the default's tables stay beside them."""
     args, _ = _parser().parse_known_args(sys.argv[1:])  # --docs is not main's
     name = f"cml-evaluation-{args.case}"
     if (args.wet_threshold, args.waa_max) != (CHAIN.threshold_db, CHAIN.waa_max_db):
@@ -619,8 +623,9 @@ def _block() -> str:
         name += f"-pastorek-{args.wet_antenna_max:g}"
     if args.baseline == "chain" and not args.true_baseline:
         name += "-baseline-chain"
-    if args.baseline == "latent" and args.offset_sd != str(OFFSET_SD_DB):
-        name += "-offset-sd-" + "-".join(f"{float(v):g}" for v in args.offset_sd.split(","))
+    offset_sds = [float(v) for v in args.offset_sd.split(",")]
+    if args.baseline == "latent" and offset_sds != [OFFSET_SD_DB]:
+        name += "-offset-sd-" + "-".join(f"{v:g}" for v in offset_sds)
     if args.antenna_sd != "none":
         name += "-antenna-sd-" + "-".join(
             v if v == "none" else f"{float(v):g}" for v in args.antenna_sd.split(",")
