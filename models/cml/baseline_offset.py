@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from .likelihood import LinkLikelihood, error_sd_db
+from .likelihood_defaults import check_latent_offsets
 
 
 @dataclass
@@ -66,13 +67,8 @@ class BaselineOffsets:
         antenna_sd_db, the likelihood's wet_antenna_db starts at its wet_antenna_max_db."""
         import torch
 
-        if not sd_db > 0:
-            raise ValueError(f"the offsets' prior standard deviation must be positive: {sd_db}")
+        check_latent_offsets(sd_db, None, antenna_sd_db, likelihood.wet_antenna_max_db)
         if antenna_sd_db is not None:
-            if not antenna_sd_db > 0:
-                raise ValueError(f"antenna_sd_db must be positive, got {antenna_sd_db}")
-            if not likelihood.wet_antenna_max_db > 0:
-                raise ValueError("a latent wet-antenna A_max needs a prior A_max above 0 dB")
             likelihood.wet_antenna_db = torch.full_like(
                 likelihood.observed, likelihood.wet_antenna_max_db
             )
