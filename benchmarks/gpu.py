@@ -270,6 +270,7 @@ def cml_posterior(device: str = "cuda", hours: float = 1.0) -> None:
     from cml_evaluation import lead_hours, runs, score
 
     import substrates
+    from substrates.adapters.methods.cml_reconstruct import WET_DRY
     from substrates.models.cml.chain_parameters import ChainParameters
 
     print(
@@ -278,7 +279,7 @@ def cml_posterior(device: str = "cuda", hours: float = 1.0) -> None:
     print("|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
-        run_args = runs("validation", folder, lead_hours(ChainParameters()))[0]
+        run_args = runs("validation", folder, lead_hours(ChainParameters(wet_dry=WET_DRY)))[0]
         start = np.datetime64(run_args["start"])
         run_args["end"] = str(start + np.timedelta64(int(hours * 60), "m"))
         for method, placement, draws in (
@@ -288,10 +289,12 @@ def cml_posterior(device: str = "cuda", hours: float = 1.0) -> None:
             ("smc", device, 8),
             ("smc", device, 64),
         ):
-            # the other settings are cml-reconstruct's defaults, chosen on that day
+            # the other settings are cml-reconstruct's defaults, chosen on that day (SMC
+            # takes no latent offsets: it reads the chain's baseline)
             run = substrates.run(
                 "cml-reconstruct",
                 **run_args,
+                baseline="chain" if method == "smc" else "latent",
                 every=15,
                 methods=[method],
                 draws=draws,

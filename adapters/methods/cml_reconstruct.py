@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 OFFSET_SD_DB = 0.5
 """Prior standard deviation of a sublink's dry-reference error, `--baseline latent` (dB):
 chosen on the validation day among 0.1, 0.5, 1 and 2 (docs/substrates/cml.md)."""
+WET_DRY: WetDry = "nearby"
+"""How the chain calls a link wet (`--wet-dry`): RAINLINK's decision from the links nearby,
+chosen on the validation day over the rolling standard deviation (docs/substrates/cml.md)."""
 MAPPERS = ("idw", "kriging", "bayes", "dps", "pnp", "smc", "tempered", "exchange")
 """The methods that map rain, as --methods names them."""
 LATENT_UNABLE = ("dps", "smc", "tempered", "exchange")
@@ -112,11 +115,12 @@ class CmlReconstructParameters(MethodParameters):
         gt=0,
     )
     wet_dry: WetDry = option(
-        ChainParameters.wet_dry,
-        "how the chain calls a link wet: std (its own trsl's rolling standard deviation "
-        "above --wet-threshold-db) or nearby (RAINLINK's decision from the links within "
-        "15 km: their median drop below their 24-hour dry reference; reads 24 h of data "
-        "before --start; where it cannot decide, std)",
+        WET_DRY,
+        "how the chain calls a link wet, for every method: nearby (RAINLINK's decision from "
+        "the links within 15 km: their median drop below their 24-hour dry reference; reads "
+        "24 h of data before --start, needs 6 h of them, and where it cannot decide uses "
+        "std; chosen on the validation day, see the CML guide) or std (the link's own trsl's "
+        "rolling standard deviation above --wet-threshold-db, pycomlink's example's)",
     )
     waa_max_db: float = option(
         ChainParameters.waa_max_db,
