@@ -33,6 +33,8 @@ EARTH_RADIUS_KM = 6367.0
 """The radius pycomlink's haversine uses (km)."""
 INTERVAL_MIN = 15
 """Minutes of each interval whose minimum received power is classified."""
+MIN_REFERENCE_HOURS = 6.0
+"""Hours of intervals a dry reference needs: with fewer, nothing is decided."""
 
 
 def haversine_km(
@@ -70,7 +72,7 @@ def nearby_wet(
     threshold_median_db_km: float = -0.7,
     min_links: int = 3,
     reference_hours: float = 24.0,
-    min_reference_hours: float = 6.0,
+    min_reference_hours: float = MIN_REFERENCE_HOURS,
 ) -> np.ndarray:
     """(n, intervals) wet (1.0), dry (0.0) or undecided (NaN) for each link's `pmin_db`
     (n, intervals) of INTERVAL_MIN-minute minima, NaN where missing; `lengths_km` (n,),
@@ -114,7 +116,12 @@ def nearby_wet_minutes(trsl_db: xr.DataArray, dataset: xr.Dataset, radius_km: fl
     in dB, so pmin is minus its interval maximum), each sublink classified with the same
     sublink of its neighbours: (cml_id, sublink_id, time) of 1.0, 0.0 or NaN, each time step
     taking its interval's decision. `dataset` gives the links' ends (site_0_lat, …) and
-    lengths (km)."""
+    lengths (km). A period shorter than MIN_REFERENCE_HOURS is all NaN at once: no interval
+    of it has a reference."""
+    minutes = trsl_db["time"].values[[0, -1]].astype("datetime64[m]").astype(np.int64)
+    intervals = int(np.diff(minutes // INTERVAL_MIN)[0]) + 1  # as resample bins them
+    if intervals < MIN_REFERENCE_HOURS * 60 / INTERVAL_MIN:
+        return np.full([trsl_db.sizes[d] for d in ("cml_id", "sublink_id", "time")], np.nan)
     ends = np.stack(
         [dataset[f"site_{s}_{c}"].values for s in (0, 1) for c in ("lat", "lon")], axis=1
     )

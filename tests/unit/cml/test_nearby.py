@@ -59,3 +59,22 @@ def test_the_chain_with_nearby_calls_wet_what_rainlink_calls_wet(links) -> None:
     assert np.array_equal(nearby["wet"].values[known], decided[known] == 1)
     assert np.array_equal(nearby["wet"].values[~known], std["wet"].values[~known])
     assert 0.005 < (std["wet"] != nearby["wet"]).mean().item() < 0.5
+
+
+@pytest.mark.parametrize("hours", [5.5, 5.75, 6.0, 6.25])
+def test_a_period_too_short_for_a_reference_is_undecided_without_computing_it(links, hours) -> None:
+    """nearby_wet_minutes skips a period with fewer than 6 hours of 15-minute intervals
+    (nothing there has a dry reference): it must agree with nearby_wet computed in full,
+    undecided below 6 hours, and must not skip the periods where the full computation
+    decides."""
+    from substrates.models.cml.nearby import nearby_wet_minutes
+
+    period = links.sel(time=slice(START, START + np.timedelta64(int(hours * 60) - 1, "m")))
+    trsl = (period.tsl - period.rsl).transpose("cml_id", "sublink_id", "time")
+    ours = nearby_wet_minutes(trsl, period, 15.0)
+    assert ours.shape == trsl.shape
+    ends = np.stack([period[f"site_{s}_{c}"].values for s in (0, 1) for c in ("lat", "lon")], 1)
+    pmin = (-trsl.isel(sublink_id=0)).resample(time="15min").min().values
+    full = nearby_wet(pmin, period["length"].values, within_radius(ends, 15.0))
+    assert np.isfinite(full).any() == (hours >= 6.0)
+    assert np.isfinite(ours).any() == (hours >= 6.0)
