@@ -111,6 +111,15 @@ def _start(args: list[str], cwd: Path) -> subprocess.Popen:
     )
 
 
+def _scheduler_address(scheduler_file: Path) -> str | None:
+    """The address in dask's scheduler file, or None until the file is there and whole
+    (the scheduler creates it before it writes it)."""
+    try:
+        return json.loads(scheduler_file.read_text())["address"]
+    except (FileNotFoundError, json.JSONDecodeError, KeyError):
+        return None
+
+
 @contextmanager
 def dask_cluster(tmp_path: Path):
     """A real scheduler and two single-threaded workers on loopback; yields the executor
@@ -128,8 +137,8 @@ def dask_cluster(tmp_path: Path):
     ]
     processes = [_start(scheduler, tmp_path)]
     try:
-        wait_for(scheduler_file.is_file, 60, "the scheduler")
-        address = json.loads(scheduler_file.read_text())["address"]
+        wait_for(lambda: _scheduler_address(scheduler_file) is not None, 60, "the scheduler")
+        address = _scheduler_address(scheduler_file)
         for name in ("w1", "w2"):
             processes.append(
                 _start(
