@@ -49,6 +49,14 @@ def haversine_km(
     return 2 * EARTH_RADIUS_KM * np.arctan2(np.sqrt(a), np.sqrt(1 - a))
 
 
+def link_ends(dataset: xr.Dataset) -> np.ndarray:
+    """(n, 4) each link's ends from an OpenSense dataset: lat, lon of site 0, lat, lon of
+    site 1, in degrees, as `within_radius` takes them."""
+    return np.stack(
+        [dataset[f"site_{s}_{c}"].values for s in (0, 1) for c in ("lat", "lon")], axis=1
+    )
+
+
 def within_radius(ends: np.ndarray, radius_km: float) -> np.ndarray:
     """(n, n) bool: row i marks the links whose two ends both lie within `radius_km` of both
     ends of link i (a link is always within its own radius). `ends` (n, 4): lat, lon of one
@@ -122,11 +130,8 @@ def nearby_wet_minutes(trsl_db: xr.DataArray, dataset: xr.Dataset, radius_km: fl
     intervals = int(np.diff(minutes // INTERVAL_MIN)[0]) + 1  # as resample bins them
     if intervals < MIN_REFERENCE_HOURS * 60 / INTERVAL_MIN:
         return np.full([trsl_db.sizes[d] for d in ("cml_id", "sublink_id", "time")], np.nan)
-    ends = np.stack(
-        [dataset[f"site_{s}_{c}"].values for s in (0, 1) for c in ("lat", "lon")], axis=1
-    )
     pmin = (-trsl_db).resample(time=f"{INTERVAL_MIN}min").min()
-    near = within_radius(ends, radius_km)
+    near = within_radius(link_ends(dataset), radius_km)
     lengths = dataset["length"].values
     wet = np.stack(
         [

@@ -8,7 +8,7 @@ import pytest
 
 from substrates.backends.registry import create_backend
 from substrates.models.cml.chain_parameters import ChainParameters
-from substrates.models.cml.nearby import nearby_wet, within_radius
+from substrates.models.cml.nearby import link_ends, nearby_wet, within_radius
 from substrates.models.cml.processing import process
 
 START = np.datetime64("2018-05-13T00:00")
@@ -32,7 +32,7 @@ def test_nearby_wet_equals_pycomlinks_on_real_links(links) -> None:
         site_b_longitude=sub.site_1_lon.values,
     )
     theirs, _ = wetdry.nearby_wetdry(pmin.transpose("cml_id", "time"), distances)
-    ends = np.stack([sub[f"site_{s}_{c}"].values for s in (0, 1) for c in ("lat", "lon")], 1)
+    ends = link_ends(sub)
     ours = nearby_wet(
         pmin.transpose("cml_id", "time").values, sub.length.values, within_radius(ends, 15.0)
     )
@@ -73,7 +73,7 @@ def test_a_period_too_short_for_a_reference_is_undecided_without_computing_it(li
     trsl = (period.tsl - period.rsl).transpose("cml_id", "sublink_id", "time")
     ours = nearby_wet_minutes(trsl, period, 15.0)
     assert ours.shape == trsl.shape
-    ends = np.stack([period[f"site_{s}_{c}"].values for s in (0, 1) for c in ("lat", "lon")], 1)
+    ends = link_ends(period)
     pmin = (-trsl.isel(sublink_id=0)).resample(time="15min").min().values
     full = nearby_wet(pmin, period["length"].values, within_radius(ends, 15.0))
     assert np.isfinite(full).any() == (hours >= 6.0)
