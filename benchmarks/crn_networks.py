@@ -30,11 +30,10 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 from publish import published
 
 from substrates.datasets.crn.bif import read_bif
-from substrates.datasets.crn.factor_graph import FactorGraph
+from substrates.datasets.crn.evidence import drawn_evidence
 
 print = functools.partial(print, flush=True)  # rows appear as they are measured
 
@@ -54,32 +53,6 @@ def networks() -> list[Path]:
 
     folder = Path(str(files("pgmpy") / "utils" / "example_models"))
     return sorted(folder.glob("*.bif.gz"), key=lambda p: p.stat().st_size)
-
-
-def forward_sample(graph: FactorGraph, rng: np.random.Generator) -> list[int]:
-    """One joint sample of a Bayesian network read from BIF: each factor is a CPD, whose
-    child is the axis its table sums to one over; variables drawn parents first."""
-    cpd: dict[int, tuple[tuple[int, ...], np.ndarray]] = {}
-    for factor in graph.factors:
-        for axis, variable in enumerate(factor.scope):
-            if np.allclose(factor.table.sum(axis=axis), 1.0, atol=1e-6):
-                cpd[variable] = (factor.scope, np.moveaxis(factor.table, axis, -1))
-                break
-    state: dict[int, int] = {}
-    while len(state) < graph.variables:
-        for variable, (scope, table) in cpd.items():
-            parents = [v for v in scope if v != variable]
-            if variable not in state and all(p in state for p in parents):
-                row = table[tuple(state[p] for p in parents)]
-                state[variable] = int(rng.choice(len(row), p=row / row.sum()))
-    return [state[v] for v in range(graph.variables)]
-
-
-def drawn_evidence(graph: FactorGraph, observed: int, seed: int) -> dict[str, str]:
-    rng = np.random.default_rng(seed)
-    sample = forward_sample(graph, rng)
-    chosen = sorted(rng.choice(graph.variables, observed, replace=False))
-    return {graph.names[v]: graph.states[v][sample[v]] for v in chosen}
 
 
 def validate(path: Path, evidence: dict[str, str], timeout: float) -> dict[str, object]:

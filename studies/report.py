@@ -1,0 +1,183 @@
+"""A study's tables as Markdown, and the validation page's generated summary.
+
+`study_table` prints one run: the cases (role, look, what the truth shares with the
+method and what not), each method's mean with its interval, the effect against every
+baseline, and the verdict last. `summary_table` reads the `<study>.json` records a
+results folder holds and writes one row per study: claim | seed's figure | ours |
+interval | cases | looks | verdict; `write_block` puts it into a page between
+`<!-- studies: NAME -->` and `<!-- /studies: NAME -->`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..adapters.runs.folder import RunFolder
+from ..errors import SubstratesError
+from .declaration import Study
+from .judge import Estimate, effect_text
+from .runner import StudyReport
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _value(estimate: Mapping[str, float] | Estimate, relative_unit: str = "") -> str:
+    e = estimate if isinstance(estimate, Estimate) else Estimate(**estimate)
+    inside = f"{e.low:.4g} to {e.high:.4g}" if e.bounded else "no interval"
+    return f"{e.value:.4g}{relative_unit} ({inside})"
+
+
+def study_table(report: StudyReport) -> str:
+    """The run's tables and its verdict line (last)."""
+    study, judged = report.study, report.judgement
+    goal = study.goal
+    lines = [
+        f"study {study.name} ({study.substrate}): {study.claim}",
+        f"goal: {goal.text()}",
+        f"seed's figure: {study.seed_figure}",
+        "settings: " + (", ".join(f"{k}={v}" for k, v in report.settings.items()) or "none"),
+        "",
+        "| case | declared | counted as | look | the truth shares with the method | and does not |",
+        "|---|---|---|---|---|---|",
+    ]
+    for s in report.statuses:
+        counted = s.role + (f" ({s.moved})" if s.moved else "")
+        look = "—" if s.look is None else str(s.look)
+        lines.append(
+            f"| {s.case.name} | {s.case.role} | {_cell(counted)} | {look} | "
+            f"{_cell(s.case.shares)} | {_cell(s.case.differs)} |"
+        )
+    lines += ["", *_per_case(report)]
+    for name, error in report.failed.items():
+        lines.append(f"{name}: FAILED to run: {error}")
+    lines += [
+        "",
+        f"| held out ({judged.replicates} replicates: {study.replicate}) | {goal.metric} "
+        f"{goal.unit} (95%) | vs {goal.method} |".replace("  ", " "),
+        "|---|---|---|",
+    ]
+    for method, estimate in judged.means.items():
+        effect = judged.effects.get(method)
+        versus = "—" if effect is None else effect_text(effect, goal)
+        lines.append(f"| {method} | {_value(estimate)} | {versus} |")
+    if judged.dropped:
+        lines.append(f"({judged.dropped} replicates left out: a method's value is missing there)")
+    lines += ["", f"Verdict: {judged.line}"]
+    return "\n".join(lines)
+
+
+def _per_case(report: StudyReport) -> list[str]:
+    """Each case's mean metric per method, and the study's detail columns."""
+    study = report.study
+    methods = list(dict.fromkeys(r["method"] for r in report.rows))
+    lines = [
+        f"| case ({study.goal.metric}) | counted as | {' | '.join(methods)} |"
+        + "".join(f" {d} |" for d in study.details),
+        "|---|---|" + "---|" * (len(methods) + len(study.details)),
+    ]
+    for s in report.statuses:
+        rows = [r for r in report.rows if r["case"] == s.case.name]
+        if not rows:
+            continue
+        cells = []
+        for method in methods:
+            values = [float(r[study.goal.metric]) for r in rows if r["method"] == method]
+            finite = [v for v in values if v == v]
+            cells.append(f"{sum(finite) / len(finite):.4g}" if finite else "—")
+        details = [_cell(rows[0].get(d, "—")) for d in study.details]
+        lines.append(f"| {s.case.name} | {s.role} | " + " | ".join(cells + details) + " |")
+    return lines
+
+
+def records(results: str | Path) -> list[dict[str, Any]]:
+    """Every study record in a results folder, by substrate then name."""
+    folder = Path(results)
+    found = []
+    for path in sorted(folder.glob("*.json")):
+        record = RunFolder(folder).read_json(path.name)
+        if isinstance(record, dict) and "judgement" in record:
+            found.append(record)
+    return sorted(found, key=lambda r: (r["substrate"], r["study"]))
+
+
+def summary_table(found: Iterable[Mapping[str, Any]], looks: Mapping[str, int]) -> str:
+    """One row per study record; `looks`: study → looks at its held-out cases."""
+    lines = [
+        "| substrate | study | claim | seed's figure | ours | effect vs baselines (95%) | "
+        "held-out cases | looks | verdict |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in found:
+        judged = r["judgement"]
+        held = [c["case"] for c in r["cases"] if c["role"] == "held-out"]
+        moved = [c["case"] for c in r["cases"] if c["moved"]]
+        ours = judged["means"].get(r["method"])
+        shown_ours = f"{r['method']} {ours['value']:.4g}" if ours else "—"
+        effects = "; ".join(
+            f"vs {b}: {_effect_cell(e, r['relative'])}" for b, e in judged["effects"].items()
+        )
+        cases = f"{len(held)} ({judged['replicates']} replicates)"
+        if moved:
+            cases += f"; moved to development: {', '.join(moved)}"
+        lines.append(
+            f"| {r['substrate']} | {r['study']} | {_cell(r['claim'])} | "
+            f"{_cell(r['seed_figure'])} | {shown_ours} | {effects or '—'} | {cases} | "
+            f"{looks.get(r['study'], 0)} | **{judged['outcome']}** |"
+        )
+    return "\n".join(lines)
+
+
+def _effect_cell(e: Mapping[str, float], relative: bool) -> str:
+    def shown(x: float) -> str:
+        return f"{100 * x:+.1f}%" if relative else f"{x:+.3g}"
+
+    bounded = all(map(lambda x: x == x and abs(x) != float("inf"), (e["low"], e["high"])))
+    inside = f" ({shown(e['low'])} to {shown(e['high'])})" if bounded else " (no interval)"
+    return (shown(e["value"]) + inside).replace("-", "−")
+
+
+def write_block(page: str | Path, name: str, text: str) -> None:
+    """Replace the page's `<!-- studies: name -->` block with `text` (atomically)."""
+    path = Path(page)
+    start, end = f"<!-- studies: {name} -->", f"<!-- /studies: {name} -->"
+    content = path.read_text()
+    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
+    if not pattern.search(content):
+        raise SubstratesError(f"{path} has no block {start} … {end}")
+    replaced = pattern.sub(lambda _: f"{start}\n{text}\n{end}", content)
+    RunFolder(path.parent).write_text(path.name, replaced)
+
+
+def study_json(study: Study) -> str:
+    """The declaration of `study` as JSON (for `show`)."""
+    return json.dumps(
+        {
+            "study": study.name,
+            "substrate": study.substrate,
+            "claim": study.claim,
+            "seed_figure": study.seed_figure,
+            "goal": study.goal.text(),
+            "replicate": study.replicate,
+            "settings": dict(study.settings),
+            "sources": list(study.sources),
+            "cases": [
+                {
+                    "case": c.name,
+                    "role": c.role,
+                    "parameters": dict(c.parameters),
+                    "shares": c.shares,
+                    "differs": c.differs,
+                }
+                for c in study.cases
+            ],
+            "notes": study.notes,
+        },
+        indent=2,
+        default=str,
+    )
