@@ -58,33 +58,12 @@ from mea_array import LAB
 from publish import published
 from timing import arguments
 
-from substrates.adapters.conversions.mea_preprocessing import (
-    DEFAULT_PREPROCESSING,
-    materialised,
-    parse_preprocessing,
-    preprocess,
-)
-from substrates.adapters.runs.hh_fit_units import sorted_units, true_troughs
 from substrates.backends.registry import create_backend
-from substrates.models.hh import amortised
-from substrates.models.hh.fit import BEFORE_MS, CellFit, fit_cell
+from substrates.models.hh.fit import CellFit, fit_cell
 from substrates.models.hh.report import true_outcomes
+from substrates.studies.claims.mea_array_fit import BASELINES, balanced, fit_array
 
 print = functools.partial(print, flush=True)  # rows appear as they are measured
-
-SORTER = "spykingcircus2"
-BASELINES = ("majority", "threshold_baseline", "logistic_baseline")
-
-
-def balanced(fit: CellFit, candidate: str) -> float:
-    """Held-out balanced accuracy of `candidate`: the mean of the rates it gets right
-    among patterns that made the cell spike and among those that did not (a constant
-    guess scores 0.5); NaN when the held-out patterns show one outcome only."""
-    observed = np.array([r.probability > 0.5 for r in fit.held_out])
-    predicted = fit.predicted_held_out_by[candidate]
-    if observed.all() or not observed.any():
-        return float("nan")
-    return float((np.mean(predicted[observed]) + np.mean(~predicted[~observed])) / 2)
 
 
 def versus_truth(fit: CellFit, candidate: str, outcomes: dict[Any, float]) -> float:
@@ -163,47 +142,14 @@ def main() -> int:
     recording, truth, how = simulated(
         {**options, "array_cells": args.cells, "local_events": True}, args.session
     )
+    began = time.perf_counter()
+    done = fit_array(recording, truth, options, args.draws, say=print)
+    fit_s = time.perf_counter() - began
+    fits, record, stages = done.fits, done.record, done.stages
+    for line in done.refused:
+        print(line)
     engine = create_backend("mea.jaxley", {**options, "array_cells": 1})
     model = engine.cell_model(recording.positions_um)
-    troughs = true_troughs(model, truth, recording.sampling_hz)  # scoring only
-
-    stages: dict[str, float] = {}
-    began = time.perf_counter()
-    detection = materialised(
-        preprocess(recording, parse_preprocessing(DEFAULT_PREPROCESSING, recording.sampling_hz))
-    )
-    stages["preprocessing, computed once"] = time.perf_counter() - began
-    hood = amortised.Neighbourhood.of(recording.positions_um)
-    within = amortised.RING_PITCHES * hood.pitch_um
-    mark = time.perf_counter()
-    units, record = sorted_units(
-        recording, detection, model, 0, SORTER, "remove", troughs, "bench", None, within
-    )
-    stages["sorting, and observing every unit (one per core)"] = time.perf_counter() - mark
-    mark = time.perf_counter()
-    before = round(BEFORE_MS * 1e-3 * recording.sampling_hz)
-    bank = amortised.build_bank(
-        engine.cell_model, recording.positions_um, args.draws, before, seed=1
-    )
-    stages[f"bank ({args.draws:,} cells, {bank.drawn:,} drawn)"] = time.perf_counter() - mark
-    mark = time.perf_counter()
-    fits: list[tuple[Any, CellFit]] = []
-    for k, unit in enumerate(units):
-        try:
-            posterior = amortised.unit_posterior(
-                bank, model, recording.positions_um, unit.observed, seed=unit.index
-            )
-        except ValueError as error:
-            print(f"unit {unit.index}: {error}")
-            continue
-        fit = fit_cell(
-            recording, model, seed=unit.index, observed=unit.observed, posterior=posterior
-        )
-        fits.append((unit, fit))
-        if (k + 1) % 10 == 0:
-            print(f"  {k + 1} of {len(units)} units fitted, {time.perf_counter() - began:.0f} s")
-    stages["posterior and fit of every unit"] = time.perf_counter() - mark
-    fit_s = time.perf_counter() - began
 
     print(f"session {how} (not counted: it is the data)")
     print("\n| stage | wall s |")
@@ -216,7 +162,7 @@ def main() -> int:
     matched = len({u.cell for u, _ in scored})
     skipped = len(record["skipped"])
     print(
-        f"\n{len(record['units'])} units sorted, {len(units)} observed "
+        f"\n{len(record['units'])} units sorted, {len(fits) + len(done.refused)} observed "
         f"({skipped} left: too few spikes, or stimulation that cannot constrain them), "
         f"{len(fits)} fitted; {matched} distinct cells of {args.cells} matched"
     )

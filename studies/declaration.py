@@ -103,9 +103,10 @@ class Study:
     a look is new when they or the settings changed. run_case(case, settings) returns
     the case's rows: one per replicate and method, with the columns 'method' and the
     metric (and the replicate's column). smoke: small cases for the default test lane
-    (never recorded as looks). details: columns of the rows shown per case beside the
-    metric (a verdict, the evidence). notes: what a reader should know (attributions,
-    what would make the figure comparable with the seed's).
+    (never recorded as looks), run with `smoke_settings` over the settings. details:
+    columns of the rows shown per case beside the metric (a verdict, the evidence).
+    notes: what a reader should know (attributions, what would make the figure
+    comparable with the seed's).
     """
 
     name: str
@@ -119,6 +120,7 @@ class Study:
     sources: tuple[str, ...]
     run_case: Callable[[Case, Mapping[str, Any]], list[dict[str, Any]]]
     smoke: tuple[Case, ...] = ()
+    smoke_settings: Mapping[str, Any] = field(default_factory=dict)
     details: tuple[str, ...] = ()
     notes: str = ""
 

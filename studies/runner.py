@@ -92,7 +92,7 @@ def statuses(
     """Each case's role and look under these settings and sources."""
     out = []
     for case in cases:
-        if case.role != "held-out" or case in study.smoke:
+        if case.role != "held-out" or case in study.smoke:  # a smoke case is never a look
             out.append(CaseStatus(case, case.role, None, None))
             continue
         moved = ledger.moved(study.name, case.name, settings)
@@ -119,14 +119,22 @@ def run_study(
     say = log or (lambda line: print(line, file=sys.stderr, flush=True))
     results = Path(results)
     chosen_settings = dict(study.settings if settings is None else settings)
+    if smoke:
+        chosen_settings |= study.smoke_settings
     pool = study.smoke if smoke else study.cases
-    chosen = [study.case(name) for name in cases] if cases else list(pool)
+    chosen = [c for c in pool if not cases or c.name in cases]
+    if unknown := set(cases or ()) - {c.name for c in chosen}:
+        kind = "smoke cases" if smoke else "cases (--smoke runs the smoke cases)"
+        raise SubstratesError(
+            f"study {study.name}: no {kind} {', '.join(sorted(unknown))}; "
+            f"its {kind.split(' (')[0]}: {', '.join(c.name for c in pool)}"
+        )
     if not chosen:
         raise SubstratesError(f"study {study.name} has no {'smoke ' if smoke else ''}cases")
     ledger = Ledger(results / "ledger.jsonl")
     sources = sources_digest(study)
     found = statuses(study, ledger, chosen_settings, sources, chosen)
-    folder = RunFolder(results / study.name)
+    folder = RunFolder(results / study.name / ("smoke" if smoke else ""))
     folder.path.mkdir(parents=True, exist_ok=True)
 
     def fragment(case: Case) -> str:
