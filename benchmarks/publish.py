@@ -1,7 +1,8 @@
 """`--docs`: a benchmark's printed tables, written into the documentation's validation page.
 
 Each script ends with `with published("name"): main()`. With `--docs` on its command line,
-everything it prints is also written into docs/validation.md between the lines
+everything it prints is also written into the docs page that holds its block
+(validation.md, performance.md or history.md) between the lines
 `<!-- benchmark: name -->` and `<!-- /benchmark: name -->`, under the command and the date;
 without it the script only prints. The block is replaced only when the run finishes.
 """
@@ -16,7 +17,9 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-PAGE = Path(__file__).resolve().parents[1] / "docs" / "validation.md"
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+PAGES = [DOCS / "validation.md", DOCS / "performance.md", DOCS / "history.md"]
+"""The pages that hold benchmark blocks: each block stands on one of them."""
 
 
 class _Tee(io.TextIOBase):
@@ -78,15 +81,16 @@ def as_markdown(text: str) -> str:
 def replace_block(name: str, output: str) -> None:
     """Swap the page's block for `name` with `output`, dated, naming the command."""
     start, end = f"<!-- benchmark: {name} -->", f"<!-- /benchmark: {name} -->"
-    text = PAGE.read_text()
-    if start not in text or end not in text:
-        sys.exit(f"{PAGE}: no block '{start}' ... '{end}' to write into")
+    held = [p for p in PAGES if start in (t := p.read_text()) and end in t]
+    if not held:
+        sys.exit(f"no page of {DOCS} has a block '{start}' ... '{end}' to write into")
+    page = held[0]
+    text = page.read_text()
     script = Path(sys.argv[0]).resolve()
-    shown = (
-        script.relative_to(PAGE.parents[1]) if script.is_relative_to(PAGE.parents[1]) else script
-    )
+    root = DOCS.parent
+    shown = script.relative_to(root) if script.is_relative_to(root) else script
     command = " ".join(["python", str(shown), *sys.argv[1:]])
     body = f"`{command}`, {datetime.date.today().isoformat()}:\n\n{as_markdown(output.strip())}\n"
     pattern = re.compile(re.escape(start) + ".*?" + re.escape(end), re.DOTALL)
-    PAGE.write_text(pattern.sub(lambda _: f"{start}\n{body}{end}", text, count=1))
-    print(f"wrote the '{name}' block of {PAGE}", file=sys.stderr)
+    page.write_text(pattern.sub(lambda _: f"{start}\n{body}{end}", text, count=1))
+    print(f"wrote the '{name}' block of {page}", file=sys.stderr)

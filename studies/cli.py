@@ -16,10 +16,12 @@ from ..errors import SubstratesError
 from .claims import CLAIMS, every, get
 from .declaration import parse_settings
 from .ledger import Ledger
-from .report import records, study_json, study_table, summary_table, write_block
+from .report import looks_table, records, study_json, study_table, summary_table, write_block
 from .runner import run_study
 
 EXIT = {"PASS": 0, "FAIL": 3, "CANNOT TELL": 4}
+HISTORY = "history.md"
+"""The page beside --docs's that holds the table of looks (<!-- studies: looks -->)."""
 RESULTS = Path("docs") / "studies"
 """Where results and the ledger go by default: the checkout's committed folder (run from
 the repository's root), or anywhere --results names."""
@@ -75,7 +77,8 @@ def _parser() -> argparse.ArgumentParser:
             type=Path,
             default=None,
             metavar="PAGE",
-            help="also write the table into PAGE's <!-- studies: … --> block",
+            help="also write the table into PAGE's <!-- studies: … --> block (summary: the "
+            "summary and each substrate's block, and the looks into history.md beside PAGE)",
         )
     ledger = commands.add_parser("ledger", help="the looks at held-out cases")
     ledger.add_argument("study", nargs="?", default=None)
@@ -126,16 +129,23 @@ def _run(args: argparse.Namespace) -> int:
 
 def _summary(args: argparse.Namespace) -> int:
     found = records(args.results)
-    looks = Counter(look.study for look in Ledger(args.results / "ledger.jsonl").looks())
-    text = summary_table(found, looks)
+    every_look = Ledger(args.results / "ledger.jsonl").looks()
+    looks = Counter(look.study for look in every_look)
+    declared = every()
+    text = summary_table(found, looks, declared)
     if args.docs:
         write_block(args.docs, "summary", text)
-        for substrate in sorted({r["substrate"] for r in found}):
+        for substrate in sorted({s.substrate for s in declared}):
             write_block(
                 args.docs,
                 substrate,
-                summary_table([r for r in found if r["substrate"] == substrate], looks),
+                summary_table(
+                    [r for r in found if r["substrate"] == substrate],
+                    looks,
+                    [s for s in declared if s.substrate == substrate],
+                ),
             )
+        write_block(args.docs.parent / HISTORY, "looks", looks_table(every_look))
     print(text)
     return 0
 

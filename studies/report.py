@@ -20,6 +20,7 @@ from ..adapters.runs.folder import RunFolder
 from ..errors import SubstratesError
 from .declaration import Study
 from .judge import Estimate, effect_text
+from .ledger import Look
 from .runner import StudyReport
 
 
@@ -106,8 +107,13 @@ def records(results: str | Path) -> list[dict[str, Any]]:
     return sorted(found, key=lambda r: (r["substrate"], r["study"]))
 
 
-def summary_table(found: Iterable[Mapping[str, Any]], looks: Mapping[str, int]) -> str:
-    """One row per study record; `looks`: study → looks at its held-out cases."""
+def summary_table(
+    found: Iterable[Mapping[str, Any]],
+    looks: Mapping[str, int],
+    declared: Iterable[Study] = (),
+) -> str:
+    """One row per study record; `looks`: study → looks at its held-out cases;
+    `declared`: studies whose rows say 'not run' where `found` has no record of them."""
     lines = [
         "| substrate | study | claim | seed's figure | ours | effect vs baselines (95%) | "
         "held-out cases | looks | verdict |",
@@ -129,6 +135,32 @@ def summary_table(found: Iterable[Mapping[str, Any]], looks: Mapping[str, int]) 
             f"| {r['substrate']} | {r['study']} | {_cell(r['claim'])} | "
             f"{_cell(r['seed_figure'])} | {shown_ours} | {effects or '—'} | {cases} | "
             f"{looks.get(r['study'], 0)} | **{judged['outcome']}** |"
+        )
+    recorded = {r["study"] for r in found}
+    for study in declared:
+        if study.name in recorded:
+            continue
+        held = [c.name for c in study.cases if c.role == "held-out"]
+        lines.append(
+            f"| {study.substrate} | {study.name} | {_cell(study.claim)} | "
+            f"{_cell(study.seed_figure)} | — | — | {len(held)} ({', '.join(held)}) | "
+            f"{looks.get(study.name, 0)} | **not run** (`python -m substrates.studies run "
+            f"{study.name}`) |"
+        )
+    return "\n".join(lines)
+
+
+def looks_table(looks: Iterable[Look]) -> str:
+    """Every look at a held-out case, oldest first, with its result."""
+    lines = [
+        "| study | case | look | date | commit | where it was recorded | means |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for look in looks:
+        means = ", ".join(f"{m} {v:.4g}" for m, v in look.result.items())
+        lines.append(
+            f"| {look.study} | {look.case} | {look.look} | {look.date[:10]} | "
+            f"{(look.commit or '—')[:8]} | {_cell(look.origin)} | {_cell(means)} |"
         )
     return "\n".join(lines)
 
