@@ -83,6 +83,13 @@ from substrates.models.cml.evaluation import (
     rain_statistics,
     regimes,
 )
+from substrates.studies.claims.cml_fresh import (
+    FOREIGN_WET_ANTENNA,
+    FRESH,
+    MEASUREMENT,
+    NATIVE_CELL_KM,
+    RECONSTRUCTION_CELL_KM,
+)
 
 CHAIN = ChainParameters()
 """The standard chain's defaults (pycomlink's example's)."""
@@ -103,7 +110,6 @@ def lead_hours(chain: ChainParameters) -> float:
     return float(chain.history / np.timedelta64(1, "h"))
 
 
-FOREIGN_WET_ANTENNA = [10.0, 0.5, 0.15]
 SIMULATED = {
     "seed": 11,
     "links": 120,
@@ -115,37 +121,6 @@ SIMULATED = {
     "duration_h": 5,
     "wet_antenna_pastorek": FOREIGN_WET_ANTENNA,
 }
-
-
-MEASUREMENT = {
-    "wet_antenna_pastorek": FOREIGN_WET_ANTENNA,
-    "power_law_spread": [0.2, 0.05],
-    "baseline_fluctuation_db": 0.2,
-    "baseline_fluctuation_min": 30.0,
-}
-"""The native and fresh cases' measurement model beyond cml.sim's defaults. The k–R
-spread (SD 0.2 of ln k, 0.05 of α per link) is an assumption of the order that drop-size
-variability gives between events and climates (Berne & Uijlenhoet 2007, Leijnse et al.
-2008), not fitted to any data; the fluctuation is of the order of the dry-weather
-standard deviation of pycomlink's example links (0.1–0.3 dB)."""
-NATIVE_CELL_KM, RECONSTRUCTION_CELL_KM = 1.0, 2.0
-FRESH = {
-    "seed": 29,
-    "links": 150,
-    "grid_cells": 64,
-    "cell_km": NATIVE_CELL_KM,
-    "spectrum_slope": 2.0,
-    "sigma_log": 1.3,
-    "median_rain_mm_h": 3.0,
-    "anisotropy": 4.0,
-    "orientation_deg": 120.0,
-    "velocity_km_h": [30.0, -10.0],
-    "wet_fraction": 0.3,
-    "duration_h": 15,
-    **MEASUREMENT,
-}
-"""Declared on 2026-12-06, before any method ran on it; reconstructed from 02:00 to
-14:00 (12 hours of maps, so that hours can be resampled)."""
 
 
 def wettest_window(day: str, hours: int = 3) -> tuple[np.datetime64, np.datetime64]:

@@ -12,6 +12,7 @@ import importlib
 from ..declaration import Study
 
 CLAIMS: dict[str, str] = {
+    "cml-fresh": "cml_fresh",
     "crn-exact": "crn_exact",
     "mea-array-fit": "mea_array_fit",
 }

@@ -57,6 +57,7 @@ def test_mea_benchmark_prints_its_tables() -> None:
     ]
 
 
+@pytest.mark.science  # simulates the anchor session twice and a lab-scale one: 23–24 s in CI
 def test_array_benchmark_sets_local_events_beside_the_full_simulation() -> None:
     pytest.importorskip("jaxley")
     stdout = _smoke("mea_array.py")

@@ -122,7 +122,7 @@ def test_looks_are_counted_and_a_changed_setting_moves_the_case_to_development(t
     assert len(Ledger(tmp_path / "ledger.jsonl").looks("toy")) == 1
 
     # the skill setting chosen after the held-out look: seed-1 is development from now on
-    chosen = run_study(toy(HELD, DEVELOPMENT), tmp_path, settings={"skill": 0.3}, log=print)
+    chosen = run_study(toy(HELD, DEVELOPMENT), tmp_path, settings={"skill": 0.3}, log=lambda _: None)
     (status,) = [s for s in chosen.statuses if s.case == HELD]
     assert status.role == "development"
     assert status.moved is not None and "skill=0.1" in status.moved
