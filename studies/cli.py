@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from ..errors import SubstratesError
 from .claims import CLAIMS, every, get
 from .declaration import parse_settings
 from .ledger import Ledger
-from .report import looks_table, records, study_json, study_table, summary_table, write_block
+from .report import cell, looks_table, records, study_json, study_table, summary_table, write_block
 from .runner import run_study
 
 EXIT = {"PASS": 0, "FAIL": 3, "CANNOT TELL": 4}
@@ -94,9 +93,10 @@ def _list() -> int:
         held = [c.name for c in study.cases if c.role == "held-out"]
         development = [c.name for c in study.cases if c.role == "development"]
         print(
-            f"| {study.name} | {study.substrate} | {study.claim} | {study.goal.text()} | "
+            f"| {study.name} | {study.substrate} | {cell(study.claim)} | "
+            f"{cell(study.goal.text())} | "
             f"{', '.join(held) or '—'} | {', '.join(development) or '—'} | "
-            f"{len(ledger.looks(study.name))} |"
+            f"{max((look.look for look in ledger.looks(study.name)), default=0)} |"
         )
     return 0
 
@@ -130,7 +130,9 @@ def _run(args: argparse.Namespace) -> int:
 def _summary(args: argparse.Namespace) -> int:
     found = records(args.results)
     every_look = Ledger(args.results / "ledger.jsonl").looks()
-    looks = Counter(look.study for look in every_look)
+    looks: dict[str, int] = {}
+    for look in every_look:  # a study's looks: the most any of its held-out cases had
+        looks[look.study] = max(looks.get(look.study, 0), look.look)
     declared = every()
     text = summary_table(found, looks, declared)
     if args.docs:

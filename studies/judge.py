@@ -103,7 +103,7 @@ def _clusters(
     for by_replicate in table.values():
         kept = []
         for values in by_replicate.values():
-            means = [np.mean(values[m]) if m in values else np.nan for m in methods]
+            means = np.array([np.mean(values[m]) if m in values else np.nan for m in methods])
             if np.all(np.isfinite(means)):
                 kept.append(means)
             else:

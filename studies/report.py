@@ -24,7 +24,8 @@ from .ledger import Look
 from .runner import StudyReport
 
 
-def _cell(text: Any) -> str:
+def cell(text: Any) -> str:
+    """Text for a table cell: a bar (|x|) would split the cell, a newline the row."""
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
@@ -43,24 +44,30 @@ def study_table(report: StudyReport) -> str:
         f"goal: {goal.text()}",
         f"seed's figure: {study.seed_figure}",
         "settings: " + (", ".join(f"{k}={v}" for k, v in report.settings.items()) or "none"),
+    ]
+    said = {(s.case.shares, s.case.differs) for s in report.statuses}
+    alike = len(said) == 1
+    if alike:
+        shares, differs = said.pop()
+        lines += [f"every case's truth shares with the method: {shares}; not: {differs}"]
+    lines += [
         "",
-        "| case | declared | counted as | look | the truth shares with the method | and does not |",
-        "|---|---|---|---|---|---|",
+        "| case | declared | counted as | look |"
+        + ("" if alike else " the truth shares with the method | and does not |"),
+        "|---|---|---|---|" + ("" if alike else "---|---|"),
     ]
     for s in report.statuses:
         counted = s.role + (f" ({s.moved})" if s.moved else "")
         look = "—" if s.look is None else str(s.look)
-        lines.append(
-            f"| {s.case.name} | {s.case.role} | {_cell(counted)} | {look} | "
-            f"{_cell(s.case.shares)} | {_cell(s.case.differs)} |"
-        )
+        said_here = "" if alike else f" {cell(s.case.shares)} | {cell(s.case.differs)} |"
+        lines.append(f"| {s.case.name} | {s.case.role} | {cell(counted)} | {look} |{said_here}")
     lines += ["", *_per_case(report)]
     for name, error in report.failed.items():
         lines.append(f"{name}: FAILED to run: {error}")
     lines += [
         "",
-        f"| held out ({judged.replicates} replicates: {study.replicate}) | {goal.metric} "
-        f"{goal.unit} (95%) | vs {goal.method} |".replace("  ", " "),
+        f"| held out ({judged.replicates} replicates: {study.replicate}) | "
+        f"{cell(f'{goal.metric} {goal.unit}'.strip())} (95%) | vs {cell(goal.method)} |",
         "|---|---|---|",
     ]
     for method, estimate in judged.means.items():
@@ -91,7 +98,7 @@ def _per_case(report: StudyReport) -> list[str]:
             values = [float(r[study.goal.metric]) for r in rows if r["method"] == method]
             finite = [v for v in values if v == v]
             cells.append(f"{sum(finite) / len(finite):.4g}" if finite else "—")
-        details = [_cell(rows[0].get(d, "—")) for d in study.details]
+        details = [cell(rows[0].get(d, "—")) for d in study.details]
         lines.append(f"| {s.case.name} | {s.role} | " + " | ".join(cells + details) + " |")
     return lines
 
@@ -112,7 +119,8 @@ def summary_table(
     looks: Mapping[str, int],
     declared: Iterable[Study] = (),
 ) -> str:
-    """One row per study record; `looks`: study → looks at its held-out cases;
+    """One row per study record; `looks`: study → the most looks any of its held-out
+    cases had;
     `declared`: studies whose rows say 'not run' where `found` has no record of them."""
     lines = [
         "| substrate | study | claim | seed's figure | ours | effect vs baselines (95%) | "
@@ -124,7 +132,7 @@ def summary_table(
         held = [c["case"] for c in r["cases"] if c["role"] == "held-out"]
         moved = [c["case"] for c in r["cases"] if c["moved"]]
         ours = judged["means"].get(r["method"])
-        shown_ours = f"{r['method']} {ours['value']:.4g}" if ours else "—"
+        shown_ours = f"{r['method']} {_value(ours)}" if ours else "—"
         effects = "; ".join(
             f"vs {b}: {_effect_cell(e, r['relative'])}" for b, e in judged["effects"].items()
         )
@@ -132,8 +140,8 @@ def summary_table(
         if moved:
             cases += f"; moved to development: {', '.join(moved)}"
         lines.append(
-            f"| {r['substrate']} | {r['study']} | {_cell(r['claim'])} | "
-            f"{_cell(r['seed_figure'])} | {shown_ours} | {effects or '—'} | {cases} | "
+            f"| {r['substrate']} | {r['study']} | {cell(r['claim'])} | "
+            f"{cell(r['seed_figure'])} | {shown_ours} | {effects or '—'} | {cases} | "
             f"{looks.get(r['study'], 0)} | **{judged['outcome']}** |"
         )
     recorded = {r["study"] for r in found}
@@ -142,8 +150,8 @@ def summary_table(
             continue
         held = [c.name for c in study.cases if c.role == "held-out"]
         lines.append(
-            f"| {study.substrate} | {study.name} | {_cell(study.claim)} | "
-            f"{_cell(study.seed_figure)} | — | — | {len(held)} ({', '.join(held)}) | "
+            f"| {study.substrate} | {study.name} | {cell(study.claim)} | "
+            f"{cell(study.seed_figure)} | — | — | {len(held)} ({', '.join(held)}) | "
             f"{looks.get(study.name, 0)} | **not run** (`python -m substrates.studies run "
             f"{study.name}`) |"
         )
@@ -160,7 +168,7 @@ def looks_table(looks: Iterable[Look]) -> str:
         means = ", ".join(f"{m} {v:.4g}" for m, v in look.result.items())
         lines.append(
             f"| {look.study} | {look.case} | {look.look} | {look.date[:10]} | "
-            f"{(look.commit or '—')[:8]} | {_cell(look.origin)} | {_cell(means)} |"
+            f"{(look.commit or '—')[:8]} | {cell(look.origin)} | {cell(means)} |"
         )
     return "\n".join(lines)
 

@@ -65,7 +65,7 @@ def fit_array(
     from ...models.hh import amortised
     from ...models.hh.fit import BEFORE_MS, fit_cell
 
-    engine = create_backend("mea.jaxley", {**session, "array_cells": 1})
+    engine: Any = create_backend("mea.jaxley", {**session, "array_cells": 1})
     model = engine.cell_model(recording.positions_um)
     troughs = true_troughs(model, truth, recording.sampling_hz)
     stages: dict[str, float] = {}
@@ -146,7 +146,7 @@ def run_case(case: Case, settings: Mapping[str, Any]) -> list[dict[str, Any]]:
 
     p = case.parameters
     session = {**LAB, "seed": p["seed"], "rows": p["rows"], "columns": p["columns"]}
-    simulated = create_backend(
+    simulated: Any = create_backend(
         "mea.jaxley", {**session, "array_cells": p["cells"], "local_events": True}
     )
     done = fit_array(

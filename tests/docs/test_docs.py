@@ -121,12 +121,16 @@ DOCTESTED = [
     "substrates.backends.quantum.dynamic",
     "substrates.backends.quantum.pennylane",
     "substrates.backends.quantum.snapshot_subset",
+    "substrates.datasets.crn.evidence",
     "substrates.datasets.crn.files",
     "substrates.datasets.events.class_folders",
     "substrates.datasets.events.nmnist",
     "substrates.datasets.events.stream",
     "substrates.models.events.iwe",
     "substrates.models.qrim.search",
+    "substrates.studies.declaration",
+    "substrates.studies.judge",
+    "substrates.studies.ledger",
 ]
 
 

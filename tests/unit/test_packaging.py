@@ -7,7 +7,16 @@ import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-CODE = ("cli", "testing", "backends", "models", "datasets", "adapters", "hardware_configs")
+CODE = (
+    "cli",
+    "testing",
+    "backends",
+    "models",
+    "datasets",
+    "adapters",
+    "studies",
+    "hardware_configs",
+)
 
 
 def _setuptools() -> dict:

@@ -122,7 +122,9 @@ def test_looks_are_counted_and_a_changed_setting_moves_the_case_to_development(t
     assert len(Ledger(tmp_path / "ledger.jsonl").looks("toy")) == 1
 
     # the skill setting chosen after the held-out look: seed-1 is development from now on
-    chosen = run_study(toy(HELD, DEVELOPMENT), tmp_path, settings={"skill": 0.3}, log=lambda _: None)
+    chosen = run_study(
+        toy(HELD, DEVELOPMENT), tmp_path, settings={"skill": 0.3}, log=lambda _: None
+    )
     (status,) = [s for s in chosen.statuses if s.case == HELD]
     assert status.role == "development"
     assert status.moved is not None and "skill=0.1" in status.moved
@@ -182,8 +184,6 @@ def test_the_command_line_lists_runs_and_exits_on_its_verdict(tmp_path, capsys) 
     assert not (tmp_path / "ledger.jsonl").exists()  # smoke runs are never looks
 
     assert main(["run", "crn-exact", "--set", "noise=2x"]) == 2
-    assert capsys.readouterr().err.strip() == (
-        "error: --set noise=2x: expected a float like 0.1"
-    )
+    assert capsys.readouterr().err.strip() == ("error: --set noise=2x: expected a float like 0.1")
     assert main(["run", "crn-exact", "--cases", "win95pts", "--smoke"]) == 2
     assert "no smoke cases win95pts" in capsys.readouterr().err
