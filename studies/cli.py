@@ -60,6 +60,12 @@ def _parser() -> argparse.ArgumentParser:
         "process (default)",
     )
     run.add_argument(
+        "--again",
+        action="store_true",
+        help="run finished cases again instead of reading them back (a reproduction: "
+        "the same sources and settings repeat their look)",
+    )
+    run.add_argument(
         "--smoke",
         action="store_true",
         help="the study's small cases only: a check that it runs, never a look or a result",
@@ -119,6 +125,7 @@ def _run(args: argparse.Namespace) -> int:
         settings=settings,
         executor=args.executor,
         smoke=args.smoke,
+        again=args.again,
     )
     text = study_table(report)
     if args.docs:

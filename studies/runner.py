@@ -110,12 +110,14 @@ def run_study(
     settings: Mapping[str, Any] | None = None,
     executor: str | None = None,
     smoke: bool = False,
+    again: bool = False,
     log: Any = None,
 ) -> StudyReport:
     """Run `study`'s cases (all, or those named in `cases`; its smoke cases with `smoke`)
     under `settings` (default: the study's), reusing finished cases, and judge it.
     executor: an executor config (cluster_local, a dask config) or None for this
-    process. log: a callable taking one line of progress (default: stderr)."""
+    process. again: run finished cases again (a reproduction) instead of reading them
+    back. log: a callable taking one line of progress (default: stderr)."""
     say = log or (lambda line: print(line, file=sys.stderr, flush=True))
     results = Path(results)
     chosen_settings = dict(study.settings if settings is None else settings)
@@ -145,7 +147,7 @@ def run_study(
     pending = []
     for status in found:
         name = fragment(status.case)
-        if folder.file(name).is_file():
+        if folder.file(name).is_file() and not again:
             rows[status.case.name] = folder.read_table(name).to_pylist()
             say(f"{status.case.name}: finished before, read from {folder.file(name)}")
         else:

@@ -187,3 +187,13 @@ def test_the_command_line_lists_runs_and_exits_on_its_verdict(tmp_path, capsys) 
     assert capsys.readouterr().err.strip() == ("error: --set noise=2x: expected a float like 0.1")
     assert main(["run", "crn-exact", "--cases", "win95pts", "--smoke"]) == 2
     assert "no smoke cases win95pts" in capsys.readouterr().err
+
+
+def test_again_reproduces_a_finished_case_as_the_same_look(tmp_path) -> None:
+    CALLS.clear()
+    first = run_study(toy(HELD), tmp_path, log=lambda _: None)
+    again = run_study(toy(HELD), tmp_path, again=True, log=lambda _: None)
+    assert CALLS == ["seed-1", "seed-1"]
+    assert again.rows == first.rows and again.judgement == first.judgement
+    looks = Ledger(tmp_path / "ledger.jsonl").looks("toy", "seed-1")
+    assert [look.look for look in looks] == [1, 1]  # recorded twice, one look
