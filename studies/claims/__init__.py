@@ -15,6 +15,7 @@ CLAIMS: dict[str, str] = {
     "cml-fresh": "cml_fresh",
     "crn-exact": "crn_exact",
     "mea-array-fit": "mea_array_fit",
+    "qrim-search": "qrim_search",
 }
 """Study name → its module in this package."""
 
