@@ -14,6 +14,7 @@ from ..declaration import Study
 CLAIMS: dict[str, str] = {
     "cml-fresh": "cml_fresh",
     "crn-exact": "crn_exact",
+    "events-frames": "events_frames",
     "mea-array-fit": "mea_array_fit",
     "qrim-search": "qrim_search",
 }
