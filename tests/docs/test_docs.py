@@ -126,6 +126,7 @@ DOCTESTED = [
     "substrates.datasets.events.class_folders",
     "substrates.datasets.events.nmnist",
     "substrates.datasets.events.stream",
+    "substrates.models.events.frame_flow",
     "substrates.models.events.iwe",
     "substrates.models.qrim.search",
     "substrates.studies.declaration",

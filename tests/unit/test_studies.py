@@ -197,3 +197,36 @@ def test_again_reproduces_a_finished_case_as_the_same_look(tmp_path) -> None:
     assert again.rows == first.rows and again.judgement == first.judgement
     looks = Ledger(tmp_path / "ledger.jsonl").looks("toy", "seed-1")
     assert [look.look for look in looks] == [1, 1]  # recorded twice, one look
+
+
+def test_the_quantum_study_s_smoke_case_gives_every_method_the_same_tables(tmp_path) -> None:
+    from substrates.studies.claims import get
+
+    report = run_study(get("qrim-search"), tmp_path, smoke=True, log=lambda _: None)
+    by_table: dict[int, dict[str, dict[str, Any]]] = {}
+    for row in report.rows:
+        by_table.setdefault(row["table"], {})[row["method"]] = row
+    assert len(by_table) == 4
+    for rows in by_table.values():
+        assert rows["exhaustive"]["exact"] == 1.0 and rows["exhaustive"]["budget"] == 16
+        assert rows["random search"]["budget"] == rows["qrim"]["budget"]
+
+
+def test_the_cml_study_scores_only_the_scored_cells_of_every_map() -> None:
+    xr = pytest.importorskip("xarray")
+    from substrates.studies.claims.cml_fresh import _rmse
+
+    truth = np.array([[[1.0, 2.0], [3.0, np.nan]], [[0.0, 1.0], [1.0, 1.0]]])
+    idw = truth + np.array([[[1.0, 1.0], [9.0, 0.0]], [[-1.0, 1.0], [9.0, 9.0]]])
+    fields = xr.Dataset(
+        {
+            "rain_reference": (("time", "y", "x"), truth),
+            "rain_idw": (("time", "y", "x"), idw),
+            "scored": (("y", "x"), np.array([[1, 1], [0, 1]])),
+        }
+    )
+    (row,) = _rmse(fields, ("idw",), " (true baseline)")
+    # scored and finite: (0,0), (0,1) and (1,1) of the second map only where truth is finite
+    errors = np.array([1.0, 1.0, -1.0, 1.0, 9.0])
+    assert row["method"] == "idw (true baseline)" and row["cells"] == 5
+    assert row["rmse_mm_h"] == pytest.approx(np.sqrt(np.mean(errors**2)))
