@@ -230,3 +230,16 @@ def test_the_cml_study_scores_only_the_scored_cells_of_every_map() -> None:
     errors = np.array([1.0, 1.0, -1.0, 1.0, 9.0])
     assert row["method"] == "idw (true baseline)" and row["cells"] == 5
     assert row["rmse_mm_h"] == pytest.approx(np.sqrt(np.mean(errors**2)))
+
+
+def test_cases_run_on_an_executor_s_processes_as_in_this_one(tmp_path) -> None:
+    """The process pool the sweeps use (hardware_configs/cluster_local.yaml) runs a study's
+    cases in worker processes, with the same rows as this process."""
+    from substrates.studies.claims import get
+
+    study = get("qrim-search")
+    here = run_study(study, tmp_path / "here", smoke=True, log=lambda _: None)
+    pooled = run_study(
+        study, tmp_path / "pool", smoke=True, executor="cluster_local", log=lambda _: None
+    )
+    assert pooled.rows == here.rows
