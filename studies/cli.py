@@ -184,6 +184,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{(look.commit or '—')[:8]} {look.origin} {dict(look.result)}"
             )
         return 0
-    except SubstratesError as error:
+    except (SubstratesError, OSError) as error:  # bad input, or a folder it cannot write
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -243,3 +243,14 @@ def test_cases_run_on_an_executor_s_processes_as_in_this_one(tmp_path) -> None:
         study, tmp_path / "pool", smoke=True, executor="cluster_local", log=lambda _: None
     )
     assert pooled.rows == here.rows
+
+
+def test_a_damaged_ledger_or_an_unwritable_folder_is_one_line(tmp_path, capsys) -> None:
+    (tmp_path / "ledger.jsonl").write_text('{"study": "crn-exact"\n')
+    assert main(["ledger", "--results", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "line 1 is not a look" in err and err.count("\n") == 1
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    assert main(["run", "qrim-search", "--smoke", "--results", str(blocked)]) == 2
+    assert capsys.readouterr().err.startswith("error: ")
