@@ -35,21 +35,13 @@ from publish import published
 from timing import arguments
 
 from substrates.backends.registry import create_backend
+from substrates.studies.claims.mea_array_fit import LAB as PROTOCOL
 
 print = functools.partial(print, flush=True)  # rows appear as they are measured
 
-LAB: dict[str, Any] = {
-    "layout": "hexagonal",
-    "pitch_um": 30.0,
-    "seed": 7,
-    "spontaneous_s": 10.0,
-    "trials": 4,
-    "stim_electrodes": 4,
-    "currents_ua": [round(1.5 * 1.35**k, 2) for k in range(8)],
-    "pair_electrodes": 2,
-    "pair_currents_ua": [4.0, 8.0],
-}
-"""The session's options besides the array's size and the cells."""
+LAB: dict[str, Any] = {**PROTOCOL, "seed": 7}
+"""The session's options besides the array's size and the cells: the studies' protocol
+(studies/claims/mea_array_fit.py) on the development seed."""
 
 ROWS = 200_000
 """Traces are compared this many samples at a time."""
