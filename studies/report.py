@@ -29,10 +29,11 @@ def cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def _value(estimate: Mapping[str, float] | Estimate, relative_unit: str = "") -> str:
+def _value(estimate: Mapping[str, float] | Estimate) -> str:
+    """'0.392 (0.0016 to 0.111)': a mean and its interval, three figures."""
     e = estimate if isinstance(estimate, Estimate) else Estimate(**estimate)
-    inside = f"{e.low:.4g} to {e.high:.4g}" if e.bounded else "no interval"
-    return f"{e.value:.4g}{relative_unit} ({inside})"
+    inside = f"{e.low:.3g} to {e.high:.3g}" if e.bounded else "no interval"
+    return f"{e.value:.3g} ({inside})"
 
 
 def study_table(report: StudyReport) -> str:
