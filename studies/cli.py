@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from ..errors import SubstratesError
 from .claims import CLAIMS, every, get
-from .declaration import parse_settings
-from .ledger import Ledger
+from .declaration import Study, parse_settings
+from .ledger import Ledger, Look
 from .report import cell, looks_table, records, study_json, study_table, summary_table, write_block
 from .runner import run_study
 
@@ -91,18 +91,30 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def held_out_looks(looks: Iterable[Look], studies: Iterable[Study]) -> dict[str, int]:
+    """Study → the most looks any of its held-out cases had (looks at development cases,
+    such as those recorded before a case was moved, do not count)."""
+    held = {(s.name, c.name) for s in studies for c in s.cases if c.role == "held-out"}
+    found: dict[str, int] = {}
+    for look in looks:
+        if (look.study, look.case) in held:
+            found[look.study] = max(found.get(look.study, 0), look.look)
+    return found
+
+
 def _list() -> int:
-    ledger = Ledger(RESULTS / "ledger.jsonl")
+    studies = every()
+    looks = held_out_looks(Ledger(RESULTS / "ledger.jsonl").looks(), studies)
     print("| study | substrate | claim | goal | held-out cases | development | looks |")
     print("|---|---|---|---|---|---|---|")
-    for study in every():
+    for study in studies:
         held = [c.name for c in study.cases if c.role == "held-out"]
         development = [c.name for c in study.cases if c.role == "development"]
         print(
             f"| {study.name} | {study.substrate} | {cell(study.claim)} | "
             f"{cell(study.goal.text())} | "
             f"{', '.join(held) or '—'} | {', '.join(development) or '—'} | "
-            f"{max((look.look for look in ledger.looks(study.name)), default=0)} |"
+            f"{looks.get(study.name, 0)} |"
         )
     return 0
 
@@ -137,10 +149,8 @@ def _run(args: argparse.Namespace) -> int:
 def _summary(args: argparse.Namespace) -> int:
     found = records(args.results)
     every_look = Ledger(args.results / "ledger.jsonl").looks()
-    looks: dict[str, int] = {}
-    for look in every_look:  # a study's looks: the most any of its held-out cases had
-        looks[look.study] = max(looks.get(look.study, 0), look.look)
     declared = every()
+    looks = held_out_looks(every_look, declared)
     text = summary_table(found, looks, declared)
     if args.docs:
         write_block(args.docs, "summary", text)
