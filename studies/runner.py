@@ -196,9 +196,10 @@ def run_study(
 
 
 def _means(rows: Sequence[Mapping[str, Any]], study: Study) -> dict[str, float]:
-    """Each method's mean metric over a case's rows (NaN rows left out)."""
+    """Each method's mean metric over a case's rows (NaN rows left out), every method the
+    rows hold (those beside the goal too)."""
     out = {}
-    for method in study.methods:
+    for method in dict.fromkeys(r["method"] for r in rows):
         values = [float(r[study.goal.metric]) for r in rows if r["method"] == method]
         finite = [v for v in values if v == v]
         out[method] = sum(finite) / len(finite) if finite else float("nan")
