@@ -114,9 +114,10 @@ def run_study(
     log: Any = None,
 ) -> StudyReport:
     """Run `study`'s cases (all, or those named in `cases`; its smoke cases with `smoke`)
-    under `settings` (default: the study's), reusing finished cases, and judge it.
+    under `settings` (default: the study's), reusing finished cases, and judge it on
+    every case finished at these sources and settings (named or not).
     executor: an executor config (cluster_local, a dask config) or None for this
-    process. again: run finished cases again (a reproduction) instead of reading them
+    process. again: run the named cases again (a reproduction) instead of reading them
     back. log: a callable taking one line of progress (default: stderr)."""
     say = log or (lambda line: print(line, file=sys.stderr, flush=True))
     results = Path(results)
@@ -124,6 +125,58 @@ def run_study(
     if smoke:
         chosen_settings |= study.smoke_settings
     pool = study.smoke if smoke else study.cases
+    named = _named(study, pool, cases, smoke)
+    ledger = Ledger(results / "ledger.jsonl")
+    sources = sources_digest(study)
+    found = statuses(study, ledger, chosen_settings, sources, pool)
+    folder = RunFolder(results / study.name / ("smoke" if smoke else ""))
+    folder.path.mkdir(parents=True, exist_ok=True)
+
+    def fragment(case: Case) -> str:
+        return f"{case.name}-{digest([sources, chosen_settings, dict(case.parameters)])}.parquet"
+
+    rows: dict[str, list[dict[str, Any]]] = {}
+    pending = []
+    for status in found:
+        name = fragment(status.case)
+        if folder.file(name).is_file() and not (again and status.case in named):
+            rows[status.case.name] = folder.read_table(name).to_pylist()
+            say(f"{status.case.name}: finished before, read from {folder.file(name)}")
+        elif status.case in named:
+            pending.append(status)
+
+    def finished(status: CaseStatus, case_rows: list[dict[str, Any]]) -> None:
+        if status.role == "held-out" and not smoke:
+            means = _means(case_rows, study.goal.metric)
+            look = Look.new(
+                study.name, status.case.name, status.look or 1, sources, chosen_settings, means
+            )
+            ledger.append(look)
+        folder.write_table(fragment(status.case), pa.Table.from_pylist(case_rows))
+        rows[status.case.name] = case_rows
+
+    failed = _execute(study, pending, chosen_settings, executor, finished, say)
+    done = [s for s in found if s.case.name in rows or s.case.name in failed]
+    every = [row for status in done for row in rows.get(status.case.name, [])]
+    held = {s.case.name for s in done if s.role == "held-out"}
+    judgement = judge([r for r in every if r["case"] in held], study.goal, study.replicate)
+    if failed.keys() & held:
+        judgement = judgement.unfinished(sorted(failed.keys() & held))
+    record = _record(study, chosen_settings, sources, done, judgement, smoke)
+    record["failed"] = failed
+    if not smoke:
+        role = {s.case.name: s.role for s in done}
+        table = pa.Table.from_pylist([{**r, "role": role[r["case"]]} for r in every])
+        RunFolder(results).write_table(f"{study.name}.parquet", table)
+        RunFolder(results).write_json(f"{study.name}.json", record)
+    return StudyReport(study, chosen_settings, done, every, judgement, record)
+
+
+def _named(
+    study: Study, pool: Sequence[Case], cases: Sequence[str] | None, smoke: bool
+) -> list[Case]:
+    """The cases of `pool` named in `cases` (all of them without), or a SubstratesError
+    naming those it does not hold."""
     chosen = [c for c in pool if not cases or c.name in cases]
     if unknown := set(cases or ()) - {c.name for c in chosen}:
         kind = "smoke cases" if smoke else "cases (--smoke runs the smoke cases)"
@@ -133,29 +186,24 @@ def run_study(
         )
     if not chosen:
         raise SubstratesError(f"study {study.name} has no {'smoke ' if smoke else ''}cases")
-    ledger = Ledger(results / "ledger.jsonl")
-    sources = sources_digest(study)
-    found = statuses(study, ledger, chosen_settings, sources, chosen)
-    folder = RunFolder(results / study.name / ("smoke" if smoke else ""))
-    folder.path.mkdir(parents=True, exist_ok=True)
+    return chosen
 
-    def fragment(case: Case) -> str:
-        return f"{case.name}-{digest([sources, chosen_settings, dict(case.parameters)])}.parquet"
 
-    rows: dict[str, list[dict[str, Any]]] = {}
+def _execute(
+    study: Study,
+    pending: Sequence[CaseStatus],
+    settings: Mapping[str, Any],
+    executor: str | None,
+    finished: Any,
+    say: Any,
+) -> dict[str, str]:
+    """Run `pending` cases on the executor, handing each one's rows to `finished` as it
+    completes; the cases that raised, with their errors (the others go on)."""
     failed: dict[str, str] = {}
-    pending = []
-    for status in found:
-        name = fragment(status.case)
-        if folder.file(name).is_file() and not again:
-            rows[status.case.name] = folder.read_table(name).to_pylist()
-            say(f"{status.case.name}: finished before, read from {folder.file(name)}")
-        else:
-            pending.append(status)
     runner = InProcess() if executor is None else make_executor(load_executor_config(executor))
     with runner:
         began = time.perf_counter()
-        futures = {runner.submit(study.run_case, s.case, chosen_settings): s for s in pending}
+        futures = {runner.submit(study.run_case, s.case, settings): s for s in pending}
         for future in runner.completed(futures):
             status = futures[future]
             try:
@@ -164,43 +212,18 @@ def run_study(
                 failed[status.case.name] = f"{type(error).__name__}: {error}"
                 say(f"{status.case.name}: FAILED: {failed[status.case.name]}")
                 continue
-            if status.role == "held-out" and not smoke:
-                means = _means(case_rows, study)
-                ledger.append(
-                    Look.new(
-                        study.name,
-                        status.case.name,
-                        status.look or 1,
-                        sources,
-                        chosen_settings,
-                        means,
-                    )
-                )
-            folder.write_table(fragment(status.case), pa.Table.from_pylist(case_rows))
-            rows[status.case.name] = case_rows
+            finished(status, case_rows)
             look = "" if status.look is None else f" (held out, look {status.look})"
             say(f"{status.case.name}: done{look}, {time.perf_counter() - began:.0f} s")
-    every = [row for status in found for row in rows.get(status.case.name, [])]
-    held = {s.case.name for s in found if s.role == "held-out"}
-    judgement = judge([r for r in every if r["case"] in held], study.goal, study.replicate)
-    if failed.keys() & held:
-        judgement = judgement.unfinished(sorted(failed.keys() & held))
-    record = _record(study, chosen_settings, sources, found, judgement, smoke)
-    record["failed"] = failed
-    if not smoke:
-        role = {s.case.name: s.role for s in found}
-        table = pa.Table.from_pylist([{**r, "role": role[r["case"]]} for r in every])
-        RunFolder(results).write_table(f"{study.name}.parquet", table)
-        RunFolder(results).write_json(f"{study.name}.json", record)
-    return StudyReport(study, chosen_settings, found, every, judgement, record)
+    return failed
 
 
-def _means(rows: Sequence[Mapping[str, Any]], study: Study) -> dict[str, float]:
+def _means(rows: Sequence[Mapping[str, Any]], metric: str) -> dict[str, float]:
     """Each method's mean metric over a case's rows (NaN rows left out), every method the
     rows hold (those beside the goal too)."""
     out = {}
     for method in dict.fromkeys(r["method"] for r in rows):
-        values = [float(r[study.goal.metric]) for r in rows if r["method"] == method]
+        values = [float(r[metric]) for r in rows if r["method"] == method]
         finite = [v for v in values if v == v]
         out[method] = sum(finite) / len(finite) if finite else float("nan")
     return out

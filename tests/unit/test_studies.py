@@ -254,3 +254,14 @@ def test_a_damaged_ledger_or_an_unwritable_folder_is_one_line(tmp_path, capsys) 
     blocked.write_text("")
     assert main(["run", "qrim-search", "--smoke", "--results", str(blocked)]) == 2
     assert capsys.readouterr().err.startswith("error: ")
+
+
+def test_a_run_of_some_cases_judges_every_case_finished_before(tmp_path) -> None:
+    CALLS.clear()
+    run_study(toy(HELD, DEVELOPMENT), tmp_path, cases=["seed-1"], log=lambda _: None)
+    later = run_study(toy(HELD, DEVELOPMENT), tmp_path, cases=["seed-0"], log=lambda _: None)
+    assert CALLS == ["seed-1", "seed-0"]
+    assert {s.case.name for s in later.statuses} == {"seed-1", "seed-0"}
+    assert later.judgement.outcome == "PASS"  # seed-1's rows, read back, are judged
+    record = json.loads((tmp_path / "toy.json").read_text())
+    assert {c["case"] for c in record["cases"]} == {"seed-1", "seed-0"}
