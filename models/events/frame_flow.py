@@ -17,9 +17,11 @@ transmission is the motion more pixels follow (the reflection is the weaker imag
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-FARNEBACK = {
+FARNEBACK: dict[str, Any] = {
     "pyr_scale": 0.5,
     "levels": 4,
     "winsize": 15,

@@ -34,7 +34,8 @@ def run_case(case: Case, settings: Mapping[str, Any]) -> list[dict[str, Any]]:
     seed, size = int(case.parameters["seed"]), int(settings["size"])
     rng = np.random.default_rng([seed, size])
     tables = [rng.normal(size=size) for _ in range(int(settings["tables"]))]
-    found = QuantumMinimumFinder(create_backend("quantum.aer"), seed=seed).argmin_many(tables)
+    aer: Any = create_backend("quantum.aer")
+    found = QuantumMinimumFinder(aer, seed=seed).argmin_many(tables)
     exact = ExhaustiveMin().argmin_many(tables)
     draws = np.random.default_rng([seed, size, 1])
     rows = []
