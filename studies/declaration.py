@@ -129,19 +129,6 @@ class Study:
         if len(set(names)) != len(names):
             raise ValueError(f"study {self.name}: case names repeat: {sorted(names)}")
 
-    def case(self, name: str) -> Case:
-        """The case called `name` (smoke cases included)."""
-        for case in (*self.cases, *self.smoke):
-            if case.name == name:
-                return case
-        known = ", ".join(c.name for c in (*self.cases, *self.smoke))
-        raise KeyError(f"study {self.name} has no case {name!r} (cases: {known})")
-
-    @property
-    def methods(self) -> tuple[str, ...]:
-        """The method under test, then its baselines."""
-        return (self.goal.method, *self.goal.baselines)
-
 
 def digest(value: Any) -> str:
     """A short, stable hash of a JSON-serialisable value (keys sorted)."""
